@@ -1,0 +1,45 @@
+import type { Hono } from "hono";
+import type { AgentInfo } from "./deps.ts";
+import { jsonResponse } from "./respond.ts";
+
+/** Serf member status codes as Consul reports them (`serf.MemberStatus`). */
+const MEMBER_STATUS_ALIVE = 1;
+
+/**
+ * GET /v1/agent/self: the agent's configuration and member record in Consul's shape
+ * (https://developer.hashicorp.com/consul/api-docs/agent#read-configuration).
+ */
+export function agentSelfBody(agent: AgentInfo): Record<string, unknown> {
+  return {
+    Config: {
+      Datacenter: agent.datacenter,
+      PrimaryDatacenter: agent.primaryDatacenter || agent.datacenter,
+      NodeName: agent.nodeName,
+      NodeID: agent.nodeId,
+      Revision: agent.revision,
+      Server: agent.server,
+      Version: agent.version,
+    },
+    DebugConfig: agent.debugConfig,
+    Member: {
+      Name: agent.nodeName,
+      Addr: agent.advertiseAddr,
+      Port: agent.serfLanPort,
+      Tags: memberTags(agent),
+      Status: MEMBER_STATUS_ALIVE,
+    },
+    Meta: { ...agent.nodeMeta },
+    Stats: agent.stats(),
+  };
+}
+
+/** The serf tags this agent advertises (Consul's `role`, `dc`, `id`, `port`, `build` tags). */
+function memberTags(agent: AgentInfo): Record<string, string> {
+  const tags: Record<string, string> = { role: agent.server ? "consul" : "node", dc: agent.datacenter, id: agent.nodeId, build: agent.version };
+  if (agent.server) tags.port = String(agent.serverPort);
+  return tags;
+}
+
+export function mountAgent(app: Hono, agent: AgentInfo): void {
+  app.get("/v1/agent/self", (c) => jsonResponse(c, agentSelfBody(agent)));
+}

@@ -1,0 +1,191 @@
+/**
+ * The agent process: builds every part from the runtime config and wires them together.
+ * This is the composition root of `causeway agent`; nothing below src/main knows all the parts.
+ */
+import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHttpApi, type AgentInfo } from "../http/index.ts";
+import type { Logger } from "../platform/index.ts";
+import { listenTcp, readFileIfExists, serveHttp, writeFileDurably, type HttpServerHandle, type TcpListener } from "../platform/index.ts";
+import { createProtocolMux, createGrpcServer } from "../platform/index.ts";
+import type { RuntimeConfig } from "./config.ts";
+import { runtimeDescription } from "./runtime.ts";
+import { REVISION, VERSION } from "./version.ts";
+
+export interface AgentAddresses {
+  /** `host:port` of each listener that is enabled. */
+  readonly http?: string;
+  readonly grpc?: string;
+  readonly server?: string;
+}
+
+export interface RunningAgent {
+  readonly config: RuntimeConfig;
+  readonly nodeId: string;
+  readonly dataDir: string;
+  readonly addresses: AgentAddresses;
+  /** Stops every listener, then removes the data dir if it was a -dev temporary one. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts an agent. Ports of 0 bind free ports (see `addresses`); -1 disables a listener.
+ * On failure, whatever was started is stopped again before the error propagates.
+ */
+export async function startAgent(config: RuntimeConfig, logger: Logger): Promise<RunningAgent> {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const stopAll = async () => {
+    for (const c of cleanups.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.warn("shutdown step failed", { error: err });
+      }
+    }
+  };
+  try {
+    const dataDir = prepareDataDir(config, cleanups);
+    const nodeId = loadNodeId(config, dataDir);
+    const advertiseAddr = config.advertiseAddr || pickAdvertiseAddr(config.bindAddr);
+    const addresses: { http?: string; grpc?: string; server?: string } = {};
+
+    let serverListener: TcpListener | undefined;
+    if (config.server && config.ports.server !== -1) {
+      // The server port's protocols (RPC, Raft, gossip through gateways) register here as they are built.
+      const mux = createProtocolMux({ logger: logger.named("server-port") });
+      serverListener = await listenTcp({ host: config.bindAddr, port: config.ports.server, onConnection: (s) => mux.accept(s) });
+      cleanups.push(() => serverListener!.close());
+      addresses.server = `${serverListener.host}:${serverListener.port}`;
+    }
+
+    if (config.ports.grpc !== -1) {
+      // The xDS server attaches its services here in a later issue; for now only the transport runs.
+      const grpc = createGrpcServer({ routes: () => {}, logger: logger.named("grpc") });
+      const handle = await grpc.listen({ host: config.clientAddr, port: config.ports.grpc });
+      cleanups.push(() => handle.close());
+      addresses.grpc = `${handle.host}:${handle.port}`;
+    }
+
+    const agentInfo: AgentInfo = {
+      datacenter: config.datacenter,
+      primaryDatacenter: config.primaryDatacenter,
+      nodeName: config.nodeName,
+      nodeId,
+      server: config.server,
+      version: VERSION,
+      revision: REVISION,
+      advertiseAddr,
+      serfLanPort: config.ports.serfLan,
+      serverPort: serverListener?.port ?? config.ports.server,
+      nodeMeta: config.nodeMeta,
+      get debugConfig() {
+        return debugConfig(config, { dataDir, nodeId, advertiseAddr, addresses });
+      },
+      stats: () => ({
+        agent: { runtime: runtimeDescription() },
+        build: { version: VERSION, revision: REVISION },
+      }),
+    };
+    let http: HttpServerHandle | undefined;
+    if (config.ports.http !== -1) {
+      // Raft arrives in a later issue: until then there is no leader and no peers, and we say so.
+      const app = createHttpApi({ agent: agentInfo, raft: { leader: () => "", peers: () => [] } });
+      const httpLog = logger.named("http");
+      http = await serveHttp({
+        host: config.clientAddr,
+        port: config.ports.http,
+        handler: (req) => app.fetch(req),
+        onError: (err) => httpLog.error("request failed", { error: err }),
+      });
+      cleanups.push(() => http!.close());
+      addresses.http = `${http.host}:${http.port}`;
+    }
+
+    logger.info("agent started", {
+      node: config.nodeName,
+      datacenter: config.datacenter,
+      server: config.server,
+      http: addresses.http,
+      grpc: addresses.grpc,
+      server_port: addresses.server,
+      data_dir: dataDir,
+    });
+    let stopped: Promise<void> | undefined;
+    return {
+      config,
+      nodeId,
+      dataDir,
+      addresses,
+      shutdown: () => (stopped ??= stopAll().then(() => logger.info("agent stopped"))),
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+function prepareDataDir(config: RuntimeConfig, cleanups: (() => void)[]): string {
+  if (config.dev && !config.dataDir) {
+    const dir = mkdtempSync(join(tmpdir(), "causeway-dev-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  return config.dataDir;
+}
+
+/** Consul keeps the node ID in `<data_dir>/node-id`, created once and reused across restarts. */
+function loadNodeId(config: RuntimeConfig, dataDir: string): string {
+  if (config.nodeId) return config.nodeId.toLowerCase();
+  const path = join(dataDir, "node-id");
+  const existing = readFileIfExists(path);
+  if (existing) {
+    const id = new TextDecoder().decode(existing).trim();
+    if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) return id;
+    throw new Error(`${path} holds "${id}", which is not a node ID (UUID); fix or remove the file`);
+  }
+  const id = crypto.randomUUID();
+  writeFileDurably(path, id);
+  return id;
+}
+
+/** Like Consul: a bind address of 0.0.0.0 advertises the host's first private IPv4 address. */
+function pickAdvertiseAddr(bindAddr: string): string {
+  if (bindAddr !== "0.0.0.0") return bindAddr;
+  const candidates = Object.values(networkInterfaces()).flat().filter((i) => i && i.family === "IPv4" && !i.internal);
+  const isPrivate = (a: string) => /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.)/.test(a);
+  return (candidates.find((i) => isPrivate(i!.address)) ?? candidates[0])?.address ?? "127.0.0.1";
+}
+
+/** The effective configuration, with the ports actually bound where 0 asked for a free one. */
+function debugConfig(
+  config: RuntimeConfig,
+  actual: { dataDir: string; nodeId: string; advertiseAddr: string; addresses: AgentAddresses },
+): Record<string, unknown> {
+  const { dataDir, nodeId, addresses } = actual;
+  const boundPort = (addr: string | undefined, configured: number) => (addr ? Number(addr.slice(addr.lastIndexOf(":") + 1)) : configured);
+  return {
+    Datacenter: config.datacenter,
+    PrimaryDatacenter: config.primaryDatacenter || config.datacenter,
+    NodeName: config.nodeName,
+    NodeID: nodeId,
+    DataDir: dataDir,
+    DevMode: config.dev,
+    ServerMode: config.server,
+    BootstrapExpect: config.bootstrapExpect,
+    BindAddr: config.bindAddr,
+    AdvertiseAddrLAN: actual.advertiseAddr,
+    ClientAddrs: [config.clientAddr],
+    DNSDomain: config.domain,
+    HTTPPort: boundPort(addresses.http, config.ports.http),
+    GRPCPort: boundPort(addresses.grpc, config.ports.grpc),
+    ServerPort: boundPort(addresses.server, config.ports.server),
+    SerfPortLAN: config.ports.serfLan,
+    SerfPortWAN: config.ports.serfWan,
+    DNSPort: config.ports.dns,
+    LogLevel: config.logLevel,
+    LogJSON: config.logJson,
+    NodeMeta: config.nodeMeta,
+  };
+}

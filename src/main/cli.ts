@@ -1,0 +1,41 @@
+#!/usr/bin/env bun
+/**
+ * The `causeway` command: dispatches to a subcommand and exits with its code.
+ * Every command answers -h/--help.
+ */
+import type { Command, CommandIo } from "./command.ts";
+import { agentCommand } from "./commands/agent.ts";
+import { versionCommand } from "./commands/version.ts";
+
+export const COMMANDS: readonly Command[] = [agentCommand, versionCommand];
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `Usage: causeway [--version] [--help] <command> [<args>]
+
+Available commands are:
+${COMMANDS.map((c) => `    ${c.name.padEnd(width)}    ${c.synopsis}`).join("\n")}
+`;
+}
+
+/** Runs the CLI with the given arguments (without the program name) and resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CommandIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "-h" || name === "--help" || name === "help") {
+    (name === undefined ? io.err : io.out)(usage());
+    return name === undefined ? 1 : 0;
+  }
+  if (name === "-v" || name === "-version" || name === "--version") return versionCommand.run([], io);
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.err(`causeway: unknown command "${name}"\n\n${usage()}`);
+    return 1;
+  }
+  return command.run(rest, io);
+}
+
+if (import.meta.main) {
+  const io: CommandIo = { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t) };
+  const code = await runCli(process.argv.slice(2), io);
+  process.exit(code);
+}

@@ -1,0 +1,146 @@
+import { hostname } from "node:os";
+import { createLogger, parseLogLevel } from "../../platform/index.ts";
+import { startAgent } from "../agent.ts";
+import type { Command, CommandIo } from "../command.ts";
+import { buildConfig, ConfigError, defaultConfig, DEV_SOURCE, readConfigSources, type ConfigSource, type RuntimeConfig } from "../config.ts";
+import { formatFlags, parseFlags, UsageError, type FlagSpec, type ParsedFlags } from "../flags.ts";
+import { VERSION } from "../version.ts";
+
+const FLAGS: FlagSpec[] = [
+  { name: "dev", kind: "bool", usage: "Development mode: a single server in a temporary data directory, everything on loopback. Never use it in production." },
+  { name: "server", kind: "bool", usage: "Run as a server (keeps state in Raft) rather than a client agent." },
+  { name: "datacenter", kind: "string", arg: "<dc>", usage: 'Datacenter of the agent. Default "dc1".' },
+  { name: "node", kind: "string", arg: "<name>", usage: "Name of this node; unique in the cluster. Default: the host name." },
+  { name: "node-id", kind: "string", arg: "<uuid>", usage: "Node ID (UUID). Default: read from or written to <data-dir>/node-id." },
+  { name: "data-dir", kind: "string", arg: "<path>", usage: "Directory for persistent state. Required except with -dev." },
+  { name: "bind", kind: "string", arg: "<addr>", usage: 'Address for cluster communication (server port, gossip). Default "0.0.0.0".' },
+  { name: "advertise", kind: "string", arg: "<addr>", usage: "Address advertised to other agents. Default: the bind address, or the first private IPv4 address." },
+  { name: "client", kind: "string", arg: "<addr>", usage: 'Address of the client interfaces (HTTP, gRPC). Default "127.0.0.1".' },
+  { name: "http-port", kind: "int", arg: "<port>", usage: "HTTP API port. Default 8500; -1 disables." },
+  { name: "grpc-port", kind: "int", arg: "<port>", usage: "gRPC (xDS) port. Default 8502 with -dev, else disabled (-1)." },
+  { name: "server-port", kind: "int", arg: "<port>", usage: "Server RPC port. Default 8300." },
+  { name: "domain", kind: "string", arg: "<domain>", usage: 'DNS domain. Default "consul".' },
+  { name: "bootstrap-expect", kind: "int", arg: "<n>", usage: "Number of servers to wait for before bootstrapping the cluster." },
+  { name: "log-level", kind: "string", arg: "<level>", usage: 'trace, debug, info, warn or error. Default "info" ("debug" with -dev).' },
+  { name: "log-json", kind: "bool", usage: "Write logs as JSON lines." },
+  { name: "config-file", kind: "strings", arg: "<path>", usage: "A JSON config file with Consul's field names." },
+  { name: "config-dir", kind: "strings", arg: "<path>", usage: "A directory whose *.json files are read in lexical order." },
+];
+
+const HELP = `Usage: causeway agent [options]
+
+  Starts the Causeway agent and runs until it receives SIGINT or SIGTERM.
+  Sources merge in this order, later ones winning: defaults, -dev, config files and
+  directories (in the order given), then the other flags.
+
+Options:
+
+${formatFlags(FLAGS)}
+`;
+
+/** Turns the command line into a config source, in the order Consul gives flags (after files). */
+function flagSource(p: ParsedFlags): ConfigSource {
+  const s: ConfigSource = {};
+  const v = p.values;
+  const str = (k: string) => v.get(k) as string | undefined;
+  const int = (k: string) => v.get(k) as number | undefined;
+  if (v.has("server")) s.server = v.get("server") as boolean;
+  if (v.has("datacenter")) s.datacenter = str("datacenter");
+  if (v.has("node")) s.nodeName = str("node");
+  if (v.has("node-id")) s.nodeId = str("node-id");
+  if (v.has("data-dir")) s.dataDir = str("data-dir");
+  if (v.has("bind")) s.bindAddr = str("bind");
+  if (v.has("advertise")) s.advertiseAddr = str("advertise");
+  if (v.has("client")) s.clientAddr = str("client");
+  if (v.has("domain")) s.domain = str("domain");
+  if (v.has("bootstrap-expect")) s.bootstrapExpect = int("bootstrap-expect");
+  if (v.has("log-level")) s.logLevel = str("log-level");
+  if (v.has("log-json")) s.logJson = v.get("log-json") as boolean;
+  const ports: Record<string, number> = {};
+  for (const [flag, key] of [["http-port", "http"], ["grpc-port", "grpc"], ["server-port", "server"]] as const) {
+    const port = int(flag);
+    if (port === undefined) continue;
+    if (port < -1 || port > 65535) throw new UsageError(`invalid value "${port}" for flag -${flag}: not a port number`);
+    ports[key] = port;
+  }
+  if (Object.keys(ports).length) s.ports = ports;
+  return s;
+}
+
+/** Parses flags and config files into the runtime config; errors are UsageError or ConfigError. */
+export function loadAgentConfig(argv: readonly string[]): { config?: RuntimeConfig; help: boolean } {
+  const parsed = parseFlags(FLAGS, argv);
+  if (parsed.help) return { help: true };
+  if (parsed.rest.length) throw new UsageError(`unexpected argument "${parsed.rest[0]}"`);
+  const files = [
+    ...((parsed.values.get("config-file") as string[] | undefined) ?? []).map((path) => ({ kind: "file" as const, path })),
+    ...((parsed.values.get("config-dir") as string[] | undefined) ?? []).map((path) => ({ kind: "dir" as const, path })),
+  ];
+  const sources: ConfigSource[] = [];
+  if (parsed.values.get("dev") === true) sources.push(DEV_SOURCE);
+  sources.push(...readConfigSources(files), flagSource(parsed));
+  const config = buildConfig(defaultConfig(hostname()), sources);
+  if (!parseLogLevel(config.logLevel)) throw new ConfigError(`log_level "${config.logLevel}" is not one of trace, debug, info, warn, error`);
+  return { config, help: false };
+}
+
+export const agentCommand: Command = {
+  name: "agent",
+  synopsis: "Runs a Causeway agent",
+  async run(argv, io) {
+    let loaded;
+    try {
+      loaded = loadAgentConfig(argv);
+    } catch (err) {
+      if (err instanceof UsageError || err instanceof ConfigError) {
+        io.err(`==> ${err.message}\n` + (err instanceof UsageError ? `\n${HELP}` : ""));
+        return 1;
+      }
+      throw err;
+    }
+    if (loaded.help || !loaded.config) {
+      io.out(HELP);
+      return 0;
+    }
+    return runUntilSignalled(loaded.config, io);
+  },
+};
+
+async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<number> {
+  const logger = createLogger("agent", {
+    level: parseLogLevel(config.logLevel)!,
+    format: config.logJson ? "json" : "text",
+    sink: (line) => io.err(line + "\n"),
+  });
+  let agent;
+  try {
+    agent = await startAgent(config, logger);
+  } catch (err) {
+    io.err(`==> Error starting agent: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const a = agent.addresses;
+  io.out(
+    `==> Causeway agent running!\n` +
+      `           Version: '${VERSION}'\n` +
+      `           Node ID: '${agent.nodeId}'\n` +
+      `         Node name: '${config.nodeName}'\n` +
+      `        Datacenter: '${config.datacenter}'\n` +
+      `            Server: ${config.server}\n` +
+      `       Client Addr: HTTP: ${a.http ?? "disabled"}, gRPC: ${a.grpc ?? "disabled"}\n` +
+      `      Cluster Addr: ${a.server ?? "disabled"}\n` +
+      `          Data Dir: ${agent.dataDir}${config.dev ? " (temporary, removed at exit)" : ""}\n\n` +
+      `==> Log data will now stream in as it occurs:\n\n`,
+  );
+  const signal = await new Promise<string>((resolve) => {
+    const onSignal = (name: string) => () => resolve(name);
+    process.once("SIGINT", onSignal("SIGINT"));
+    process.once("SIGTERM", onSignal("SIGTERM"));
+  });
+  io.err(`==> Caught signal: ${signal}\n==> Gracefully shutting down (send it again to exit at once)\n`);
+  const force = () => process.exit(1);
+  process.once("SIGINT", force);
+  process.once("SIGTERM", force);
+  await agent.shutdown();
+  return 0;
+}

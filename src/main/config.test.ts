@@ -1,0 +1,36 @@
+import { describe, expect, test } from "bun:test";
+import { buildConfig, ConfigError, defaultConfig, DEV_SOURCE, parseConfigJson } from "./config.ts";
+
+describe("config", () => {
+  test("defaults, then -dev, then files, then flags; ports merge key by key", () => {
+    const cfg = buildConfig(defaultConfig("host-a"), [
+      DEV_SOURCE,
+      parseConfigJson("a.json", { datacenter: "west", ports: { http: 9500 } }),
+      parseConfigJson("b.json", { ports: { server: 9300 }, node_meta: { k: "v" } }),
+      { nodeName: "flag-node" },
+    ]);
+    expect(cfg).toMatchObject({ dev: true, server: true, datacenter: "west", nodeName: "flag-node", bindAddr: "127.0.0.1", logLevel: "debug", nodeMeta: { k: "v" } });
+    expect(cfg.ports).toEqual({ http: 9500, grpc: 8502, server: 9300, serfLan: 8301, serfWan: 8302, dns: 8600 });
+  });
+
+  test("without -dev the gRPC port is disabled and a data dir is required", () => {
+    expect(defaultConfig("h").ports.grpc).toBe(-1);
+    expect(() => buildConfig(defaultConfig("h"), [])).toThrow(new ConfigError("data_dir cannot be empty (set -data-dir or data_dir)"));
+  });
+
+  test("unknown keys and wrong types name the file and the key", () => {
+    expect(() => parseConfigJson("x.json", { datacentre: "dc1" })).toThrow("x.json: invalid config key datacentre");
+    expect(() => parseConfigJson("x.json", { ports: { htp: 1 } })).toThrow("x.json: invalid config key ports.htp");
+    expect(() => parseConfigJson("x.json", { server: "yes" })).toThrow('x.json: server must be true or false, got "yes"');
+    expect(() => parseConfigJson("x.json", { ports: { http: 70000 } })).toThrow("x.json: ports.http must be a port number");
+    expect(() => parseConfigJson("x.json", [])).toThrow("x.json: config must be a JSON object");
+  });
+
+  test("validation: datacenter names, node IDs, bootstrap_expect needs server", () => {
+    const base = { ...defaultConfig("h"), dataDir: "/d" };
+    expect(() => buildConfig(base, [{ datacenter: "DC 1" }])).toThrow(/datacenter "DC 1"/);
+    expect(() => buildConfig(base, [{ nodeId: "nope" }])).toThrow(/node_id "nope" must be a UUID/);
+    expect(() => buildConfig(base, [{ bootstrapExpect: 3 }])).toThrow("bootstrap_expect requires server mode");
+    expect(buildConfig(base, [{ bootstrapExpect: 3, server: true }]).bootstrapExpect).toBe(3);
+  });
+});

@@ -1,0 +1,211 @@
+/**
+ * Agent configuration: Consul's JSON config-file format (snake_case keys, `ports` block) merged in
+ * Consul's order: built-in defaults, then -dev defaults, then config files and directories in the order
+ * given (a directory contributes its *.json files in lexical order), then command-line flags.
+ *
+ * Unknown keys and wrong types are errors naming the file and the key, like Consul's
+ * "invalid config key". Nothing here touches the network or the disk beyond reading config files.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+export interface Ports {
+  readonly http: number;
+  readonly grpc: number;
+  readonly server: number;
+  readonly serfLan: number;
+  readonly serfWan: number;
+  readonly dns: number;
+}
+
+export interface RuntimeConfig {
+  readonly dev: boolean;
+  readonly server: boolean;
+  readonly datacenter: string;
+  readonly primaryDatacenter: string;
+  readonly nodeName: string;
+  /** Empty: the agent reads or creates `<data_dir>/node-id`. */
+  readonly nodeId: string;
+  /** Empty only in -dev mode, where the agent makes a temporary directory. */
+  readonly dataDir: string;
+  readonly bindAddr: string;
+  readonly advertiseAddr: string;
+  readonly clientAddr: string;
+  readonly domain: string;
+  readonly bootstrapExpect: number;
+  readonly logLevel: string;
+  readonly logJson: boolean;
+  readonly nodeMeta: Readonly<Record<string, string>>;
+  readonly ports: Ports;
+}
+
+/** A partial config as read from one source, already in internal names. */
+export type ConfigSource = { -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : RuntimeConfig[K] };
+
+export class ConfigError extends Error {}
+
+export const DEFAULT_PORTS: Ports = { http: 8500, grpc: -1, server: 8300, serfLan: 8301, serfWan: 8302, dns: 8600 };
+
+export function defaultConfig(hostname: string): RuntimeConfig {
+  return {
+    dev: false,
+    server: false,
+    datacenter: "dc1",
+    primaryDatacenter: "",
+    nodeName: hostname,
+    nodeId: "",
+    dataDir: "",
+    bindAddr: "0.0.0.0",
+    advertiseAddr: "",
+    clientAddr: "127.0.0.1",
+    domain: "consul",
+    bootstrapExpect: 0,
+    logLevel: "info",
+    logJson: false,
+    nodeMeta: {},
+    ports: DEFAULT_PORTS,
+  };
+}
+
+/** What -dev adds (Consul's DevSource): a single bootstrapped server on loopback with gRPC on 8502. */
+export const DEV_SOURCE: ConfigSource = {
+  dev: true,
+  server: true,
+  bindAddr: "127.0.0.1",
+  clientAddr: "127.0.0.1",
+  logLevel: "debug",
+  ports: { grpc: 8502 },
+};
+
+type FieldKind = "string" | "bool" | "int" | "port" | "stringMap";
+const FIELDS: Record<string, [keyof RuntimeConfig, FieldKind]> = {
+  server: ["server", "bool"],
+  datacenter: ["datacenter", "string"],
+  primary_datacenter: ["primaryDatacenter", "string"],
+  node_name: ["nodeName", "string"],
+  node_id: ["nodeId", "string"],
+  data_dir: ["dataDir", "string"],
+  bind_addr: ["bindAddr", "string"],
+  advertise_addr: ["advertiseAddr", "string"],
+  client_addr: ["clientAddr", "string"],
+  domain: ["domain", "string"],
+  bootstrap_expect: ["bootstrapExpect", "int"],
+  log_level: ["logLevel", "string"],
+  log_json: ["logJson", "bool"],
+  node_meta: ["nodeMeta", "stringMap"],
+};
+const PORT_FIELDS: Record<string, keyof Ports> = {
+  http: "http",
+  grpc: "grpc",
+  server: "server",
+  serf_lan: "serfLan",
+  serf_wan: "serfWan",
+  dns: "dns",
+};
+
+/** Converts one parsed JSON config document into a ConfigSource. `origin` names the file in errors. */
+export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
+  if (!isObject(doc)) throw new ConfigError(`${origin}: config must be a JSON object`);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(doc)) {
+    if (key === "ports") {
+      if (!isObject(value)) throw new ConfigError(`${origin}: "ports" must be an object`);
+      const ports: Record<string, number> = {};
+      for (const [pk, pv] of Object.entries(value)) {
+        const name = PORT_FIELDS[pk];
+        if (!name) throw new ConfigError(`${origin}: invalid config key ports.${pk}`);
+        ports[name] = checkValue(origin, `ports.${pk}`, "port", pv) as number;
+      }
+      out.ports = ports;
+      continue;
+    }
+    const field = FIELDS[key];
+    if (!field) throw new ConfigError(`${origin}: invalid config key ${key}`);
+    out[field[0]] = checkValue(origin, key, field[1], value);
+  }
+  return out as ConfigSource;
+}
+
+function checkValue(origin: string, key: string, kind: FieldKind, v: unknown): unknown {
+  const bad = (want: string) => new ConfigError(`${origin}: ${key} must be ${want}, got ${JSON.stringify(v)}`);
+  switch (kind) {
+    case "string":
+      if (typeof v !== "string") throw bad("a string");
+      return v;
+    case "bool":
+      if (typeof v !== "boolean") throw bad("true or false");
+      return v;
+    case "int":
+      if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw bad("a non-negative integer");
+      return v;
+    case "port":
+      if (typeof v !== "number" || !Number.isInteger(v) || v < -1 || v > 65535) throw bad("a port number (0-65535, or -1 to disable)");
+      return v;
+    case "stringMap":
+      if (!isObject(v) || !Object.values(v).every((x) => typeof x === "string")) throw bad("an object of strings");
+      return { ...(v as Record<string, string>) };
+  }
+}
+
+/** Reads -config-file and -config-dir sources in the order given. */
+export function readConfigSources(paths: readonly { kind: "file" | "dir"; path: string }[]): ConfigSource[] {
+  const sources: ConfigSource[] = [];
+  for (const p of paths) {
+    const files = p.kind === "file" ? [p.path] : listConfigDir(p.path);
+    for (const file of files) {
+      let text: string;
+      try {
+        text = readFileSync(file, "utf8");
+      } catch (err) {
+        throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+      }
+      let doc: unknown;
+      try {
+        doc = JSON.parse(text);
+      } catch (err) {
+        throw new ConfigError(`${file}: invalid JSON: ${(err as Error).message}`);
+      }
+      sources.push(parseConfigJson(file, doc));
+    }
+  }
+  return sources;
+}
+
+function listConfigDir(dir: string): string[] {
+  let names: string[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new ConfigError(`-config-dir ${dir} is not a directory`);
+    names = readdirSync(dir);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`cannot read config directory ${dir}: ${(err as Error).message}`);
+  }
+  return names.filter((n) => n.endsWith(".json")).sort().map((n) => join(dir, n));
+}
+
+/** Merges sources over the base, later sources winning; `ports` merges key by key. Then validates. */
+export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[]): RuntimeConfig {
+  let cfg: RuntimeConfig = base;
+  for (const s of sources) cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports } } as RuntimeConfig;
+  validateConfig(cfg);
+  return cfg;
+}
+
+const DC_PATTERN = /^[a-z0-9_-]+$/;
+
+export function validateConfig(cfg: RuntimeConfig): void {
+  if (!DC_PATTERN.test(cfg.datacenter)) throw new ConfigError(`datacenter "${cfg.datacenter}" must be lowercase letters, digits, '-' or '_'`);
+  if (cfg.primaryDatacenter && !DC_PATTERN.test(cfg.primaryDatacenter)) throw new ConfigError(`primary_datacenter "${cfg.primaryDatacenter}" must be lowercase letters, digits, '-' or '_'`);
+  if (!cfg.nodeName) throw new ConfigError("node_name cannot be empty");
+  if (!cfg.dev && !cfg.dataDir) throw new ConfigError("data_dir cannot be empty (set -data-dir or data_dir)");
+  if (cfg.nodeId && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(cfg.nodeId)) throw new ConfigError(`node_id "${cfg.nodeId}" must be a UUID`);
+  if (!/^[a-zA-Z0-9.-]+$/.test(cfg.domain)) throw new ConfigError(`domain "${cfg.domain}" is not a valid DNS domain`);
+  if (cfg.bootstrapExpect > 0 && !cfg.server) throw new ConfigError("bootstrap_expect requires server mode");
+  for (const [k, v] of Object.entries(cfg.ports)) {
+    if (!Number.isInteger(v) || v < -1 || v > 65535) throw new ConfigError(`ports.${k} ${v} is not a port number`);
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,14 @@
+/**
+ * The platform layer's public face: ports (types) and their implementations for Bun and Deno.
+ * Runtime globals (Bun, Deno, process, timers, Date.now, Math.random) are allowed only here and in src/main.
+ */
+export * from "./clock.ts";
+export * from "./rng.ts";
+export * from "./logger.ts";
+export * from "./storage.ts";
+export * from "./http.ts";
+export * from "./tcp.ts";
+export * from "./tls.ts";
+export * from "./mux.ts";
+export * from "./http2.ts";
+export * from "./udp.ts";

@@ -1,0 +1,92 @@
+/**
+ * Logger port: levelled, structured logs with a component name.
+ *
+ * A line is either `key=value` text (the default, for humans) or one JSON object per line.
+ * Fields are plain data; values are rendered with JSON quoting when they contain spaces,
+ * quotes or `=`, so a line stays machine-parseable.
+ */
+
+export type LogLevel = "trace" | "debug" | "info" | "warn" | "error";
+export type LogFields = Readonly<Record<string, unknown>>;
+
+export interface Logger {
+  trace(msg: string, fields?: LogFields): void;
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  /** A logger for a sub-component: names nest as `agent.http`. Shares level and sink. */
+  named(component: string): Logger;
+}
+
+export const LOG_LEVELS: readonly LogLevel[] = ["trace", "debug", "info", "warn", "error"];
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  format?: "text" | "json";
+  /** Where finished lines go (without the trailing newline). Default: stderr. */
+  sink?: (line: string) => void;
+  /** Wall-clock source for timestamps; default Date.now. */
+  now?: () => number;
+}
+
+/** Parses a level name as Consul's `log_level` accepts it (case-insensitive). Returns undefined if unknown. */
+export function parseLogLevel(name: string): LogLevel | undefined {
+  const lower = name.toLowerCase();
+  return (LOG_LEVELS as readonly string[]).includes(lower) ? (lower as LogLevel) : undefined;
+}
+
+export function createLogger(component: string, options: LoggerOptions = {}): Logger {
+  const min = LOG_LEVELS.indexOf(options.level ?? "info");
+  const format = options.format ?? "text";
+  const sink = options.sink ?? ((line: string) => console.error(line));
+  const now = options.now ?? (() => Date.now());
+
+  const make = (name: string): Logger => {
+    const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
+      if (LOG_LEVELS.indexOf(level) < min) return;
+      const ts = new Date(now()).toISOString();
+      sink(format === "json" ? jsonLine(ts, level, name, msg, fields) : textLine(ts, level, name, msg, fields));
+    };
+    return {
+      trace: (m, f) => emit("trace", m, f),
+      debug: (m, f) => emit("debug", m, f),
+      info: (m, f) => emit("info", m, f),
+      warn: (m, f) => emit("warn", m, f),
+      error: (m, f) => emit("error", m, f),
+      named: (sub) => make(name ? `${name}.${sub}` : sub),
+    };
+  };
+  return make(component);
+}
+
+/** A logger that drops everything; for tests that do not look at logs. */
+export function silentLogger(): Logger {
+  const l: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, named: () => l };
+  return l;
+}
+
+/** A logger that records lines in memory; `lines` is the live array. For tests that assert on logs. */
+export function memoryLogger(level: LogLevel = "trace"): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const logger = createLogger("", { level, sink: (l) => lines.push(l), now: () => 0 });
+  return Object.assign(logger, { lines });
+}
+
+function renderValue(v: unknown): string {
+  if (v instanceof Error) v = v.message;
+  const s = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
+  return /[\s"=]/.test(s) || s === "" ? JSON.stringify(s) : s;
+}
+
+function textLine(ts: string, level: LogLevel, name: string, msg: string, fields?: LogFields): string {
+  let line = `${ts} [${level.toUpperCase()}] ${name ? name + ": " : ""}${msg}`;
+  if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined) line += ` ${k}=${renderValue(v)}`;
+  return line;
+}
+
+function jsonLine(ts: string, level: LogLevel, name: string, msg: string, fields?: LogFields): string {
+  const obj: Record<string, unknown> = { "@timestamp": ts, "@level": level, "@module": name, "@message": msg };
+  if (fields) for (const [k, v] of Object.entries(fields)) obj[k] = v instanceof Error ? v.message : v;
+  return JSON.stringify(obj);
+}

@@ -1,0 +1,55 @@
+/**
+ * Starts `causeway agent` as a real child process (from source or a compiled binary) and waits until
+ * its banner reports the listeners, so tests talk to the real thing over loopback.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+
+export interface AgentProcess {
+  readonly child: ChildProcess;
+  /** `http://127.0.0.1:<port>` of the HTTP API. */
+  readonly httpUrl: string;
+  readonly dataDir: string;
+  /** Everything the process wrote so far (stdout and stderr interleaved). */
+  output(): string;
+  /** Sends `signal` and resolves with the exit code (null when killed by a signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Spawns `cmd args` in `cwd` and resolves once the banner is out; rejects with the output if it exits or times out first. */
+export function startAgentProcess(cmd: string, args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<AgentProcess> {
+  const child = spawn(cmd, [...args], { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  let out = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const guard = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`agent did not start within ${options.timeoutMs ?? 20000} ms:\n${out}`));
+    }, options.timeoutMs ?? 20000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const http = /Client Addr: HTTP: ([\d.]+:\d+)/.exec(out);
+      const dir = /Data Dir: (\S+)/.exec(out);
+      if (http && dir) {
+        clearTimeout(guard);
+        child.stdout!.off("data", onData);
+        child.stdout!.on("data", (x: Buffer) => (out += x.toString()));
+        resolve({
+          child,
+          httpUrl: `http://${http[1]}`,
+          dataDir: dir[1]!,
+          output: () => out,
+          stop: (signal = "SIGTERM") => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    exited.then((code) => {
+      clearTimeout(guard);
+      reject(new Error(`agent exited with ${code} before starting:\n${out}`));
+    });
+  });
+}

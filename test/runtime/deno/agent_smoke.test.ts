@@ -1,0 +1,48 @@
+/**
+ * Deno smoke suite: Causeway runs from source on Deno. Checks the SQLite durability settings and an
+ * in-process `agent -dev` answering the HTTP API. Run with `deno test -A test/runtime/deno/`.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSqlite, silentLogger } from "../../../src/platform/index.ts";
+import { startAgent } from "../../../src/main/agent.ts";
+import { loadAgentConfig } from "../../../src/main/commands/agent.ts";
+
+Deno.test("sqlite runs WAL with synchronous=FULL and keeps a committed row", () => {
+  const dir = mkdtempSync(join(tmpdir(), "causeway-deno-sqlite-"));
+  try {
+    const path = join(dir, "s.db");
+    const db = openSqlite(path);
+    assert.equal(db.pragma("journal_mode"), "wal");
+    assert.equal(db.pragma("synchronous"), 2);
+    db.exec("CREATE TABLE t (v TEXT)");
+    db.transaction(() => db.prepare("INSERT INTO t VALUES (?)").run("kept"));
+    db.close();
+    const again = openSqlite(path);
+    assert.deepEqual(again.prepare("SELECT v FROM t").all().map((r) => r.v), ["kept"]);
+    again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test({
+  name: "agent -dev serves /v1/agent/self and /v1/status/leader, then shuts down",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const { config } = loadAgentConfig(["-dev", "-node", "deno-node", "-http-port", "0", "-grpc-port", "0", "-server-port", "0"]);
+    const agent = await startAgent(config!, silentLogger());
+    try {
+      const url = `http://${agent.addresses.http}`;
+      const self = await (await fetch(`${url}/v1/agent/self`)).json();
+      assert.equal(self.Config.NodeName, "deno-node");
+      assert.equal(self.Config.Server, true);
+      assert.equal(await (await fetch(`${url}/v1/status/leader`)).json(), "");
+    } finally {
+      await agent.shutdown();
+    }
+  },
+});
