@@ -1,0 +1,194 @@
+/**
+ * A linearizability checker (Wing and Gong's search with Lowe's memoisation, as in the porcupine
+ * checker), with P-compositionality: a history is split into independent partitions (per key for a KV
+ * store) and each is checked alone, which keeps the search small.
+ *
+ * Operations carry integer call/return times from the simulated clock. An operation whose outcome is
+ * unknown (the client gave up, the server crashed) has `returnTime: Infinity`: the search may place it
+ * anywhere after its call, including after everything else, which is the same as "maybe never happened".
+ */
+
+export interface Operation<I, O> {
+  readonly clientId: number;
+  readonly input: I;
+  readonly callTime: number;
+  /** The observed result; ignored by models when `returnTime` is Infinity (unknown outcome). */
+  readonly output: O;
+  readonly returnTime: number;
+}
+
+export interface Model<S, I, O> {
+  init(): S;
+  /** Whether `input` applied to `state` may produce `output`, and the state after it. Must not mutate `state`. */
+  step(state: S, input: I, output: O, outcomeKnown: boolean): { ok: boolean; next: S };
+  /** A string that is equal for equal states (used for memoisation). */
+  key(state: S): string;
+  /** Splits a history into independent sub-histories; default: one partition. */
+  partition?(history: readonly Operation<I, O>[]): Operation<I, O>[][];
+  describe?(input: I, output: O): string;
+}
+
+export type CheckResult =
+  | { readonly kind: "ok" }
+  | { readonly kind: "illegal"; readonly partition: number; readonly longestPrefix: readonly string[] }
+  | { readonly kind: "unknown"; readonly reason: string };
+
+interface Entry {
+  isCall: boolean;
+  time: number;
+  id: number;
+  match: Entry | undefined;
+  prev: Entry | undefined;
+  next: Entry | undefined;
+}
+
+/** Checks the whole history; `maxSteps` bounds the search per partition (then the result is "unknown"). */
+export function checkLinearizable<S, I, O>(model: Model<S, I, O>, history: readonly Operation<I, O>[], maxSteps = 5_000_000): CheckResult {
+  const parts = model.partition ? model.partition(history) : [history.slice()];
+  for (let p = 0; p < parts.length; p++) {
+    const r = checkPartition(model, parts[p]!, maxSteps);
+    if (r === "unknown") return { kind: "unknown", reason: `partition ${p} exceeded ${maxSteps} steps` };
+    if (r !== true) return { kind: "illegal", partition: p, longestPrefix: r };
+  }
+  return { kind: "ok" };
+}
+
+function buildList<I, O>(ops: readonly Operation<I, O>[]): Entry {
+  const entries: Entry[] = [];
+  ops.forEach((op, id) => {
+    if (!(op.returnTime >= op.callTime)) throw new Error(`operation ${id} returns before it is called`);
+    const call: Entry = { isCall: true, time: op.callTime, id, match: undefined, prev: undefined, next: undefined };
+    const ret: Entry = { isCall: false, time: op.returnTime, id, match: undefined, prev: undefined, next: undefined };
+    call.match = ret;
+    entries.push(call, ret);
+  });
+  // Calls sort before returns at equal times, so touching operations count as concurrent (the permissive reading).
+  entries.sort((a, b) => a.time - b.time || (a.isCall === b.isCall ? a.id - b.id : a.isCall ? -1 : 1));
+  const head: Entry = { isCall: false, time: -Infinity, id: -1, match: undefined, prev: undefined, next: undefined };
+  let last = head;
+  for (const e of entries) {
+    last.next = e;
+    e.prev = last;
+    last = e;
+  }
+  return head;
+}
+
+function lift(e: Entry): void {
+  e.prev!.next = e.next;
+  if (e.next) e.next.prev = e.prev;
+  const m = e.match!;
+  m.prev!.next = m.next;
+  if (m.next) m.next.prev = m.prev;
+}
+
+function unlift(e: Entry): void {
+  const m = e.match!;
+  m.prev!.next = m;
+  if (m.next) m.next.prev = m;
+  e.prev!.next = e;
+  if (e.next) e.next.prev = e;
+}
+
+/** true when linearizable, "unknown" when out of budget, else the longest linearized prefix found (for the report). */
+function checkPartition<S, I, O>(model: Model<S, I, O>, ops: readonly Operation<I, O>[], maxSteps: number): true | "unknown" | string[] {
+  const head = buildList(ops);
+  const linearized = new Uint8Array(ops.length);
+  const cache = new Set<string>();
+  const calls: { entry: Entry; state: S }[] = [];
+  let state = model.init();
+  let entry = head.next;
+  let best: number[] = [];
+  let steps = 0;
+  const bitsKey = () => {
+    let s = "";
+    for (let i = 0; i < linearized.length; i += 16) {
+      let word = 0;
+      for (let j = 0; j < 16 && i + j < linearized.length; j++) word |= linearized[i + j]! << j;
+      s += String.fromCharCode(word);
+    }
+    return s;
+  };
+  while (head.next !== undefined) {
+    if (++steps > maxSteps) return "unknown";
+    if (entry!.isCall) {
+      const op = ops[entry!.id]!;
+      const known = op.returnTime !== Infinity;
+      const { ok, next } = model.step(state, op.input, op.output, known);
+      if (ok) {
+        linearized[entry!.id] = 1;
+        const key = bitsKey() + "|" + model.key(next);
+        if (!cache.has(key)) {
+          cache.add(key);
+          calls.push({ entry: entry!, state });
+          if (calls.length > best.length) best = calls.map((c) => c.entry.id);
+          state = next;
+          lift(entry!);
+          entry = head.next;
+          continue;
+        }
+        linearized[entry!.id] = 0;
+      }
+      entry = entry!.next;
+    } else {
+      const top = calls.pop();
+      if (!top) {
+        const describe = model.describe ?? ((i: I, o: O) => `${JSON.stringify(i)} -> ${JSON.stringify(o)}`);
+        return best.map((id) => `client ${ops[id]!.clientId}: ${describe(ops[id]!.input, ops[id]!.output)}`);
+      }
+      state = top.state;
+      linearized[top.entry.id] = 0;
+      unlift(top.entry);
+      entry = top.entry.next;
+    }
+  }
+  return true;
+}
+
+// ---- The KV model used by the simulation: get, put and compare-and-set on string keys. ----
+
+export type KvInput =
+  | { readonly op: "get"; readonly key: string }
+  | { readonly op: "put"; readonly key: string; readonly value: string }
+  | { readonly op: "cas"; readonly key: string; readonly expected: string | undefined; readonly value: string };
+
+/** get returns the value (undefined when absent); put returns nothing; cas returns whether it swapped. */
+export type KvOutput = { readonly value?: string; readonly ok?: boolean };
+
+/** A register per key; partitions by key (P-compositionality). */
+export const kvModel: Model<string | undefined, KvInput, KvOutput> = {
+  init: () => undefined,
+  step(state, input, output, known) {
+    switch (input.op) {
+      case "get":
+        return { ok: !known || output.value === state, next: state };
+      case "put":
+        return { ok: true, next: input.value };
+      case "cas": {
+        const swaps = state === input.expected;
+        if (!known) return { ok: true, next: swaps ? input.value : state };
+        return { ok: output.ok === swaps, next: swaps ? input.value : state };
+      }
+    }
+  },
+  key: (s) => (s === undefined ? "\u0000" : "=" + s),
+  partition(history) {
+    const byKey = new Map<string, Operation<KvInput, KvOutput>[]>();
+    for (const op of history) {
+      const list = byKey.get(op.input.key) ?? [];
+      list.push(op);
+      byKey.set(op.input.key, list);
+    }
+    return [...byKey.keys()].sort().map((k) => byKey.get(k)!);
+  },
+  describe(input, output) {
+    switch (input.op) {
+      case "get":
+        return `get(${input.key}) -> ${output.value ?? "<none>"}`;
+      case "put":
+        return `put(${input.key}, ${input.value})`;
+      case "cas":
+        return `cas(${input.key}, ${input.expected ?? "<none>"} -> ${input.value}) -> ${output.ok}`;
+    }
+  },
+};
