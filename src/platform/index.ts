@@ -6,6 +6,7 @@ export * from "./clock.ts";
 export * from "./rng.ts";
 export * from "./logger.ts";
 export * from "./storage.ts";
+export * from "./files.ts";
 export * from "./http.ts";
 export * from "./tcp.ts";
 export * from "./tls.ts";

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openAppendFile, openSqlite, readFileIfExists, writeFileDurably } from "./storage.ts";
+import { nodeFileSystem, readFileIfExists, writeFileDurably } from "./files.ts";
+import { openSqlite } from "./storage.ts";
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "causeway-storage-"));
@@ -46,37 +47,44 @@ describe("openSqlite", () => {
   });
 });
 
-describe("append files", () => {
-  test("append, sync, truncate and reopen", () => {
+describe("files", () => {
+  test("append, sync, truncate and reopen", async () => {
     const dir = tempDir();
+    const fs = nodeFileSystem();
     try {
       const path = join(dir, "log", "seg-1");
-      const f = openAppendFile(path);
+      const f = fs.openAppend(path);
       f.append(new TextEncoder().encode("hello "));
       f.append(new TextEncoder().encode("world"));
-      f.sync();
+      await f.sync();
       expect(f.size()).toBe(11);
-      f.truncate(5);
+      await f.truncate(5);
       f.close();
       expect(readFileSync(path, "utf8")).toBe("hello");
-      const g = openAppendFile(path);
+      const g = fs.openAppend(path);
       expect(g.size()).toBe(5);
       g.append(new TextEncoder().encode("!"));
       g.close();
       expect(readFileSync(path, "utf8")).toBe("hello!");
+      expect(fs.list(join(dir, "log"))).toEqual(["seg-1"]);
+      expect(fs.list(join(dir, "missing"))).toEqual([]);
+      fs.remove(path);
+      expect(fs.read(path)).toBeUndefined();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  test("writeFileDurably replaces the content; readFileIfExists tells absence", () => {
+  test("writeDurably replaces the content; read tells absence", async () => {
     const dir = tempDir();
+    const fs = nodeFileSystem();
     try {
       const path = join(dir, "node-id");
       expect(readFileIfExists(path)).toBeUndefined();
-      writeFileDurably(path, "one");
+      await fs.writeDurably(path, "one");
       writeFileDurably(path, "two");
-      expect(new TextDecoder().decode(readFileIfExists(path))).toBe("two");
+      expect(new TextDecoder().decode(fs.read(path))).toBe("two");
+      expect(fs.list(dir)).toEqual(["node-id"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,0 +1,126 @@
+/**
+ * File port for durable data (Raft log segments, snapshots, node-id): append-only files with an
+ * explicit, asynchronous fsync, and whole-file atomic replacement. The node implementation uses
+ * node:fs; test/harness has a simulated one that can crash, losing unsynced writes or tearing the last one.
+ */
+import {
+  closeSync, fsync, fsyncSync, ftruncate, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync,
+  writeFileSync, writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
+
+/**
+ * An append-only file. `append` hands bytes to the OS at once (a process crash loses nothing; a machine
+ * crash may lose what was not synced); `sync` makes everything appended before the call durable.
+ * The opener owns the handle and must `close` it.
+ */
+export interface DurableFile {
+  readonly path: string;
+  /** Bytes in the file, including appended but unsynced ones. */
+  size(): number;
+  append(data: Uint8Array): void;
+  /** fsync; resolves when everything appended before the call is durable. */
+  sync(): Promise<void>;
+  /** Cuts the file to `length` bytes and makes that durable (used to drop a torn tail). */
+  truncate(length: number): Promise<void>;
+  close(): void;
+}
+
+export interface FileSystem {
+  /** Creates a directory and its parents; no error if it exists. */
+  mkdirp(dir: string): void;
+  /** File names (not paths) in `dir`, sorted; empty if `dir` does not exist. */
+  list(dir: string): string[];
+  /** A whole file, or undefined when it does not exist. */
+  read(path: string): Uint8Array | undefined;
+  /** Opens (creating if needed) a file for appending. */
+  openAppend(path: string): DurableFile;
+  /**
+   * Replaces `path` atomically and durably: a crash leaves either the old content or the new one.
+   * (Temp file, fsync, rename, fsync of the directory.)
+   */
+  writeDurably(path: string, data: Uint8Array | string): Promise<void>;
+  /** Removes a file; no error if it is missing. */
+  remove(path: string): void;
+}
+
+/** The real file system through node:fs (Bun, Deno, Node). */
+export function nodeFileSystem(): FileSystem {
+  return {
+    mkdirp: (dir) => void mkdirSync(dir, { recursive: true }),
+    list(dir) {
+      try {
+        return readdirSync(dir).sort();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+        throw err;
+      }
+    },
+    read: readFileIfExists,
+    openAppend(path) {
+      mkdirSync(dirname(path), { recursive: true });
+      const fd = openSync(path, "a+");
+      let size = fstatSync(fd).size;
+      return {
+        path,
+        size: () => size,
+        append(data) {
+          let off = 0;
+          while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+          size += data.length;
+        },
+        sync: () => new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve()))),
+        truncate: (length) =>
+          new Promise<void>((resolve, reject) =>
+            ftruncate(fd, length, (err) => {
+              if (err) return reject(err);
+              size = length;
+              fsync(fd, (e2) => (e2 ? reject(e2) : resolve()));
+            }),
+          ),
+        close: () => closeSync(fd),
+      };
+    },
+    async writeDurably(path, data) {
+      writeFileDurably(path, data);
+    },
+    remove: (path) => rmSync(path, { force: true }),
+  };
+}
+
+/** Reads a whole file, or undefined when it does not exist. */
+export function readFileIfExists(path: string): Uint8Array | undefined {
+  try {
+    return new Uint8Array(readFileSync(path));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Replaces `path` atomically and durably (synchronously): writes a sibling temp file, fsyncs it,
+ * renames it over `path` and fsyncs the directory, so a crash leaves the old or the new content.
+ */
+export function writeFileDurably(path: string, data: Uint8Array | string): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, data);
+  const fd = openSync(tmp, "r+");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  let dfd: number | undefined;
+  try {
+    dfd = openSync(dir, "r");
+    fsyncSync(dfd);
+  } catch {
+    // Some platforms cannot fsync a directory; the rename is still atomic there.
+  } finally {
+    if (dfd !== undefined) closeSync(dfd);
+  }
+}
