@@ -137,7 +137,7 @@ async function runAllSuites(): Promise<number> {
   const results: SuiteResult[] = [];
   const bunRun = await runCapture(bin("bun"), ["test", "--path-ignore-patterns=test/runtime/deno/**", "--path-ignore-patterns=test/bench/**", "--timeout=60000"]);
   results.push({ name: "bun", passed: count(bunRun.output, /^\s*(\d+) pass$/gm), failed: count(bunRun.output, /^\s*(\d+) fail$/gm), exitCode: bunRun.code });
-  const denoRun = await runCapture(bin("deno"), ["test", "-A", "--no-check", "test/runtime/deno/"], { NO_COLOR: "1" });
+  const denoRun = await runCapture(bin("deno"), ["test", "-A", "test/runtime/deno/"], { NO_COLOR: "1" });
   const denoSummary = /(?:ok|FAILED) \| (\d+) passed[^|]*\| (\d+) failed/.exec(denoRun.output);
   results.push({ name: "deno", passed: Number(denoSummary?.[1] ?? 0), failed: Number(denoSummary?.[2] ?? 0), exitCode: denoRun.code });
   let passed = 0, failed = 0, bad = false;
