@@ -55,7 +55,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger): Promise
       // The server port's protocols (RPC, Raft, gossip through gateways) register here as they are built.
       const mux = createProtocolMux({ logger: logger.named("server-port") });
       serverListener = await listenTcp({ host: config.bindAddr, port: config.ports.server, onConnection: (s) => mux.accept(s) });
-      cleanups.push(() => serverListener!.close());
+      cleanups.push(() => serverListener!.close(), () => mux.close());
       addresses.server = `${serverListener.host}:${serverListener.port}`;
     }
 
@@ -63,7 +63,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger): Promise
       // The xDS server attaches its services here in a later issue; for now only the transport runs.
       const grpc = createGrpcServer({ routes: () => {}, logger: logger.named("grpc") });
       const handle = await grpc.listen({ host: config.clientAddr, port: config.ports.grpc });
-      cleanups.push(() => handle.close());
+      cleanups.push(() => grpc.close());
       addresses.grpc = `${handle.host}:${handle.port}`;
     }
 

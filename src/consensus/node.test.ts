@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { seededRng, silentLogger } from "../platform/index.ts";
+import { simClock } from "../../test/harness/sim_clock.ts";
+import { simNetwork } from "../../test/harness/sim_network.ts";
+import { memoryLogStore } from "../../test/harness/memory_log_store.ts";
+import { encodeKvCommand, kvStateMachine } from "../../test/harness/kv_state_machine.ts";
+import { createConsensusNode, type ConsensusNode } from "./index.ts";
+import type { KvResult } from "../../test/harness/kv_state_machine.ts";
+
+/** Runs simulated time forward, letting promise chains settle after each timer. */
+async function runFor(clock: ReturnType<typeof simClock>, ms: number): Promise<void> {
+  const end = clock.monotonic() + ms;
+  for (;;) {
+    const next = clock.nextAt();
+    if (next === undefined || next > end) break;
+    clock.runNext();
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  clock.advance(end - clock.monotonic());
+  await new Promise<void>((r) => setImmediate(r));
+}
+
+function cluster(n: number, seed: number) {
+  const clock = simClock();
+  const rng = seededRng(seed);
+  const net = simNetwork(clock, rng);
+  const ids = Array.from({ length: n }, (_, i) => `n${i + 1}`);
+  const sms = ids.map(() => kvStateMachine());
+  const stores = ids.map(() => memoryLogStore());
+  const nodes: ConsensusNode<KvResult>[] = ids.map((id, i) =>
+    createConsensusNode({ id, clock, rng, logger: silentLogger(), log: stores[i]!, transport: net.transport(id), stateMachine: sms[i]!, bootstrapVoters: ids, tickMs: 10 }),
+  );
+  return { clock, net, ids, sms, stores, nodes };
+}
+
+describe("consensus node", () => {
+  test("three nodes elect one leader, replicate, and answer linearizable reads", async () => {
+    const c = cluster(3, 1);
+    for (const n of c.nodes) await n.start();
+    await runFor(c.clock, 1000);
+    const leaders = c.nodes.filter((n) => n.status().role === "Leader");
+    expect(leaders.length).toBe(1);
+    const leader = leaders[0]!;
+    expect(c.nodes.every((n) => n.status().leader === leader.status().id)).toBe(true);
+
+    const follower = c.nodes.find((n) => n !== leader)!;
+    const results: KvResult[] = [];
+    void leader.propose(encodeKvCommand({ op: "put", key: "a", value: "1" })).then((r) => results.push(r));
+    void follower.propose(encodeKvCommand({ op: "cas", key: "a", expected: "1", value: "2" })).then((r) => results.push(r));
+    await runFor(c.clock, 200);
+    expect(results).toEqual([{ ok: true }, { ok: true }]);
+    let read = false;
+    void follower.read().then(() => (read = true));
+    await runFor(c.clock, 200);
+    expect(read).toBe(true);
+    expect(c.sms.map((s) => s.get("a"))).toEqual(["2", "2", "2"]);
+    const seqs = c.sms.map((s) => s.appliedLog.map((e) => `${e.index}:${e.command}`).join("|"));
+    expect(new Set(seqs).size).toBe(1);
+  });
+
+  test("proposals arriving together share one fsync (group commit)", async () => {
+    const c = cluster(1, 2);
+    await c.nodes[0]!.start();
+    await runFor(c.clock, 500);
+    expect(c.nodes[0]!.status().role).toBe("Leader");
+    const before = c.stores[0]!.fsyncs;
+    const done = Array.from({ length: 64 }, (_, i) => c.nodes[0]!.propose(encodeKvCommand({ op: "put", key: `k${i}`, value: "v" })));
+    await runFor(c.clock, 50);
+    expect((await Promise.all(done)).every((r) => r.ok)).toBe(true);
+    expect(c.stores[0]!.fsyncs - before).toBeLessThanOrEqual(2);
+  });
+
+  test("a proposal with no leader is dropped or times out, never hangs", async () => {
+    const c = cluster(3, 3);
+    await c.nodes[0]!.start(); // the others never start: no quorum
+    const outcome = c.nodes[0]!.propose(encodeKvCommand({ op: "put", key: "x", value: "y" })).then(
+      () => "applied",
+      (e: Error) => e.name,
+    );
+    await runFor(c.clock, 6000);
+    expect(["ProposalDroppedError", "ProposalTimeoutError"]).toContain(await outcome);
+  });
+});

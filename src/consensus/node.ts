@@ -1,0 +1,371 @@
+/**
+ * The consensus driver: runs a Raft core (src/raft) against a durable log, a transport and a state
+ * machine, with time from the Clock port.
+ *
+ * Loop contract (etcd's Ready/Advance): events (ticks, messages, proposals, reads) are queued while a
+ * Ready is being handled and stepped together afterwards, so proposals that arrive during an fsync share
+ * the next append and fsync (group commit). For each Ready: persist the snapshot, hard state and entries
+ * (fsync when the core says it must), THEN send its messages, then apply committed entries, answer reads
+ * whose index is applied, and advance.
+ */
+import type { Clock, Logger, Rng } from "../platform/index.ts";
+import {
+  type ConfChange, type ConfState, type Entry, type Message, type Ready, type Snapshot, type SoftState,
+  MemoryStorage, RaftError, RawNode, ErrProposalDropped,
+} from "../raft/index.ts";
+import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ReadTimeoutError } from "./errors.ts";
+import type { LogStore, Transport } from "./ports.ts";
+import { envelopeCommand, envelopeKey, ProposalIds, WaiterSet } from "./proposals.ts";
+
+/** The replicated state machine. `apply` must be deterministic: every server applies the same sequence. */
+export interface StateMachine<R> {
+  /** Applies a committed command at `index`; the result goes back to the proposer. */
+  apply(index: number, command: Uint8Array): R;
+  /** Serialises the state as of the last applied index. */
+  snapshot(): Uint8Array;
+  /** Replaces the state with a snapshot's. */
+  restore(data: Uint8Array): void;
+}
+
+export interface ConsensusOptions<R> {
+  readonly id: string;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly logger: Logger;
+  readonly log: LogStore;
+  readonly transport: Transport;
+  readonly stateMachine: StateMachine<R>;
+  /** Voters to start with when the log is empty (a new cluster). A node joining an existing cluster passes none. */
+  readonly bootstrapVoters?: readonly string[];
+  /** Milliseconds per Raft tick. Default 100. */
+  readonly tickMs?: number;
+  /** Ticks before a follower campaigns (randomised up to 2x). Default 10. */
+  readonly electionTicks?: number;
+  readonly heartbeatTicks?: number;
+  /** Take a snapshot and compact after this many applied entries. Default 8192. */
+  readonly snapshotEntries?: number;
+  /** Entries kept in the log behind a snapshot, so slow followers can catch up without one. Default 1024. */
+  readonly keepEntries?: number;
+  readonly requestTimeoutMs?: number;
+  readonly maxSizePerMsg?: number;
+  readonly maxInflightMsgs?: number;
+}
+
+export interface ConsensusStatus {
+  readonly id: string;
+  readonly leader: string;
+  readonly role: SoftState["raftState"];
+  readonly term: number;
+  readonly commit: number;
+  readonly applied: number;
+  readonly lastIndex: number;
+  readonly config: ConfState;
+}
+
+export interface ConsensusNode<R> {
+  /** Replays the durable log into the state machine and starts ticking. */
+  start(): Promise<void>;
+  /** Replicates `command`; resolves with the state machine's result once applied here. */
+  propose(command: Uint8Array): Promise<R>;
+  /** Resolves at a linearizable point: everything committed before the call is applied locally (ReadIndex). */
+  read(): Promise<void>;
+  /** Proposes a membership change; resolves with the new configuration once applied here. */
+  changeMembership(cc: ConfChange): Promise<ConfState>;
+  campaign(): void;
+  transferLeadership(to: string): void;
+  status(): ConsensusStatus;
+  /** Called with every leader change ("" when the leader is unknown). */
+  onLeaderChange(fn: (leader: string, term: number) => void): void;
+  /** Stops ticking and handling events; pending requests fail with NodeStoppedError. Does not close the log or transport. */
+  stop(): Promise<void>;
+}
+
+type Event =
+  | { readonly kind: "tick" }
+  | { readonly kind: "message"; readonly msg: Message }
+  | { readonly kind: "propose"; readonly data: Uint8Array; readonly key: string }
+  | { readonly kind: "confchange"; readonly cc: ConfChange; readonly key: string }
+  | { readonly kind: "read"; readonly ctx: string }
+  | { readonly kind: "snapshot-status"; readonly to: string; readonly ok: boolean }
+  | { readonly kind: "campaign" }
+  | { readonly kind: "transfer"; readonly to: string };
+
+export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R> {
+  const log = o.logger;
+  const timeoutMs = o.requestTimeoutMs ?? 5000;
+  const snapshotEntries = o.snapshotEntries ?? 8192;
+  const keepEntries = o.keepEntries ?? 1024;
+  const storage = new MemoryStorage();
+  const ids = new ProposalIds(o.rng);
+  const proposals = new WaiterSet<R>(o.clock.setTimer);
+  const confChanges = new WaiterSet<ConfState>(o.clock.setTimer);
+  const reads = new WaiterSet<void>(o.clock.setTimer);
+  /** ReadIndex answers waiting for `applied` to catch up. */
+  let readyReads: { index: number; ctx: string }[] = [];
+  const leaderListeners: ((leader: string, term: number) => void)[] = [];
+  let raw: RawNode | undefined;
+  let inbox: Event[] = [];
+  let busy = false;
+  let stopped = false;
+  let stopTicker: (() => void) | undefined;
+  let applied = 0;
+  let snapshotIndex = 0;
+  let confState: ConfState | undefined;
+  let soft: SoftState = { lead: "", raftState: "Follower" };
+  let readSeq = 0;
+  let loopDone: Promise<void> = Promise.resolve();
+  /** Snapshot bytes received from a leader, by index, until the core asks us to install them. */
+  const receivedSnapshots = new Map<number, Uint8Array>();
+
+  const enqueue = (e: Event) => {
+    if (stopped) return;
+    inbox.push(e);
+    if (!busy) {
+      busy = true;
+      loopDone = runLoop().catch((err) => {
+        log.error("consensus loop failed; stopping the node", { error: err });
+        void node.stop();
+      });
+    }
+  };
+
+  async function runLoop(): Promise<void> {
+    try {
+      // Yield once so that events raised in the same turn are batched.
+      await Promise.resolve();
+      while (!stopped && raw) {
+        const batch = inbox;
+        inbox = [];
+        for (const e of batch) stepEvent(raw, e);
+        if (!raw.hasReady()) {
+          if (inbox.length === 0) break;
+          continue;
+        }
+        await handleReady(raw, raw.ready());
+      }
+    } finally {
+      busy = false;
+    }
+  }
+
+  function stepEvent(r: RawNode, e: Event): void {
+    try {
+      switch (e.kind) {
+        case "tick":
+          r.tick();
+          return;
+        case "message":
+          r.step(e.msg);
+          return;
+        case "propose":
+          r.propose(e.data);
+          return;
+        case "confchange":
+          r.proposeConfChange(e.cc);
+          return;
+        case "read":
+          r.readIndex(e.ctx);
+          return;
+        case "snapshot-status":
+          r.reportSnapshot(e.to, e.ok ? "Finish" : "Failure");
+          return;
+        case "campaign":
+          r.campaign();
+          return;
+        case "transfer":
+          r.transferLeadership(e.to);
+          return;
+      }
+    } catch (err) {
+      if (!(err instanceof RaftError)) throw err;
+      if (e.kind === "propose") proposals.reject(e.key, new ProposalDroppedError(err.message));
+      else if (e.kind === "confchange") confChanges.reject(e.key, new ProposalDroppedError(err.message));
+      else if (err instanceof ErrProposalDropped) log.debug("dropped", { event: e.kind, reason: err.message });
+      else log.debug("step refused", { event: e.kind, reason: err.message });
+    }
+  }
+
+  async function handleReady(r: RawNode, rd: Ready): Promise<void> {
+    if (rd.softState) noteSoftState(rd.softState, rd.hardState?.term ?? r.status().hardState.term);
+    if (rd.snapshot) await installSnapshot(rd.snapshot);
+    if (rd.hardState || rd.entries.length) {
+      o.log.save(rd.hardState, rd.entries);
+      if (rd.entries.length) storage.append(rd.entries);
+      if (rd.hardState) storage.setHardState(rd.hardState);
+      if (rd.mustSync) await o.log.sync();
+    }
+    if (stopped) return;
+    for (const m of rd.messages) {
+      if (m.type === "MsgSnap") streamSnapshot(m);
+      else o.transport.send(m);
+    }
+    for (const e of rd.committedEntries) applyEntry(r, e);
+    for (const rs of rd.readStates) readyReads.push({ index: rs.index, ctx: rs.requestCtx });
+    answerReads();
+    r.advance();
+    if (applied - snapshotIndex >= snapshotEntries) await takeSnapshot();
+  }
+
+  function noteSoftState(s: SoftState, term: number): void {
+    const changed = s.lead !== soft.lead;
+    soft = s;
+    if (changed) {
+      log.info("leader changed", { leader: s.lead || "(none)", term, role: s.raftState });
+      for (const fn of leaderListeners) fn(s.lead, term);
+    }
+  }
+
+  function applyEntry(r: RawNode, e: Entry): void {
+    if (e.index <= applied) return;
+    if (e.type === "ConfChange") {
+      confState = r.applyConfChange(e.change);
+      const key = e.change.context ? new TextDecoder().decode(e.change.context) : "";
+      if (key) confChanges.resolve(key, confState);
+    } else if (e.data.length > 0) {
+      const result = o.stateMachine.apply(e.index, envelopeCommand(e.data));
+      const key = envelopeKey(e.data);
+      if (key) proposals.resolve(key, result);
+    }
+    applied = e.index;
+  }
+
+  function answerReads(): void {
+    if (!readyReads.length) return;
+    const waiting: typeof readyReads = [];
+    for (const rs of readyReads) {
+      if (rs.index <= applied) reads.resolve(rs.ctx, undefined);
+      else waiting.push(rs);
+    }
+    readyReads = waiting;
+  }
+
+  async function installSnapshot(meta: Snapshot): Promise<void> {
+    const data = receivedSnapshots.get(meta.index);
+    if (!data) throw new Error(`core asked to install snapshot ${meta.index} whose bytes were never received`);
+    for (const k of [...receivedSnapshots.keys()]) if (k <= meta.index) receivedSnapshots.delete(k);
+    await o.log.saveSnapshot(meta, data);
+    storage.applySnapshot(meta);
+    o.stateMachine.restore(data);
+    applied = meta.index;
+    snapshotIndex = meta.index;
+    confState = meta.confState;
+    log.info("installed snapshot from leader", { index: meta.index, term: meta.term, bytes: data.length });
+  }
+
+  function streamSnapshot(m: Message & { type: "MsgSnap" }): void {
+    const snap = o.log.loadSnapshot();
+    if (!snap || snap.meta.index !== m.snapshot.index) {
+      enqueue({ kind: "snapshot-status", to: m.to, ok: false });
+      return;
+    }
+    o.transport.sendSnapshot(m.to, m, snap.data).then(
+      (ok) => enqueue({ kind: "snapshot-status", to: m.to, ok }),
+      () => enqueue({ kind: "snapshot-status", to: m.to, ok: false }),
+    );
+  }
+
+  async function takeSnapshot(): Promise<void> {
+    const data = o.stateMachine.snapshot();
+    const meta = storage.createSnapshot(applied, confState);
+    await o.log.saveSnapshot(meta, data);
+    snapshotIndex = applied;
+    const compactTo = applied - keepEntries;
+    if (compactTo > storage.firstIndex()) {
+      storage.compact(compactTo);
+      o.log.compact(compactTo);
+    }
+    log.debug("took snapshot", { index: meta.index, bytes: data.length });
+  }
+
+  const node: ConsensusNode<R> = {
+    async start() {
+      const rec = o.log.recover();
+      let initial = rec;
+      if (rec.snapshot.index === 0 && rec.entries.length === 0 && rec.hardState.term === 0 && o.bootstrapVoters?.length) {
+        // A new cluster: every bootstrapping server starts from the same snapshot at index 1, term 1,
+        // holding the initial voters and the empty state.
+        const meta: Snapshot = { index: 1, term: 1, confState: { voters: [...o.bootstrapVoters].sort(), learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } };
+        await o.log.saveSnapshot(meta, o.stateMachine.snapshot());
+        initial = { ...rec, snapshot: meta };
+      }
+      if (initial.snapshot.index > 0) {
+        storage.applySnapshot(initial.snapshot);
+        const snap = o.log.loadSnapshot();
+        if (!snap || snap.meta.index !== initial.snapshot.index) throw new Error(`snapshot ${initial.snapshot.index} is recorded in the log but its file is missing`);
+        o.stateMachine.restore(snap.data);
+        applied = snapshotIndex = initial.snapshot.index;
+        confState = initial.snapshot.confState;
+      }
+      storage.setHardState(initial.hardState);
+      if (initial.entries.length) storage.append(initial.entries);
+      raw = new RawNode({
+        id: o.id,
+        storage,
+        applied,
+        electionTick: o.electionTicks ?? 10,
+        heartbeatTick: o.heartbeatTicks ?? 1,
+        maxInflightMsgs: o.maxInflightMsgs ?? 256,
+        maxSizePerMsg: o.maxSizePerMsg ?? 1024 * 1024,
+        checkQuorum: true,
+        preVote: true,
+        rng: o.rng,
+      });
+      o.transport.onMessage((msg) => enqueue({ kind: "message", msg }));
+      o.transport.onSnapshot((msg, data) => {
+        receivedSnapshots.set(msg.snapshot.index, data);
+        enqueue({ kind: "message", msg });
+      });
+      stopTicker = o.clock.setInterval(o.tickMs ?? 100, () => enqueue({ kind: "tick" }));
+      log.info("consensus node started", { id: o.id, snapshot: initial.snapshot.index, entries: initial.entries.length, term: initial.hardState.term });
+    },
+    propose(command) {
+      if (stopped || !raw) return Promise.reject(new NodeStoppedError());
+      const { data, key } = ids.wrap(command);
+      const p = proposals.add(key, timeoutMs, () => new ProposalTimeoutError(timeoutMs));
+      enqueue({ kind: "propose", data, key });
+      return p;
+    },
+    read() {
+      if (stopped || !raw) return Promise.reject(new NodeStoppedError());
+      const ctx = `${o.id}/${++readSeq}`;
+      const p = reads.add(ctx, timeoutMs, () => new ReadTimeoutError(timeoutMs));
+      enqueue({ kind: "read", ctx });
+      return p;
+    },
+    changeMembership(cc) {
+      if (stopped || !raw) return Promise.reject(new NodeStoppedError());
+      const key = `cc/${o.id}/${++readSeq}/${o.rng.int(0xffffffff)}`;
+      const p = confChanges.add(key, timeoutMs, () => new ProposalTimeoutError(timeoutMs));
+      enqueue({ kind: "confchange", cc: { ...cc, context: new TextEncoder().encode(key) }, key });
+      return p;
+    },
+    campaign: () => enqueue({ kind: "campaign" }),
+    transferLeadership: (to) => enqueue({ kind: "transfer", to }),
+    status() {
+      const s = raw?.status();
+      return {
+        id: o.id,
+        leader: soft.lead,
+        role: soft.raftState,
+        term: s?.hardState.term ?? 0,
+        commit: s?.hardState.commit ?? 0,
+        applied,
+        lastIndex: s?.lastIndex ?? 0,
+        config: s?.config ?? { voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false },
+      };
+    },
+    onLeaderChange: (fn) => void leaderListeners.push(fn),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      stopTicker?.();
+      inbox = [];
+      // The loop notices `stopped` at its next step; waiting for it could hang on a dead disk.
+      void loopDone;
+      proposals.rejectAll(() => new NodeStoppedError());
+      confChanges.rejectAll(() => new NodeStoppedError());
+      reads.rejectAll(() => new NodeStoppedError());
+    },
+  };
+  return node;
+}
