@@ -10,7 +10,7 @@
  */
 import type { Clock, Logger, Rng } from "../platform/index.ts";
 import {
-  type ConfChange, type ConfState, type Entry, type Message, type Ready, type Snapshot, type SoftState,
+  type Config as RaftConfig, type ConfChange, type ConfState, type Entry, type Message, type Ready, type Snapshot, type SoftState,
   MemoryStorage, RaftError, RawNode, ErrProposalDropped,
 } from "../raft/index.ts";
 import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ReadTimeoutError } from "./errors.ts";
@@ -49,6 +49,11 @@ export interface ConsensusOptions<R> {
   readonly requestTimeoutMs?: number;
   readonly maxSizePerMsg?: number;
   readonly maxInflightMsgs?: number;
+  /**
+   * Builds the Raft core from its config. Production leaves this unset; the simulation uses it to run
+   * deliberately broken variants and prove its checkers catch them.
+   */
+  readonly createRawNode?: (config: RaftConfig) => RawNode;
 }
 
 export interface ConsensusStatus {
@@ -110,6 +115,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   let stopTicker: (() => void) | undefined;
   let applied = 0;
   let snapshotIndex = 0;
+  /** Set when a follower needs a snapshot newer than the latest one (see streamSnapshot). */
+  let freshSnapshotWanted = false;
   let confState: ConfState | undefined;
   let soft: SoftState = { lead: "", raftState: "Follower" };
   let readSeq = 0;
@@ -203,7 +210,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     for (const rs of rd.readStates) readyReads.push({ index: rs.index, ctx: rs.requestCtx });
     answerReads();
     r.advance();
-    if (applied - snapshotIndex >= snapshotEntries) await takeSnapshot();
+    if (applied > snapshotIndex && (freshSnapshotWanted || applied - snapshotIndex >= snapshotEntries)) await takeSnapshot();
   }
 
   function noteSoftState(s: SoftState, term: number): void {
@@ -253,7 +260,16 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   }
 
   function streamSnapshot(m: Message & { type: "MsgSnap" }): void {
+    log.debug("streaming snapshot", { to: m.to, index: m.snapshot.index });
     const snap = o.log.loadSnapshot();
+    const cs = m.snapshot.confState;
+    if (![...cs.voters, ...cs.learners, ...cs.votersOutgoing].includes(m.to)) {
+      // A server added after this snapshot would refuse it (Raft cores only restore snapshots that
+      // name them). Take a fresh one, which includes the applied membership change, and let the core retry.
+      freshSnapshotWanted = true;
+      enqueue({ kind: "snapshot-status", to: m.to, ok: false });
+      return;
+    }
     if (!snap || snap.meta.index !== m.snapshot.index) {
       enqueue({ kind: "snapshot-status", to: m.to, ok: false });
       return;
@@ -265,6 +281,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   }
 
   async function takeSnapshot(): Promise<void> {
+    freshSnapshotWanted = false;
     const data = o.stateMachine.snapshot();
     const meta = storage.createSnapshot(applied, confState);
     await o.log.saveSnapshot(meta, data);
@@ -296,9 +313,12 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         applied = snapshotIndex = initial.snapshot.index;
         confState = initial.snapshot.confState;
       }
-      storage.setHardState(initial.hardState);
+      // A snapshot holds only committed state, so the commit index is at least its index even when the
+      // hard state that said so was not synced before a crash (commit-only updates need no fsync).
+      const hs = initial.hardState;
+      storage.setHardState(hs.commit < initial.snapshot.index ? { ...hs, commit: initial.snapshot.index } : hs);
       if (initial.entries.length) storage.append(initial.entries);
-      raw = new RawNode({
+      const config: RaftConfig = {
         id: o.id,
         storage,
         applied,
@@ -309,9 +329,11 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         checkQuorum: true,
         preVote: true,
         rng: o.rng,
-      });
+      };
+      raw = o.createRawNode ? o.createRawNode(config) : new RawNode(config);
       o.transport.onMessage((msg) => enqueue({ kind: "message", msg }));
       o.transport.onSnapshot((msg, data) => {
+        log.debug("received snapshot", { from: msg.from, index: msg.snapshot.index, bytes: data.length });
         receivedSnapshots.set(msg.snapshot.index, data);
         enqueue({ kind: "message", msg });
       });
