@@ -57,6 +57,15 @@ describe("the checker catches", () => {
     expect(v[0]!.detail).toBe("import cycle: src/raft/a.ts -> src/raft/b.ts -> src/raft/a.ts");
   });
 
+  test("type-only imports do not form a cycle, value imports do", () => {
+    const typeCycle = fixture({ "src/raft/a.ts": `import type { B } from "./b.ts";`, "src/raft/b.ts": `import { a } from "./a.ts";` });
+    expect(typeCycle).toEqual([]);
+  });
+
+  test("a port method named like a global is not the global", () => {
+    expect(fixture({ "src/raft/t.ts": `clock.setInterval(100, f); this.clock.setTimeout(1, g); obj.process.x;` })).toEqual([]);
+  });
+
   test("runtime globals outside src/platform and src/main, but not in comments or strings", () => {
     const v = fixture({
       "src/raft/t.ts": `// Date.now() is fine in a comment\nconst s = "setTimeout(";\nconst t = Date.now();\n`,

@@ -1,4 +1,4 @@
-import type { Rng } from "../platform/rng.ts";
+import type { Rng } from "../platform/index.ts";
 import { ConfigError } from "./errors.ts";
 import { NO_LIMIT } from "./log.ts";
 import type { ReadOnlyOption } from "./read_only.ts";

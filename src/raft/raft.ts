@@ -1,4 +1,4 @@
-import type { Rng } from "../platform/rng.ts";
+import type { Rng } from "../platform/index.ts";
 import type { ResolvedConfig, Config } from "./config.ts";
 import { validateConfig } from "./config.ts";
 import { confStatesEqual, restoreConfig } from "./confchange.ts";

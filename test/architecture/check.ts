@@ -23,18 +23,19 @@ export const GLOBALS_ALLOWED_IN: ReadonlySet<string> = new Set(["platform", "mai
 /** Folders that others may import deeply (generated code has no index.ts). */
 const DEEP_IMPORT_OK: ReadonlySet<string> = new Set(["gen"]);
 
+/** `(?<![.\w$])` keeps `clock.setInterval(...)` (a port method) from matching the global. */
 const FORBIDDEN_GLOBALS: readonly [RegExp, string][] = [
-  [/\bBun\s*\./, "Bun"],
-  [/\bDeno\s*\./, "Deno"],
-  [/\bprocess\s*\./, "process"],
-  [/\bsetTimeout\s*\(/, "setTimeout"],
-  [/\bsetInterval\s*\(/, "setInterval"],
-  [/\bsetImmediate\s*\(/, "setImmediate"],
-  [/\bDate\s*\.\s*now\s*\(/, "Date.now"],
-  [/\bnew\s+Date\s*\(\s*\)/, "new Date()"],
-  [/\bMath\s*\.\s*random\s*\(/, "Math.random"],
-  [/\bcrypto\s*\.\s*getRandomValues\s*\(/, "crypto.getRandomValues"],
-  [/\bperformance\s*\.\s*now\s*\(/, "performance.now"],
+  [/(?<![.\w$])Bun\s*\./, "Bun"],
+  [/(?<![.\w$])Deno\s*\./, "Deno"],
+  [/(?<![.\w$])process\s*\./, "process"],
+  [/(?<![.\w$])setTimeout\s*\(/, "setTimeout"],
+  [/(?<![.\w$])setInterval\s*\(/, "setInterval"],
+  [/(?<![.\w$])setImmediate\s*\(/, "setImmediate"],
+  [/(?<![.\w$])Date\s*\.\s*now\s*\(/, "Date.now"],
+  [/(?<![.\w$])new\s+Date\s*\(\s*\)/, "new Date()"],
+  [/(?<![.\w$])Math\s*\.\s*random\s*\(/, "Math.random"],
+  [/(?<![.\w$])crypto\s*\.\s*getRandomValues\s*\(/, "crypto.getRandomValues"],
+  [/(?<![.\w$])performance\s*\.\s*now\s*\(/, "performance.now"],
 ];
 
 export interface Violation {
@@ -59,10 +60,18 @@ export function stripComments(src: string): string {
 
 /** Module specifiers a file imports or re-exports, static or dynamic, type-only included. Comments are ignored. */
 export function importSpecifiers(source: string): string[] {
+  return imports(source).map((i) => i.spec);
+}
+
+/**
+ * Imports with whether they are type-only (`import type ...` / `export type ... from`), which the
+ * compiler erases: they count for layering but cannot form a runtime cycle.
+ */
+export function imports(source: string): { spec: string; typeOnly: boolean }[] {
   const src = stripComments(source);
-  const out: string[] = [];
-  const re = /(?:^|[;\n}])\s*(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
-  for (const m of src.matchAll(re)) out.push((m[1] ?? m[2])!);
+  const out: { spec: string; typeOnly: boolean }[] = [];
+  const re = /(?:^|[;\n}])\s*(?:import|export)\s+(type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
+  for (const m of src.matchAll(re)) out.push({ spec: (m[2] ?? m[3])!, typeOnly: m[1] !== undefined });
   return out;
 }
 
@@ -95,10 +104,10 @@ export function checkArchitecture(files: ReadonlyMap<string, string>): Violation
     if (from === undefined) continue;
     if (LAYER_RANK[from] === undefined) violations.push({ file, rule: "unknown-layer", detail: `src/${from} is not a layer in DESIGN.md` });
     const edges: string[] = [];
-    for (const spec of importSpecifiers(source)) {
+    for (const { spec, typeOnly } of imports(source)) {
       if (!spec.startsWith(".")) continue;
       const target = resolveRelative(file, spec);
-      edges.push(target);
+      if (!typeOnly) edges.push(target);
       const to = folderOf(target);
       if (to === undefined || to === from || from === "gen") continue;
       const rf = LAYER_RANK[from], rt = LAYER_RANK[to];
