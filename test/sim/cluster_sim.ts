@@ -7,12 +7,12 @@
  * (network healed, everyone restarted) that must converge within a time budget. Everything is drawn
  * from the seed: the same seed replays the same run.
  */
-import { createConsensusNode, ProposalDroppedError, type ConsensusNode } from "../../src/consensus/index.ts";
+import { createConsensusNode, openLogStore, ProposalDroppedError, type ConsensusNode, type DurableLogStore } from "../../src/consensus/index.ts";
 import { seededRng, silentLogger, type Logger, type Rng } from "../../src/platform/index.ts";
-import type { Config as RaftConfig, RawNode } from "../../src/raft/index.ts";
+import type { Config as RaftConfig, Entry, RawNode } from "../../src/raft/index.ts";
 import { checkLinearizable, kvModel, type KvInput, type KvOutput, type Operation } from "../harness/linearizability.ts";
 import { encodeKvCommand, kvStateMachine, type KvResult, type KvStateMachine } from "../harness/kv_state_machine.ts";
-import { memoryLogStore, type MemoryLogStore } from "../harness/memory_log_store.ts";
+import { simFileSystem, type SimFileSystem } from "../harness/sim_fs.ts";
 import { simClock, type SimClock } from "../harness/sim_clock.ts";
 import { simNetwork, type SimNetwork } from "../harness/sim_network.ts";
 import { ApplySafety, checkLogMatching, ElectionSafety } from "./checkers.ts";
@@ -40,7 +40,9 @@ const TICK_MS = 10;
 
 interface Server {
   readonly id: string;
-  readonly store: MemoryLogStore;
+  /** The server's disk; survives crashes (minus what was not synced). */
+  readonly fs: SimFileSystem;
+  store: DurableLogStore | undefined;
   sm: KvStateMachine;
   node: ConsensusNode<KvResult> | undefined;
   up: boolean;
@@ -51,6 +53,9 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const rng = seededRng(seed);
   const clock = simClock();
   const n = rng.next() < 0.5 ? 3 : 5;
+  // One run in three churns leaders hard: the leader crashes often and briefly, and every append
+  // carries one entry, which opens the narrow windows of bugs like Raft's Figure 8.
+  const churn = rng.int(3) === 0;
   const net = simNetwork(clock, seededRng(seed ^ 0x5bd1e995), {
     drop: rng.next() * 0.1,
     duplicate: rng.next() * 0.05,
@@ -60,7 +65,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const election = new ElectionSafety();
   const applies = new ApplySafety();
   const history: Operation<KvInput, KvOutput>[] = [];
-  const stats = { crashes: 0, partitions: 0, membershipChanges: 0, opsOk: 0, opsFailed: 0, snapshots: 0 };
+  const stats = { tornWrites: 0, crashes: 0, partitions: 0, membershipChanges: 0, opsOk: 0, opsFailed: 0, snapshots: 0 };
   const servers = new Map<string, Server>();
   let nextServer = n + 1;
   const nodeRng = (id: string, inc: number) => seededRng((seed * 7919 + hash(id) * 31 + inc) >>> 0);
@@ -68,11 +73,13 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
 
   const startServer = async (s: Server, bootstrap: readonly string[] | undefined) => {
     s.sm = kvStateMachine((index, command) => applies.observeApply(s.id, index, command, clock.monotonic()));
+    const logger = (options.logger ?? silentLogger()).named(s.id);
+    s.store = openLogStore({ fs: s.fs, dir: "/raft", logger, segmentBytes: 4096 + rng.int(16384) });
     const node = createConsensusNode<KvResult>({
       id: s.id,
       clock,
       rng: nodeRng(s.id, incarnations++),
-      logger: (options.logger ?? silentLogger()).named(s.id),
+      logger,
       log: s.store,
       transport: net.transport(s.id),
       stateMachine: trackRestores(s.sm, (index) => applies.observeRestore(s.id, index)),
@@ -84,6 +91,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       keepEntries: 16,
       requestTimeoutMs: 1000,
       maxInflightMsgs: 16,
+      maxSizePerMsg: churn ? 1 : 64 * 1024,
       createRawNode: options.createRawNode,
     });
     node.onLeaderChange((leader, term) => {
@@ -95,7 +103,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   };
 
   const ids = Array.from({ length: n }, (_, i) => `s${i + 1}`);
-  for (const id of ids) servers.set(id, { id, store: memoryLogStore(), sm: kvStateMachine(), node: undefined, up: false });
+  for (const id of ids) servers.set(id, { id, fs: simFileSystem(), store: undefined, sm: kvStateMachine(), node: undefined, up: false });
   for (const s of servers.values()) await startServer(s, ids);
 
   const upServers = () => [...servers.values()].filter((s) => s.up && s.node);
@@ -105,7 +113,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     s.up = false;
     net.disconnect(s.id);
     await s.node!.stop();
-    s.store.crash();
+    const report = s.fs.crash(rng);
+    if (report.files.some((f) => f.torn)) stats.tornWrites++;
   };
   const restart = async (s: Server) => {
     if (s.up) return;
@@ -157,8 +166,24 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const nemesis = async () => {
     const end = clock.monotonic() + safetyMs;
     while (clock.monotonic() < end) {
-      await sleep(clock, 200 + rng.int(800));
+      await sleep(clock, churn ? 100 + rng.int(300) : 200 + rng.int(800));
       const all = [...servers.values()];
+      if (churn && rng.next() < 0.7) {
+        const leader = upServers().find((s) => s.node!.status().role === "Leader");
+        if (leader && upServers().length > 1) {
+          if (rng.next() < 0.5) {
+            await crash(leader);
+            void sleep(clock, 20 + rng.int(300)).then(() => restart(leader));
+          } else {
+            // Cut the leader off while it holds unreplicated entries, then let it back.
+            net.heal();
+            net.partition([[leader.id], all.map((x) => x.id).filter((id) => id !== leader.id)]);
+            stats.partitions++;
+            void sleep(clock, 50 + rng.int(300)).then(() => net.heal());
+          }
+        }
+        continue;
+      }
       const action = rng.int(10);
       if (action <= 2) {
         const shuffled = shuffle(all.map((s) => s.id), rng);
@@ -206,7 +231,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         }
       } else if (voters.length < 5) {
         const id = `s${nextServer++}`;
-        const s: Server = { id, store: memoryLogStore(), sm: kvStateMachine(), node: undefined, up: false };
+        const s: Server = { id, fs: simFileSystem(), store: undefined, sm: kvStateMachine(), node: undefined, up: false };
         servers.set(id, s);
         await startServer(s, undefined);
         await leader.node!.changeMembership({ transition: "Auto", changes: [{ type: "AddLearnerNode", nodeId: id }] });
@@ -221,7 +246,15 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
 
   let nemesisDone = false;
   const nemesisRun = nemesis().then(() => (nemesisDone = true));
-  while (!nemesisDone) await step(clock);
+  // A healthy run sends some thousands of messages; a storm means a livelock (or a broken core).
+  const maxMessages = 60_000;
+  const storming = () => net.stats().sent > maxMessages;
+  while (!nemesisDone && !storming()) await step(clock);
+  if (storming()) {
+    for (const s of servers.values()) await s.node?.stop();
+    const found = [...election.violations, ...applies.violations, `message storm: more than ${maxMessages} messages by t=${clock.monotonic()}ms`];
+    return { seed, ok: false, violations: found, stats: { ...stats, ...net.stats() } };
+  }
   await nemesisRun;
 
   // ---- liveness: heal, restart everyone, then a write must commit and every server must converge ----
@@ -259,7 +292,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const target = Math.max(...members.map((s) => s.node!.status().commit));
     return members.every((s) => s.node!.status().applied >= target && s.sm.get("final") === "done");
   };
-  while (clock.monotonic() < deadline && !converged()) await step(clock);
+  while (clock.monotonic() < deadline && !converged() && !storming()) await step(clock);
+  if (storming()) violations.push(`message storm: more than ${maxMessages} messages by t=${clock.monotonic()}ms`);
   if (!converged()) {
     const st = [...servers.values()].map((s) => `${s.id}:${s.node!.status().role}/t${s.node!.status().term}/c${s.node!.status().commit}/a${s.node!.status().applied}`);
     violations.push(`liveness: no convergence within ${budget}ms after healing (final write ${finalWrite}; ${st.join(" ")})`);
@@ -270,16 +304,16 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
 
   // ---- checks ----
   violations.push(...election.violations, ...applies.violations);
-  violations.push(...checkLogMatching(new Map([...servers.values()].map((s) => [s.id, s.store.durableEntries()]))));
+  for (const s of servers.values()) await s.node?.stop();
+  violations.push(...checkLogMatching(new Map([...servers.values()].map((s) => [s.id, durableEntries(s)]))));
   const lin = checkLinearizable(kvModel, history, 2_000_000);
   if (lin.kind === "illegal") violations.push(`not linearizable (key partition ${lin.partition}); longest linearizable prefix:\n  ${lin.longestPrefix.join("\n  ")}`);
   if (lin.kind === "unknown") violations.push(`linearizability check inconclusive: ${lin.reason}`);
-  for (const s of servers.values()) await s.node?.stop();
   return {
     seed,
     ok: violations.length === 0,
     violations,
-    stats: { nodes: n, terms: election.terms(), ops: history.length, maxIndex: applies.maxIndex(), simMs: clock.monotonic(), ...stats, ...net.stats() },
+    stats: { nodes: n, churn: churn ? 1 : 0, terms: election.terms(), ops: history.length, maxIndex: applies.maxIndex(), simMs: clock.monotonic(), ...stats, ...net.stats() },
   };
 }
 
@@ -287,6 +321,15 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
 async function step(clock: SimClock): Promise<void> {
   if (!clock.runNext()) clock.advance(TICK_MS);
   await new Promise<void>((r) => setImmediate(r));
+}
+
+/** The entries a server would recover from its disk right now (read through a second store handle). */
+function durableEntries(s: Server): readonly Entry[] {
+  s.store?.close();
+  const reader = openLogStore({ fs: s.fs, dir: "/raft", logger: silentLogger() });
+  const entries = reader.recover().entries;
+  reader.close();
+  return entries;
 }
 
 function sleep(clock: SimClock, ms: number): Promise<void> {
