@@ -1,5 +1,7 @@
 /** The consensus driver: a Raft core run against a durable log, a transport and a state machine. */
 export { createConsensusNode } from "./node.ts";
+export { addServerSafely } from "./membership.ts";
+export type { AddServerOptions } from "./membership.ts";
 export type { ConsensusNode, ConsensusOptions, ConsensusStatus, StateMachine } from "./node.ts";
 export * from "./errors.ts";
 export * from "./ports.ts";

@@ -4,7 +4,7 @@ import { simClock } from "../../test/harness/sim_clock.ts";
 import { simNetwork } from "../../test/harness/sim_network.ts";
 import { memoryLogStore } from "../../test/harness/memory_log_store.ts";
 import { encodeKvCommand, kvStateMachine } from "../../test/harness/kv_state_machine.ts";
-import { createConsensusNode, type ConsensusNode } from "./index.ts";
+import { addServerSafely, createConsensusNode, type ConsensusNode } from "./index.ts";
 import type { KvResult } from "../../test/harness/kv_state_machine.ts";
 
 /** Runs simulated time forward, letting promise chains settle after each timer. */
@@ -79,5 +79,35 @@ describe("consensus node", () => {
     );
     await runFor(c.clock, 6000);
     expect(["ProposalDroppedError", "ProposalTimeoutError"]).toContain(await outcome);
+  });
+});
+
+describe("membership", () => {
+  test("a new server joins as a learner and is promoted to voter once caught up", async () => {
+    const c = cluster(3, 4);
+    for (const n of c.nodes) await n.start();
+    await runFor(c.clock, 1000);
+    const leader = c.nodes.find((n) => n.status().role === "Leader")!;
+    for (let i = 0; i < 20; i++) void leader.propose(encodeKvCommand({ op: "put", key: `k${i}`, value: "v" }));
+    await runFor(c.clock, 200);
+
+    const sm = kvStateMachine();
+    const joiner = createConsensusNode({ id: "n4", clock: c.clock, rng: seededRng(44), logger: silentLogger(), log: memoryLogStore(), transport: c.net.transport("n4"), stateMachine: sm, tickMs: 10 });
+    await joiner.start();
+    const seen: string[] = [];
+    let config: { voters: readonly string[]; learners: readonly string[] } | undefined;
+    const adding = addServerSafely(leader, "n4", { clock: c.clock, pollMs: 10 }).then((cs) => (config = cs));
+    // Watch the learner phase: n4 is a learner before it is a voter.
+    for (let i = 0; i < 100 && !config; i++) {
+      await runFor(c.clock, 10);
+      const st = leader.status().config;
+      if (st.learners.includes("n4")) seen.push("learner");
+    }
+    await adding;
+    expect(seen.length).toBeGreaterThan(0);
+    expect(config!.voters).toContain("n4");
+    expect(config!.learners).not.toContain("n4");
+    await runFor(c.clock, 200);
+    expect(sm.get("k19")).toBe("v");
   });
 });

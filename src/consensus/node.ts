@@ -79,6 +79,8 @@ export interface ConsensusNode<R> {
   campaign(): void;
   transferLeadership(to: string): void;
   status(): ConsensusStatus;
+  /** On the leader: how far `id`'s log is known to match the leader's; undefined elsewhere or for unknown ids. */
+  progress(id: string): { readonly match: number; readonly isLearner: boolean } | undefined;
   /** Called with every leader change ("" when the leader is unknown). */
   onLeaderChange(fn: (leader: string, term: number) => void): void;
   /** Stops ticking and handling events; pending requests fail with NodeStoppedError. Does not close the log or transport. */
@@ -375,6 +377,10 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         lastIndex: s?.lastIndex ?? 0,
         config: s?.config ?? { voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false },
       };
+    },
+    progress(id) {
+      const p = raw?.status().progress.get(id);
+      return p ? { match: p.match, isLearner: p.isLearner } : undefined;
     },
     onLeaderChange: (fn) => void leaderListeners.push(fn),
     async stop() {

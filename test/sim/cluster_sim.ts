@@ -7,7 +7,7 @@
  * (network healed, everyone restarted) that must converge within a time budget. Everything is drawn
  * from the seed: the same seed replays the same run.
  */
-import { createConsensusNode, openLogStore, ProposalDroppedError, type ConsensusNode, type DurableLogStore } from "../../src/consensus/index.ts";
+import { addServerSafely, createConsensusNode, openLogStore, ProposalDroppedError, type ConsensusNode, type DurableLogStore } from "../../src/consensus/index.ts";
 import { seededRng, silentLogger, type Logger, type Rng } from "../../src/platform/index.ts";
 import type { Config as RaftConfig, Entry, RawNode } from "../../src/raft/index.ts";
 import { checkLinearizable, kvModel, type KvInput, type KvOutput, type Operation } from "../harness/linearizability.ts";
@@ -234,9 +234,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
         const s: Server = { id, fs: simFileSystem(), store: undefined, sm: kvStateMachine(), node: undefined, up: false };
         servers.set(id, s);
         await startServer(s, undefined);
-        await leader.node!.changeMembership({ transition: "Auto", changes: [{ type: "AddLearnerNode", nodeId: id }] });
-        await sleep(clock, 300);
-        await leader.node!.changeMembership({ transition: "Auto", changes: [{ type: "AddNode", nodeId: id }] });
+        await addServerSafely(leader.node!, id, { clock, pollMs: 20, catchUpTimeoutMs: 2000 });
         stats.membershipChanges++;
       }
     } catch {
