@@ -1,0 +1,140 @@
+/**
+ * The server port (default 8300): one listener, many protocols (Consul's `agent/consul/rpc.go`
+ * handleConn, with Causeway's ALPN names).
+ *
+ * - A plaintext first byte is a marker from the table in protocols.ts.
+ * - Marker 3 upgrades to TLS; inside TLS a second marker byte selects the protocol. A TLS upgrade or a
+ *   TLS handshake inside TLS is refused.
+ * - A TLS handshake as the first byte is native TLS: mutual TLS is always required there, and the
+ *   negotiated ALPN selects the protocol (what mesh gateways pass through by SNI).
+ * - With verify_incoming_rpc, plaintext markers other than the TLS upgrade are refused.
+ *
+ * Every protocol in the table has a handler: those not served yet close the connection with a log line.
+ */
+import type * as net from "node:net";
+import type * as tls from "node:tls";
+import {
+  createProtocolMux, createTlsServer, formatPeer, TLS_HANDSHAKE_BYTE,
+  type Clock, type Logger, type MuxConnectionInfo, type ProtocolMux, type TlsMaterial,
+} from "../platform/index.ts";
+import { ALL_PROTOCOLS, alpnOf, MARKER, markerOf, protocolOfMarker, type ServerProtocol } from "./protocols.ts";
+
+export interface ServerPortConnection {
+  readonly protocol: ServerProtocol;
+  readonly remote: string;
+  /** How the connection arrived: plaintext marker, TLS upgrade plus marker, or native TLS with ALPN. */
+  readonly via: "plaintext" | "tls-upgrade" | "native-tls";
+  readonly servername?: string;
+  readonly peerCertificate?: tls.PeerCertificate;
+}
+
+/** Owns the socket from the call on (delivered paused, nothing lost): must handle 'error' and close it. */
+export type ServerPortHandler = (socket: net.Socket | tls.TLSSocket, conn: ServerPortConnection) => void;
+
+export interface ServerPortOptions {
+  readonly logger: Logger;
+  /** Deadlines of the TLS upgrade path. */
+  readonly clock: Clock;
+  /** Without TLS material, native TLS and the TLS upgrade are refused. */
+  readonly tls?: { readonly material: TlsMaterial; readonly verifyIncomingRpc: boolean };
+  /** Deadline for the first byte and the TLS handshake (and the marker inside TLS). Default 5000 ms. */
+  readonly handshakeTimeoutMs?: number;
+}
+
+export interface ServerPort {
+  /** Serves `protocol` with `handler` (on its marker and on its ALPN name). Once per protocol. */
+  serve(protocol: ServerProtocol, handler: ServerPortHandler): void;
+  /** Takes a freshly accepted socket (listenTcp's onConnection). Never throws. */
+  accept(socket: net.Socket): void;
+  close(): void;
+}
+
+export function createServerPort(options: ServerPortOptions): ServerPort {
+  const log = options.logger;
+  const timeoutMs = options.handshakeTimeoutMs ?? 5000;
+  const handlers = new Map<ServerProtocol, ServerPortHandler>();
+  const verifyIncomingRpc = options.tls?.verifyIncomingRpc ?? false;
+  const mux: ProtocolMux = createProtocolMux({
+    logger: log,
+    handshakeTimeoutMs: timeoutMs,
+    // Native TLS always requires a client certificate (Consul forces mTLS there).
+    tls: options.tls ? { material: options.tls.material, requireClientCert: true } : undefined,
+    allowPlaintextMarker: (m) => !verifyIncomingRpc || m === MARKER.tlsUpgrade,
+  });
+
+  const dispatch = (protocol: ServerProtocol, socket: net.Socket | tls.TLSSocket, conn: ServerPortConnection) => {
+    const handler = handlers.get(protocol);
+    if (handler) return handler(socket, conn);
+    log.warn("server port: protocol not served yet, closing", { protocol, remote: conn.remote, via: conn.via });
+    socket.destroy();
+  };
+
+  for (const protocol of ALL_PROTOCOLS) {
+    const marker = markerOf(protocol);
+    if (marker !== undefined) {
+      mux.registerMarker(marker, (s, info) => dispatch(protocol, s, { protocol, remote: peerOf(info), via: "plaintext" }));
+    }
+    const alpn = alpnOf(protocol);
+    if (alpn !== undefined) {
+      mux.registerAlpn(alpn, (s, info) =>
+        dispatch(protocol, s, { protocol, remote: peerOf(info), via: "native-tls", servername: info.servername, peerCertificate: info.peerCertificate }),
+      );
+    }
+  }
+  mux.registerMarker(MARKER.tlsUpgrade, (socket, info) => upgrade(socket as net.Socket, peerOf(info)));
+
+  /** Marker 3: TLS handshake (client certificate required with verify_incoming_rpc), then an inner marker. */
+  function upgrade(socket: net.Socket, remote: string): void {
+    socket.on("error", () => {});
+    if (!options.tls) {
+      log.warn("server port: connection refused", { remote, reason: "tls upgrade requested but tls is not configured" });
+      return void socket.destroy();
+    }
+    let done = false;
+    const refuse = (reason: string, s: net.Socket | tls.TLSSocket = socket) => {
+      if (done) return;
+      done = true;
+      cancelTimer();
+      log.warn("server port: connection refused", { remote, reason });
+      s.destroy();
+      socket.destroy();
+    };
+    const cancelTimer = options.clock.setTimer(timeoutMs, () => refuse(`tls upgrade not completed within ${timeoutMs}ms`));
+    const server = createTlsServer({ material: options.tls.material, requireClientCert: verifyIncomingRpc, handshakeTimeoutMs: timeoutMs });
+    server.on("tlsClientError", (err: Error) => refuse(`tls upgrade handshake failed: ${err.message}`));
+    server.on("error", () => {});
+    server.on("secureConnection", (t: tls.TLSSocket) => {
+      t.on("error", () => {});
+      t.once("close", () => refuse("closed before the inner marker"));
+      t.once("data", (chunk: Uint8Array) => {
+        t.pause();
+        if (done) return;
+        const inner = chunk[0]!;
+        if (inner === MARKER.tlsUpgrade || inner === TLS_HANDSHAKE_BYTE) return refuse("TLS inside TLS", t);
+        const protocol = protocolOfMarker(inner);
+        if (!protocol) return refuse(`unknown marker 0x${inner.toString(16).padStart(2, "0")} inside TLS`, t);
+        done = true;
+        cancelTimer();
+        t.removeAllListeners("close");
+        if (chunk.length > 1) t.unshift(chunk.subarray(1));
+        const cert = verifyIncomingRpc ? t.getPeerCertificate() : undefined;
+        dispatch(protocol, t, { protocol, remote, via: "tls-upgrade", peerCertificate: cert && Object.keys(cert).length ? cert : undefined });
+      });
+      t.resume();
+    });
+    server.emit("connection", socket);
+  }
+
+  return {
+    serve(protocol, handler) {
+      if (handlers.has(protocol)) throw new Error(`server port: ${protocol} is already served`);
+      handlers.set(protocol, handler);
+    },
+    accept: (socket) => mux.accept(socket),
+    close: () => mux.close(),
+  };
+}
+
+function peerOf(info: MuxConnectionInfo): string {
+  return formatPeer(info.remoteAddress, info.remotePort);
+}
