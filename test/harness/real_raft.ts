@@ -6,7 +6,8 @@ import {
   createConsensusNode, createTcpTransport, decodeMessage, encodeMessage, openLogStore,
   type ConsensusNode, type DurableLogStore, type TcpTransport, type Transport,
 } from "../../src/consensus/index.ts";
-import { listenTcp, nodeFileSystem, seededRng, silentLogger, systemClock, type Logger, type TcpListener } from "../../src/platform/index.ts";
+import { dialTls, listenTcp, nodeFileSystem, seededRng, silentLogger, systemClock, type Logger, type TcpListener, type TlsMaterial } from "../../src/platform/index.ts";
+import { ALPN, createServerPort } from "../../src/rpc/index.ts";
 import { kvStateMachine, type KvResult, type KvStateMachine } from "./kv_state_machine.ts";
 
 export interface RealNode {
@@ -33,6 +34,11 @@ export interface RealNodeOptions {
   readonly transport?: Transport;
   readonly snapshotEntries?: number;
   readonly keepEntries?: number;
+  /**
+   * With TLS material, Raft runs the way servers do: the listener is a server port, peers dial it with
+   * native mutual TLS, ALPN causeway/raft and ServerName server.dc1.consul.
+   */
+  readonly tls?: TlsMaterial;
 }
 
 export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
@@ -52,8 +58,21 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
         const port = o.peerPorts.get(peer);
         return port === undefined ? undefined : { host: "127.0.0.1", port };
       },
+      dial: o.tls
+        ? async (peer) => {
+            const port = o.peerPorts.get(peer);
+            if (port === undefined) throw new Error(`unknown peer ${peer}`);
+            return dialTls({ host: "127.0.0.1", port, ...o.tls!, servername: "server.dc1.consul", alpn: [ALPN.raft] });
+          }
+        : undefined,
     });
-    listener = await listenTcp({ host: "127.0.0.1", port: o.port ?? 0, onConnection: (s) => tcp!.accept(s) });
+    if (o.tls) {
+      const serverPort = createServerPort({ logger: logger.named("server-port"), clock, tls: { material: o.tls, verifyIncomingRpc: true } });
+      serverPort.serve("raft", (s) => tcp!.accept(s));
+      listener = await listenTcp({ host: "127.0.0.1", port: o.port ?? 0, onConnection: (s) => serverPort.accept(s) });
+    } else {
+      listener = await listenTcp({ host: "127.0.0.1", port: o.port ?? 0, onConnection: (s) => tcp!.accept(s) });
+    }
     transport = tcp;
   }
   const store = openLogStore({ fs: nodeFileSystem(), dir: o.dir, logger: logger.named("log") });
