@@ -1,92 +1,26 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Buffer } from "node:buffer";
 import type * as net from "node:net";
+import { dialRefused, readExactly, startMux as startMuxHelper } from "../../test/harness/net_helpers.ts";
 import { testPki } from "../../test/harness/tls_fixtures.ts";
-import { createLogger } from "./logger.ts";
-import { createProtocolMux, TLS_HANDSHAKE_BYTE } from "./mux.ts";
+import { TLS_HANDSHAKE_BYTE } from "./mux.ts";
 import type { MuxConnectionInfo, ProtocolMuxOptions } from "./mux.ts";
-import { dialTcp, listenTcp } from "./tcp.ts";
-import type { TcpListener } from "./tcp.ts";
+import { dialTcp } from "./tcp.ts";
 import { dialTls } from "./tls.ts";
-import type { DialTlsOptions } from "./tls.ts";
 
 const pki = testPki();
 const HOST = "127.0.0.1";
-
-/** A logger whose lines can be awaited (no sleeping). */
-function watchedLogger() {
-  const lines: string[] = [];
-  const waiters: Array<{ re: RegExp; resolve: (line: string) => void }> = [];
-  const logger = createLogger("", {
-    level: "trace",
-    now: () => 0,
-    sink: (line) => {
-      lines.push(line);
-      for (const w of [...waiters]) if (w.re.test(line)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(line); }
-    },
-  });
-  const waitFor = (re: RegExp) =>
-    new Promise<string>((resolve) => {
-      const hit = lines.find((l) => re.test(l));
-      if (hit) resolve(hit);
-      else waiters.push({ re, resolve });
-    });
-  return { logger, lines, waitFor };
-}
 
 const open: Array<{ close(): unknown }> = [];
 afterEach(async () => {
   for (const c of open.splice(0).reverse()) await c.close();
 });
 
+/** A mux on an ephemeral port (see net_helpers.startMux), closed after the test. */
 async function startMux(extra: Partial<ProtocolMuxOptions> = {}, withTls = true) {
-  const log = watchedLogger();
-  const mux = createProtocolMux({
-    logger: log.logger,
-    tls: withTls
-      ? { material: { ca: pki.ca.cert, cert: pki.server.cert, key: pki.server.key }, requireClientCert: true }
-      : undefined,
-    ...extra,
-  });
-  const listener: TcpListener = await listenTcp({ host: HOST, port: 0, onConnection: (s) => mux.accept(s) });
-  open.push(listener, mux);
-  return { mux, listener, ...log };
-}
-
-/** Reads from a (paused) socket until `n` bytes arrived. */
-function readExactly(sock: net.Socket, n: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let have = 0;
-    const onData = (d: Buffer) => {
-      parts.push(d);
-      have += d.length;
-      if (have >= n) {
-        sock.off("data", onData);
-        resolve(Buffer.concat(parts));
-      }
-    };
-    sock.on("data", onData);
-    sock.once("error", reject);
-    sock.resume();
-  });
-}
-
-/** Dials TLS to the mux and waits for the connection to be closed; returns the client's local port. */
-async function dialRefused(port: number, opts: Partial<DialTlsOptions>): Promise<number> {
-  const raw = await dialTcp({ host: HOST, port });
-  const localPort = raw.localPort!;
-  raw.on("error", () => {});
-  const closed = new Promise((r) => raw.once("close", r));
-  try {
-    const t = await dialTls({ socket: raw, ca: pki.ca.cert, servername: "server.dc1.consul", timeoutMs: 4000, ...opts });
-    t.on("error", () => {});
-    t.resume();
-  } catch {
-    // refused during the handshake (TLS 1.2 style); TLS 1.3 refuses client certs after it.
-  }
-  await closed;
-  return localPort;
+  const m = await startMuxHelper(extra, withTls);
+  open.push(m);
+  return m;
 }
 
 describe("protocol mux", () => {

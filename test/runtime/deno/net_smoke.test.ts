@@ -7,84 +7,18 @@ import { Buffer } from "node:buffer";
 import type * as net from "node:net";
 import type * as tls from "node:tls";
 import * as grpc from "@grpc/grpc-js";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { ConnectRouter } from "@connectrpc/connect";
+import { ADS_TYPES, adsRoundTrip, dialRefused, echoAds, readExactly, startMux } from "../../harness/net_helpers.ts";
 import { testPki } from "../../harness/tls_fixtures.ts";
-import { AggregatedDiscoveryService } from "../../../src/gen/envoy/service/discovery/v3/ads_pb.ts";
-import { DiscoveryRequestSchema, DiscoveryResponseSchema } from "../../../src/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { DiscoveryRequest, DiscoveryResponse } from "../../../src/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { createGrpcServer } from "../../../src/platform/http2.ts";
-import { createLogger, silentLogger } from "../../../src/platform/logger.ts";
-import { createProtocolMux } from "../../../src/platform/mux.ts";
+import { silentLogger } from "../../../src/platform/logger.ts";
 import type { MuxConnectionInfo } from "../../../src/platform/mux.ts";
 import { dialTcp, listenTcp } from "../../../src/platform/tcp.ts";
 import { dialTls } from "../../../src/platform/tls.ts";
-import type { DialTlsOptions } from "../../../src/platform/tls.ts";
 import { bindUdp } from "../../../src/platform/udp.ts";
 
 const pki = testPki();
 const HOST = "127.0.0.1";
 const opts = { sanitizeOps: false, sanitizeResources: false };
-const ADS_PATH = "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources";
-const TYPES = ["type.googleapis.com/envoy.config.cluster.v3.Cluster", "type.googleapis.com/envoy.config.listener.v3.Listener"];
-
-function watchedLogger() {
-  const lines: string[] = [];
-  const waiters: Array<{ re: RegExp; resolve: (line: string) => void }> = [];
-  const logger = createLogger("", {
-    level: "trace",
-    now: () => 0,
-    sink: (line) => {
-      lines.push(line);
-      for (const w of [...waiters]) if (w.re.test(line)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(line); }
-    },
-  });
-  const waitFor = (re: RegExp) => new Promise<string>((resolve) => {
-    const hit = lines.find((l) => re.test(l));
-    if (hit) resolve(hit);
-    else waiters.push({ re, resolve });
-  });
-  return { logger, waitFor };
-}
-
-function readExactly(sock: net.Socket, n: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let have = 0;
-    const onData = (d: Buffer) => {
-      parts.push(d);
-      have += d.length;
-      if (have >= n) { sock.off("data", onData); resolve(Buffer.concat(parts)); }
-    };
-    sock.on("data", onData);
-    sock.once("error", reject);
-    sock.resume();
-  });
-}
-
-async function startMux() {
-  const log = watchedLogger();
-  const mux = createProtocolMux({
-    logger: log.logger,
-    tls: { material: { ca: pki.ca.cert, cert: pki.server.cert, key: pki.server.key }, requireClientCert: true },
-  });
-  const listener = await listenTcp({ host: HOST, port: 0, onConnection: (s) => mux.accept(s) });
-  return { mux, listener, ...log, close: async () => { mux.close(); await listener.close(); } };
-}
-
-async function dialRefused(port: number, o: Partial<DialTlsOptions>): Promise<number> {
-  const raw = await dialTcp({ host: HOST, port });
-  const localPort = raw.localPort!;
-  raw.on("error", () => {});
-  const closed = new Promise((r) => raw.once("close", r));
-  try {
-    const t = await dialTls({ socket: raw, ca: pki.ca.cert, servername: "server.dc1.consul", timeoutMs: 4000, ...o });
-    t.on("error", () => {});
-    t.resume();
-  } catch { /* refused in the handshake */ }
-  await closed;
-  return localPort;
-}
 
 Deno.test("mux mTLS: good cert + ALPN x/test round-trips", opts, async () => {
   const m = await startMux();
@@ -164,45 +98,12 @@ Deno.test("mux: unknown marker closed and logged", opts, async () => {
   } finally { await m.close(); }
 });
 
-function echoAds(router: ConnectRouter): void {
-  router.service(AggregatedDiscoveryService, {
-    async *streamAggregatedResources(requests: AsyncIterable<DiscoveryRequest>) {
-      for await (const req of requests) yield create(DiscoveryResponseSchema, { versionInfo: req.typeUrl });
-    },
-  });
-}
-
-async function adsRoundTrip(target: string, creds: grpc.ChannelCredentials, channelOptions: grpc.ChannelOptions = {}) {
-  const Client = grpc.makeGenericClientConstructor({}, "ads");
-  const client = new Client(target, creds, channelOptions);
-  try {
-    const call = client.makeBidiStreamRequest(
-      ADS_PATH,
-      (m: DiscoveryRequest) => Buffer.from(toBinary(DiscoveryRequestSchema, m)),
-      (b: Buffer) => fromBinary(DiscoveryResponseSchema, b),
-    );
-    const status = new Promise<grpc.StatusObject>((resolve) => call.on("status", resolve));
-    const versions: string[] = [];
-    for (const typeUrl of TYPES) {
-      const reply = new Promise<DiscoveryResponse>((resolve, reject) => { call.once("data", resolve); call.once("error", reject); });
-      call.write(create(DiscoveryRequestSchema, { typeUrl }));
-      versions.push((await reply).versionInfo);
-    }
-    call.end();
-    call.on("data", () => {});
-    call.on("error", () => {});
-    return { versions, status: await status };
-  } finally {
-    client.close();
-  }
-}
-
 Deno.test("http2: gRPC bidi stream over h2c (grpc-js client)", opts, async () => {
   const server = createGrpcServer({ routes: echoAds, logger: silentLogger() });
   try {
     const l = await server.listen({ host: HOST, port: 0 });
     const { versions, status } = await adsRoundTrip(`${HOST}:${l.port}`, grpc.credentials.createInsecure());
-    assert.deepEqual(versions, TYPES);
+    assert.deepEqual(versions, ADS_TYPES);
     assert.equal(status.code, grpc.status.OK);
   } finally { await server.close(); }
 });
@@ -214,7 +115,7 @@ Deno.test("http2: gRPC bidi stream over mTLS through the mux (ALPN h2)", opts, a
     m.mux.registerAlpn("h2", (sock) => server.acceptTlsSocket(sock as tls.TLSSocket));
     const creds = grpc.credentials.createSsl(Buffer.from(pki.ca.cert), Buffer.from(pki.client.key), Buffer.from(pki.client.cert));
     const { versions, status } = await adsRoundTrip(`${HOST}:${m.listener.port}`, creds, { "grpc.ssl_target_name_override": "server.dc1.consul" });
-    assert.deepEqual(versions, TYPES);
+    assert.deepEqual(versions, ADS_TYPES);
     assert.equal(status.code, grpc.status.OK);
   } finally { await server.close(); await m.close(); }
 });
@@ -233,15 +134,13 @@ Deno.test("udp: round trip", opts, async () => {
 });
 
 Deno.test("mux: a silent connection is closed after the handshake timeout", opts, async () => {
-  const log = watchedLogger();
-  const mux = createProtocolMux({ logger: log.logger, handshakeTimeoutMs: 150 });
-  const listener = await listenTcp({ host: HOST, port: 0, onConnection: (s) => mux.accept(s) });
+  const m = await startMux({ handshakeTimeoutMs: 150 }, false);
   try {
-    const c = await dialTcp({ host: HOST, port: listener.port });
+    const c = await dialTcp({ host: HOST, port: m.listener.port });
     const localPort = c.localPort;
     await new Promise((r) => c.once("close", r));
-    await log.waitFor(new RegExp(`remote=127\\.0\\.0\\.1:${localPort} reason="handshake timeout after 150ms"`));
-  } finally { mux.close(); await listener.close(); }
+    await m.waitFor(new RegExp(`remote=127\\.0\\.0\\.1:${localPort} reason="handshake timeout after 150ms"`));
+  } finally { await m.close(); }
 });
 
 Deno.test("tls: hostname verification and unknown server CA", opts, async () => {
