@@ -5,9 +5,10 @@
  */
 import type { Command, CommandIo } from "./command.ts";
 import { agentCommand } from "./commands/agent.ts";
+import { tlsCommand } from "./commands/tls.ts";
 import { versionCommand } from "./commands/version.ts";
 
-export const COMMANDS: readonly Command[] = [agentCommand, versionCommand];
+export const COMMANDS: readonly Command[] = [agentCommand, tlsCommand, versionCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,0 +1,15 @@
+/**
+ * The lib layer's public face: small pure helpers with no dependency on other src folders.
+ * No clock, no global randomness: callers pass "now" and a source of random bytes.
+ */
+export {
+  createCa,
+  createLeaf,
+  importSigningKey,
+  type CaOptions,
+  type CertAndKey,
+  type LeafOptions,
+  type LeafUsage,
+} from "./x509.ts";
+export { formatIp, parseIp, pemBlocks, pemDecode, pemEncode, type PemBlock, type RandomBytes } from "./x509_der.ts";
+export { certificateMatchesKey, parseCertificate, parseCertificates, type CertificateInfo } from "./x509_parse.ts";
