@@ -11,6 +11,7 @@ import type * as tls from "node:tls";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "./logger.ts";
+import { asPlainStream } from "./streams.ts";
 import { listenTcp } from "./tcp.ts";
 import type { TcpListener } from "./tcp.ts";
 
@@ -38,6 +39,11 @@ export interface GrpcServer {
    * the mux is resumed here.
    */
   acceptTlsSocket(socket: tls.TLSSocket): void;
+  /**
+   * Serves HTTP/2 with prior knowledge on any established stream: a plaintext socket after a marker
+   * byte, or a TLS socket. Same ownership as `acceptTlsSocket`.
+   */
+  acceptSocket(socket: net.Socket | tls.TLSSocket): void;
   /** Number of open HTTP/2 sessions (connections); for tests and metrics. */
   sessionCount(): number;
   /**
@@ -77,7 +83,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       return;
     }
     socket.on("error", () => {});
-    h2.emit("connection", socket);
+    h2.emit("connection", asPlainStream(socket));
     if (socket.isPaused()) socket.resume();
   };
 
@@ -94,9 +100,8 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
         },
       };
     },
-    acceptTlsSocket(socket) {
-      serve(socket);
-    },
+    acceptTlsSocket: serve,
+    acceptSocket: serve,
     sessionCount: () => sessions.size,
     close() {
       closing ??= (async () => {

@@ -13,3 +13,4 @@ export * from "./tls.ts";
 export * from "./mux.ts";
 export * from "./http2.ts";
 export * from "./udp.ts";
+export * from "./streams.ts";

@@ -1,5 +1,10 @@
-/** The server port and internal RPC: protocol table, listener, (later) RPC services, pool and forwarding. */
+/** The server port and internal RPC: protocol table, listener, RPC services, connection pool and forwarding. */
 export { createServerPort } from "./server_port.ts";
 export type { ServerPort, ServerPortConnection, ServerPortHandler, ServerPortOptions } from "./server_port.ts";
 export { ALL_PROTOCOLS, ALPN, alpnOf, MARKER, markerOf, protocolOfMarker } from "./protocols.ts";
 export type { ServerProtocol } from "./protocols.ts";
+export { createRpcPool, targetKey } from "./pool.ts";
+export type { RpcDialer, RpcPool, RpcPoolOptions, RpcTarget } from "./pool.ts";
+export { FORWARDED_HEADER, route } from "./forward.ts";
+export type { RaftView, RoutingPolicy, RpcContext, ServerDirectory } from "./forward.ts";
+export { registerStatusServices } from "./status_service.ts";

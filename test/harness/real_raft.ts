@@ -7,7 +7,7 @@ import {
   type ConsensusNode, type DurableLogStore, type TcpTransport, type Transport,
 } from "../../src/consensus/index.ts";
 import { dialTls, listenTcp, nodeFileSystem, seededRng, silentLogger, systemClock, type Logger, type TcpListener, type TlsMaterial } from "../../src/platform/index.ts";
-import { ALPN, createServerPort } from "../../src/rpc/index.ts";
+import { ALPN, createServerPort, type ServerPort } from "../../src/rpc/index.ts";
 import { kvStateMachine, type KvResult, type KvStateMachine } from "./kv_state_machine.ts";
 
 export interface RealNode {
@@ -39,6 +39,8 @@ export interface RealNodeOptions {
    * native mutual TLS, ALPN causeway/raft and ServerName server.dc1.consul.
    */
   readonly tls?: TlsMaterial;
+  /** Called with the server port (TLS mode only) so callers can serve more protocols on it. */
+  readonly onServerPort?: (port: ServerPort) => void;
 }
 
 export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
@@ -69,6 +71,7 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
     if (o.tls) {
       const serverPort = createServerPort({ logger: logger.named("server-port"), clock, tls: { material: o.tls, verifyIncomingRpc: true } });
       serverPort.serve("raft", (s) => tcp!.accept(s));
+      o.onServerPort?.(serverPort);
       listener = await listenTcp({ host: "127.0.0.1", port: o.port ?? 0, onConnection: (s) => serverPort.accept(s) });
     } else {
       listener = await listenTcp({ host: "127.0.0.1", port: o.port ?? 0, onConnection: (s) => tcp!.accept(s) });

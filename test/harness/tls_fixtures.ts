@@ -21,8 +21,10 @@ export interface TestPki {
   readonly ca: PemPair;
   /** A second, untrusted CA with the same shape, for negative tests. */
   readonly rogueCa: PemPair;
-  /** Signed by `ca`; SANs DNS:server.dc1.consul, DNS:localhost, IP:127.0.0.1; EKU serverAuth+clientAuth. */
+  /** Signed by `ca`; SANs DNS:server.dc1.consul, DNS:*.server.dc1.consul, DNS:localhost, IP:127.0.0.1; EKU serverAuth+clientAuth. */
   readonly server: PemPair;
+  /** Like `server` for datacenter dc2. */
+  readonly serverDc2: PemPair;
   /** Signed by `ca`; CN client.dc1.consul; EKU clientAuth. */
   readonly client: PemPair;
   /** Signed by `rogueCa`; CN client.dc1.consul; EKU clientAuth. */
@@ -38,7 +40,10 @@ openssl req -x509 $EC -keyout rogue.key -out rogue.crt -days 3650 -subj "/CN=Cau
 LEAF="-addext basicConstraints=critical,CA:FALSE -addext keyUsage=critical,digitalSignature"
 openssl req -x509 $EC -CA ca.crt -CAkey ca.key -keyout server.key -out server.crt -days 365 \\
   -subj "/CN=server.dc1.consul" $LEAF -addext extendedKeyUsage=serverAuth,clientAuth \\
-  -addext "subjectAltName=DNS:server.dc1.consul,DNS:localhost,IP:127.0.0.1" 2>/dev/null
+  -addext "subjectAltName=DNS:server.dc1.consul,DNS:*.server.dc1.consul,DNS:localhost,IP:127.0.0.1" 2>/dev/null
+openssl req -x509 $EC -CA ca.crt -CAkey ca.key -keyout serverdc2.key -out serverdc2.crt -days 365 \\
+  -subj "/CN=server.dc2.consul" $LEAF -addext extendedKeyUsage=serverAuth,clientAuth \\
+  -addext "subjectAltName=DNS:server.dc2.consul,DNS:*.server.dc2.consul,DNS:localhost,IP:127.0.0.1" 2>/dev/null
 openssl req -x509 $EC -CA ca.crt -CAkey ca.key -keyout client.key -out client.crt -days 365 \\
   -subj "/CN=client.dc1.consul" $LEAF -addext extendedKeyUsage=clientAuth 2>/dev/null
 openssl req -x509 $EC -CA rogue.crt -CAkey rogue.key -keyout rogueclient.key -out rogueclient.crt -days 365 \\
@@ -68,6 +73,7 @@ export function testPki(): TestPki {
       ca: pair("ca"),
       rogueCa: pair("rogue"),
       server: pair("server"),
+      serverDc2: pair("serverdc2"),
       client: pair("client"),
       rogueClient: pair("rogueclient"),
     };

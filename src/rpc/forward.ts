@@ -1,0 +1,61 @@
+/**
+ * Request routing of the internal RPC (Consul's `agent/consul/rpc.go` forward): a request for another
+ * datacenter goes to a server of that datacenter; a write (or a read that must be consistent) goes to
+ * the leader of this one; anything else is served here.
+ *
+ * A request forwarded to the leader carries a header; a server that receives such a request and is not
+ * the leader (leadership moved meanwhile) answers Unavailable instead of forwarding again, so requests
+ * never loop.
+ */
+import { Code, ConnectError, type HandlerContext, type Transport } from "@connectrpc/connect";
+import type { ConsensusStatus } from "../consensus/index.ts";
+import type { ConfChange, ConfState } from "../raft/index.ts";
+import type { RpcPool } from "./pool.ts";
+
+export const FORWARDED_HEADER = "causeway-forwarded-to-leader";
+
+/** The local server's view of Raft, as RPC services need it. */
+export interface RaftView {
+  status(): ConsensusStatus;
+  changeMembership(cc: ConfChange): Promise<ConfState>;
+}
+
+/** Where the servers of this datacenter are: Raft ID to node name and server-port address. */
+export interface ServerDirectory {
+  lookup(raftId: string): { readonly node: string; readonly address: string } | undefined;
+}
+
+export interface RpcContext {
+  readonly datacenter: string;
+  readonly node: string;
+  readonly raft: RaftView;
+  readonly servers: ServerDirectory;
+  readonly pool: RpcPool;
+}
+
+export type RoutingPolicy = "local" | "leader";
+
+/**
+ * Serves a request here or forwards it. `remote` makes the same call on another server through the
+ * given transport, passing `headers` on.
+ */
+export async function route<T>(
+  ctx: RpcContext,
+  datacenter: string | undefined,
+  policy: RoutingPolicy,
+  call: HandlerContext,
+  local: () => T | Promise<T>,
+  remote: (transport: Transport, headers: Headers) => Promise<T>,
+): Promise<T> {
+  const dc = datacenter || ctx.datacenter;
+  if (dc !== ctx.datacenter) return remote(ctx.pool.transport({ datacenter: dc }), new Headers());
+  if (policy === "local") return local();
+  const status = ctx.raft.status();
+  if (status.role === "Leader") return local();
+  if (call.requestHeader.get(FORWARDED_HEADER)) {
+    throw new ConnectError(`${ctx.node} is not the leader (leadership moved while forwarding)`, Code.Unavailable);
+  }
+  const leader = status.leader ? ctx.servers.lookup(status.leader) : undefined;
+  if (!leader) throw new ConnectError("No cluster leader", Code.Unavailable);
+  return remote(ctx.pool.transport({ datacenter: dc, node: leader.node }), new Headers({ [FORWARDED_HEADER]: "1" }));
+}

@@ -1,0 +1,73 @@
+/**
+ * The Status and Operator services: server health, Raft state and Raft membership. Status calls are
+ * served by the receiving server (forwarded only to reach another datacenter); Operator calls are
+ * served by the leader.
+ */
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type ConnectRouter } from "@connectrpc/connect";
+import {
+  LeaderResponseSchema, Operator, PeersResponseSchema, PingResponseSchema, RaftGetConfigurationResponseSchema,
+  RaftRemovePeerResponseSchema, RaftServerSchema, RaftStatsResponseSchema, Status,
+} from "../gen/causeway/status/v1/status_pb.ts";
+import { route, type RpcContext } from "./forward.ts";
+
+export function registerStatusServices(router: ConnectRouter, ctx: RpcContext): void {
+  const addressOf = (id: string) => ctx.servers.lookup(id)?.address ?? "";
+  router.service(Status, {
+    ping: (req, call) =>
+      route(ctx, req.routing?.datacenter, "local", call, () => create(PingResponseSchema, { node: ctx.node, datacenter: ctx.datacenter }),
+        (t, headers) => createClient(Status, t).ping(req, { headers })),
+    leader: (req, call) =>
+      route(ctx, req.routing?.datacenter, "local", call, () => {
+        const leader = ctx.raft.status().leader;
+        return create(LeaderResponseSchema, { address: leader ? addressOf(leader) : "" });
+      }, (t, headers) => createClient(Status, t).leader(req, { headers })),
+    peers: (req, call) =>
+      route(ctx, req.routing?.datacenter, "local", call, () =>
+        create(PeersResponseSchema, { addresses: ctx.raft.status().config.voters.map(addressOf).filter((a) => a !== "") }),
+        (t, headers) => createClient(Status, t).peers(req, { headers })),
+    raftStats: (req, call) =>
+      route(ctx, req.routing?.datacenter, "local", call, () => {
+        const s = ctx.raft.status();
+        return create(RaftStatsResponseSchema, {
+          node: ctx.node,
+          state: s.role,
+          term: BigInt(s.term),
+          commitIndex: BigInt(s.commit),
+          appliedIndex: BigInt(s.applied),
+          lastLogIndex: BigInt(s.lastIndex),
+          leader: s.leader ? addressOf(s.leader) : "",
+          numPeers: s.config.voters.length,
+        });
+      }, (t, headers) => createClient(Status, t).raftStats(req, { headers })),
+  });
+  router.service(Operator, {
+    raftGetConfiguration: (req, call) =>
+      route(ctx, req.routing?.datacenter, "leader", call, () => {
+        const s = ctx.raft.status();
+        const ids = [...s.config.voters, ...s.config.learners].sort();
+        return create(RaftGetConfigurationResponseSchema, {
+          index: BigInt(s.commit),
+          servers: ids.map((id) =>
+            create(RaftServerSchema, {
+              id,
+              node: ctx.servers.lookup(id)?.node ?? "",
+              address: addressOf(id),
+              leader: id === s.leader,
+              voter: s.config.voters.includes(id),
+            }),
+          ),
+        });
+      }, (t, headers) => createClient(Operator, t).raftGetConfiguration(req, { headers })),
+    raftRemovePeer: (req, call) =>
+      route(ctx, req.routing?.datacenter, "leader", call, async () => {
+        const config = ctx.raft.status().config;
+        if (!req.id) throw new ConnectError("Must specify the ID of the server to remove", Code.InvalidArgument);
+        if (![...config.voters, ...config.learners].includes(req.id)) {
+          throw new ConnectError(`id "${req.id}" was not found in the Raft configuration`, Code.NotFound);
+        }
+        await ctx.raft.changeMembership({ transition: "Auto", changes: [{ type: "RemoveNode", nodeId: req.id }] });
+        return create(RaftRemovePeerResponseSchema, {});
+      }, (t, headers) => createClient(Operator, t).raftRemovePeer(req, { headers })),
+  });
+}

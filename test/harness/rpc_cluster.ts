@@ -1,0 +1,102 @@
+/**
+ * Servers with Raft and the internal RPC services on their server ports (native mutual TLS), for
+ * end-to-end tests of the RPC layer: Status/Operator services, the pool, leader and datacenter forwarding.
+ */
+import type { Duplex } from "node:stream";
+import { createGrpcServer, dialTls, seededRng, silentLogger, systemClock, type TlsMaterial } from "../../src/platform/index.ts";
+import { ALPN, createRpcPool, registerStatusServices, type RpcContext, type RpcDialer, type RpcPool, type RpcTarget } from "../../src/rpc/index.ts";
+import { startRealNode, type RealNode } from "./real_raft.ts";
+
+export interface ServerEntry {
+  readonly id: string;
+  readonly node: string;
+  readonly datacenter: string;
+  port: number;
+}
+
+/** Every server the tests know of, in every datacenter. */
+export class Directory {
+  readonly servers = new Map<string, ServerEntry>();
+  find(target: RpcTarget): ServerEntry | undefined {
+    for (const s of this.servers.values()) if (s.datacenter === target.datacenter && (!target.node || s.node === target.node)) return s;
+    return undefined;
+  }
+}
+
+export interface RpcServer {
+  readonly real: RealNode;
+  readonly pool: RpcPool;
+  readonly entry: ServerEntry;
+  /** Every target this server's pool dialled, in order. */
+  readonly dialed: RpcTarget[];
+  close(): Promise<void>;
+}
+
+/**
+ * A dialer the way servers dial each other: native TLS to the server port with ALPN h2 (gRPC) and
+ * ServerName `<node>.server.<dc>.consul` (or `server.<dc>.consul` for any server).
+ */
+export function directDialer(directory: Directory, material: TlsMaterial, dialed?: RpcTarget[]): RpcDialer {
+  return async (target): Promise<Duplex> => {
+    dialed?.push(target);
+    const s = directory.find(target);
+    if (!s) throw new Error(`no server known for ${target.node ?? "*"} in ${target.datacenter}`);
+    const servername = target.node ? `${target.node}.server.${target.datacenter}.consul` : `server.${target.datacenter}.consul`;
+    return dialTls({ host: "127.0.0.1", port: s.port, ...material, servername, alpn: [ALPN.grpc] });
+  };
+}
+
+export async function startRpcServer(o: {
+  id: string;
+  datacenter: string;
+  dir: string;
+  bootstrap?: readonly string[];
+  directory: Directory;
+  material: TlsMaterial;
+  /** Raft peers of this datacenter: id -> server port (shared, updated as servers start). */
+  peerPorts: Map<string, number>;
+}): Promise<RpcServer> {
+  const clock = systemClock();
+  const dialed: RpcTarget[] = [];
+  const pool = createRpcPool({ dial: directDialer(o.directory, o.material, dialed), clock, rng: seededRng(7), logger: silentLogger() });
+  let real: RealNode | undefined;
+  const ctx: RpcContext = {
+    datacenter: o.datacenter,
+    node: o.id,
+    raft: { status: () => real!.node.status(), changeMembership: (cc) => real!.node.changeMembership(cc) },
+    servers: {
+      lookup: (raftId) => {
+        const s = o.directory.servers.get(`${o.datacenter}/${raftId}`);
+        return s ? { node: s.node, address: `127.0.0.1:${s.port}` } : undefined;
+      },
+    },
+    pool,
+  };
+  const grpc = createGrpcServer({ routes: (r) => registerStatusServices(r, ctx), logger: silentLogger() });
+  real = await startRealNode({
+    id: o.id,
+    dir: o.dir,
+    bootstrap: o.bootstrap,
+    peerPorts: o.peerPorts,
+    tls: o.material,
+    onServerPort: (sp) => {
+      sp.serve("rpc", (s) => grpc.acceptSocket(s));
+      sp.serve("multiplexed-rpc", (s) => grpc.acceptSocket(s));
+      sp.serve("grpc", (s) => grpc.acceptSocket(s));
+    },
+  });
+  o.peerPorts.set(o.id, real.port);
+  const entry: ServerEntry = { id: o.id, node: o.id, datacenter: o.datacenter, port: real.port };
+  o.directory.servers.set(`${o.datacenter}/${o.id}`, entry);
+  return {
+    real,
+    pool,
+    entry,
+    dialed,
+    async close() {
+      pool.close();
+      await grpc.close();
+      await real!.close();
+    },
+  };
+}
