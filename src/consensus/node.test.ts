@@ -111,3 +111,21 @@ describe("membership", () => {
     expect(sm.get("k19")).toBe("v");
   });
 });
+
+describe("exactly-once apply", () => {
+  test("proposals forwarded over a network that duplicates every message are applied once", async () => {
+    const c = cluster(3, 5);
+    for (const n of c.nodes) await n.start();
+    await runFor(c.clock, 1000);
+    c.net.faults = { ...c.net.faults, duplicate: 1 };
+    const follower = c.nodes.find((n) => n.status().role !== "Leader")!;
+    const done = Array.from({ length: 10 }, (_, i) => follower.propose(encodeKvCommand({ op: "put", key: `k${i}`, value: `v${i}` })));
+    await runFor(c.clock, 300);
+    expect((await Promise.all(done)).every((r) => r.ok)).toBe(true);
+    for (const sm of c.sms) {
+      const puts = sm.appliedLog.map((e) => e.command);
+      expect(new Set(puts).size).toBe(puts.length);
+      expect(puts.length).toBe(10);
+    }
+  });
+});

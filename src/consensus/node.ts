@@ -15,7 +15,9 @@ import {
 } from "../raft/index.ts";
 import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ReadTimeoutError } from "./errors.ts";
 import type { LogStore, Transport } from "./ports.ts";
-import { envelopeCommand, envelopeKey, ProposalIds, WaiterSet } from "./proposals.ts";
+import {
+  AppliedProposals, decodeDriverSnapshot, encodeDriverSnapshot, envelopeCommand, envelopeKey, ProposalIds, WaiterSet,
+} from "./proposals.ts";
 
 /** The replicated state machine. `apply` must be deterministic: every server applies the same sequence. */
 export interface StateMachine<R> {
@@ -30,6 +32,11 @@ export interface StateMachine<R> {
 export interface ConsensusOptions<R> {
   readonly id: string;
   readonly clock: Clock;
+  /**
+   * Must draw a different sequence in every incarnation of the node (cryptoRng in production; distinct
+   * seeds in simulations): proposal ids and read contexts come from it, and a restarted node that
+   * reused its predecessor's would see its new proposals skipped as duplicates.
+   */
   readonly rng: Rng;
   readonly logger: Logger;
   readonly log: LogStore;
@@ -104,6 +111,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   const keepEntries = o.keepEntries ?? 1024;
   const storage = new MemoryStorage();
   const ids = new ProposalIds(o.rng);
+  const appliedProposals = new AppliedProposals();
   const proposals = new WaiterSet<R>(o.clock.setTimer);
   const confChanges = new WaiterSet<ConfState>(o.clock.setTimer);
   const reads = new WaiterSet<void>(o.clock.setTimer);
@@ -227,15 +235,31 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   function applyEntry(r: RawNode, e: Entry): void {
     if (e.index <= applied) return;
     if (e.type === "ConfChange") {
-      confState = r.applyConfChange(e.change);
-      const key = e.change.context ? new TextDecoder().decode(e.change.context) : "";
-      if (key) confChanges.resolve(key, confState);
-    } else if (e.data.length > 0) {
+      // A duplicated conf change is treated as a no-op: not applying it is what etcd's contract asks
+      // for a rejected change, and applying an old AddLearner again would demote a promoted voter.
+      const id = e.change.context;
+      if (!id || appliedProposals.firstTime(id, e.index)) {
+        confState = r.applyConfChange(e.change);
+        const key = id ? envelopeKey(id) : undefined;
+        if (key) confChanges.resolve(key, confState);
+      }
+    } else if (e.data.length > 0 && appliedProposals.firstTime(e.data, e.index)) {
       const result = o.stateMachine.apply(e.index, envelopeCommand(e.data));
       const key = envelopeKey(e.data);
       if (key) proposals.resolve(key, result);
     }
     applied = e.index;
+  }
+
+  /** The bytes of a snapshot at the current applied index: the dedup table and the state machine. */
+  function snapshotBytes(): Uint8Array {
+    return encodeDriverSnapshot(appliedProposals.encode(), o.stateMachine.snapshot());
+  }
+
+  function restoreFrom(data: Uint8Array): void {
+    const { table, machine } = decodeDriverSnapshot(data);
+    appliedProposals.restore(table);
+    o.stateMachine.restore(machine);
   }
 
   function answerReads(): void {
@@ -253,8 +277,9 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     if (!data) throw new Error(`core asked to install snapshot ${meta.index} whose bytes were never received`);
     for (const k of [...receivedSnapshots.keys()]) if (k <= meta.index) receivedSnapshots.delete(k);
     await o.log.saveSnapshot(meta, data);
+    if (stopped) return;
     storage.applySnapshot(meta);
-    o.stateMachine.restore(data);
+    restoreFrom(data);
     applied = meta.index;
     snapshotIndex = meta.index;
     confState = meta.confState;
@@ -284,7 +309,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
 
   async function takeSnapshot(): Promise<void> {
     freshSnapshotWanted = false;
-    const data = o.stateMachine.snapshot();
+    const data = snapshotBytes();
     const meta = storage.createSnapshot(applied, confState);
     await o.log.saveSnapshot(meta, data);
     snapshotIndex = applied;
@@ -304,14 +329,14 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         // A new cluster: every bootstrapping server starts from the same snapshot at index 1, term 1,
         // holding the initial voters and the empty state.
         const meta: Snapshot = { index: 1, term: 1, confState: { voters: [...o.bootstrapVoters].sort(), learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } };
-        await o.log.saveSnapshot(meta, o.stateMachine.snapshot());
+        await o.log.saveSnapshot(meta, snapshotBytes());
         initial = { ...rec, snapshot: meta };
       }
       if (initial.snapshot.index > 0) {
         storage.applySnapshot(initial.snapshot);
         const snap = o.log.loadSnapshot();
         if (!snap || snap.meta.index !== initial.snapshot.index) throw new Error(`snapshot ${initial.snapshot.index} is recorded in the log but its file is missing`);
-        o.stateMachine.restore(snap.data);
+        restoreFrom(snap.data);
         applied = snapshotIndex = initial.snapshot.index;
         confState = initial.snapshot.confState;
       }
@@ -332,6 +357,9 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         preVote: true,
         rng: o.rng,
       };
+      // What recovery read may have been only in the page cache (a process crash keeps it); make it
+      // durable before any message can acknowledge it.
+      await o.log.sync();
       raw = o.createRawNode ? o.createRawNode(config) : new RawNode(config);
       o.transport.onMessage((msg) => enqueue({ kind: "message", msg }));
       o.transport.onSnapshot((msg, data) => {
@@ -351,16 +379,18 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     },
     read() {
       if (stopped || !raw) return Promise.reject(new NodeStoppedError());
-      const ctx = `${o.id}/${++readSeq}`;
+      // Unique across restarts: a late answer to an earlier incarnation's read must not resolve this one.
+      const ctx = `${o.id}/${ids.incarnation}/${++readSeq}`;
       const p = reads.add(ctx, timeoutMs, () => new ReadTimeoutError(timeoutMs));
       enqueue({ kind: "read", ctx });
       return p;
     },
     changeMembership(cc) {
       if (stopped || !raw) return Promise.reject(new NodeStoppedError());
-      const key = `cc/${o.id}/${++readSeq}/${o.rng.int(0xffffffff)}`;
+      // The context carries a proposal id, for the waiter and for applying each change once.
+      const { data: id, key } = ids.wrap(new Uint8Array());
       const p = confChanges.add(key, timeoutMs, () => new ProposalTimeoutError(timeoutMs));
-      enqueue({ kind: "confchange", cc: { ...cc, context: new TextEncoder().encode(key) }, key });
+      enqueue({ kind: "confchange", cc: { ...cc, context: id }, key });
       return p;
     },
     campaign: () => enqueue({ kind: "campaign" }),

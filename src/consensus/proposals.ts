@@ -12,9 +12,12 @@ export const PROPOSAL_ID_BYTES = 16;
 export class ProposalIds {
   private readonly prefix: Uint8Array;
   private counter = 0;
+  /** Hex of this incarnation's random prefix; also makes read contexts unique across restarts. */
+  readonly incarnation: string;
 
   constructor(rng: Rng) {
     this.prefix = rng.bytes(8);
+    this.incarnation = hex(this.prefix, 0, 8);
   }
 
   /** Wraps `command` in a fresh envelope; returns the envelope and the id's key. */
@@ -30,6 +33,96 @@ export class ProposalIds {
   }
 }
 
+/**
+ * Which proposals have been applied, so that a proposal delivered twice (the transport may duplicate
+ * a forwarded MsgProp, and the leader then appends it twice) is applied once. Part of the replicated
+ * state: every replica makes the same decisions from the same log, and it travels in snapshots.
+ *
+ * Per proposer incarnation it keeps the highest counter and the counters within `window` below it;
+ * anything older than the window counts as a duplicate (a proposal that late has long timed out).
+ * At most `maxProposers` incarnations are kept; the one applied least recently is forgotten first.
+ */
+export class AppliedProposals {
+  private readonly byPrefix = new Map<string, { max: number; recent: Set<number>; lastIndex: number }>();
+
+  constructor(private readonly window = 4096, private readonly maxProposers = 1024) {}
+
+  /** Records the proposal at `index`; returns false if it was applied before (skip it). */
+  firstTime(data: Uint8Array, index: number): boolean {
+    if (data.length < PROPOSAL_ID_BYTES) return true;
+    const prefix = hex(data, 0, 8);
+    const view = new DataView(data.buffer, data.byteOffset, PROPOSAL_ID_BYTES);
+    const counter = view.getUint32(8) * 0x1_0000_0000 + view.getUint32(12);
+    let p = this.byPrefix.get(prefix);
+    if (!p) {
+      if (this.byPrefix.size >= this.maxProposers) this.evictOldest();
+      p = { max: 0, recent: new Set(), lastIndex: index };
+      this.byPrefix.set(prefix, p);
+    }
+    if (counter <= p.max - this.window || p.recent.has(counter)) return false;
+    p.recent.add(counter);
+    p.lastIndex = index;
+    if (counter > p.max) {
+      p.max = counter;
+      for (const c of p.recent) if (c <= p.max - this.window) p.recent.delete(c);
+    }
+    return true;
+  }
+
+  private evictOldest(): void {
+    let oldest: string | undefined;
+    let at = Infinity;
+    for (const [k, v] of this.byPrefix) if (v.lastIndex < at || (v.lastIndex === at && k < oldest!)) [oldest, at] = [k, v.lastIndex];
+    if (oldest !== undefined) this.byPrefix.delete(oldest);
+  }
+
+  /** Plain data for a snapshot (sorted, so equal states encode equally). */
+  encode(): unknown {
+    return [...this.byPrefix.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, v.max, [...v.recent].sort((a, b) => a - b), v.lastIndex]);
+  }
+
+  /** Replaces the contents with a snapshot's. */
+  restore(data: unknown): void {
+    this.byPrefix.clear();
+    for (const [k, max, recent, lastIndex] of data as [string, number, number[], number][]) {
+      this.byPrefix.set(k, { max, recent: new Set(recent), lastIndex });
+    }
+  }
+}
+
+function hex(data: Uint8Array, from: number, to: number): string {
+  let s = "";
+  for (let i = from; i < to; i++) s += data[i]!.toString(16).padStart(2, "0");
+  return s;
+}
+
+const SNAPSHOT_MAGIC = 0x43574453; // "CWDS"
+
+/**
+ * A driver snapshot: the applied-proposals table followed by the state machine's own bytes.
+ * `[u32 magic][u32 table length][table JSON][state machine bytes]`.
+ */
+export function encodeDriverSnapshot(table: unknown, machine: Uint8Array): Uint8Array {
+  const t = new TextEncoder().encode(JSON.stringify(table));
+  const out = new Uint8Array(8 + t.length + machine.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, SNAPSHOT_MAGIC);
+  view.setUint32(4, t.length);
+  out.set(t, 8);
+  out.set(machine, 8 + t.length);
+  return out;
+}
+
+/** Splits a driver snapshot; throws on bytes that are not one. */
+export function decodeDriverSnapshot(data: Uint8Array): { table: unknown; machine: Uint8Array } {
+  if (data.length < 8) throw new Error("snapshot too short");
+  const view = new DataView(data.buffer, data.byteOffset, data.length);
+  if (view.getUint32(0) !== SNAPSHOT_MAGIC) throw new Error("not a Causeway snapshot (bad magic)");
+  const len = view.getUint32(4);
+  if (8 + len > data.length) throw new Error("snapshot table truncated");
+  return { table: JSON.parse(new TextDecoder().decode(data.subarray(8, 8 + len))), machine: data.subarray(8 + len) };
+}
+
 /** The id key of an envelope, or undefined when `data` is too short to be one (a leader's no-op is empty). */
 export function envelopeKey(data: Uint8Array): string | undefined {
   return data.length >= PROPOSAL_ID_BYTES ? idKey(data) : undefined;
@@ -41,9 +134,7 @@ export function envelopeCommand(data: Uint8Array): Uint8Array {
 }
 
 function idKey(data: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < PROPOSAL_ID_BYTES; i++) s += data[i]!.toString(16).padStart(2, "0");
-  return s;
+  return hex(data, 0, PROPOSAL_ID_BYTES);
 }
 
 /** A promise waiting for something, with a deadline; settled at most once. */

@@ -6,7 +6,7 @@ import {
   createConsensusNode, createTcpTransport, decodeMessage, encodeMessage, openLogStore,
   type ConsensusNode, type DurableLogStore, type TcpTransport, type Transport,
 } from "../../src/consensus/index.ts";
-import { dialTls, listenTcp, nodeFileSystem, seededRng, silentLogger, systemClock, type Logger, type TcpListener, type TlsMaterial } from "../../src/platform/index.ts";
+import { cryptoRng, dialTls, listenTcp, nodeFileSystem, seededRng, silentLogger, systemClock, type Logger, type TcpListener, type TlsMaterial } from "../../src/platform/index.ts";
 import { ALPN, createServerPort, type ServerPort } from "../../src/rpc/index.ts";
 import { kvStateMachine, type KvResult, type KvStateMachine } from "./kv_state_machine.ts";
 
@@ -83,7 +83,7 @@ export async function startRealNode(o: RealNodeOptions): Promise<RealNode> {
   const node = createConsensusNode<KvResult>({
     id: o.id,
     clock,
-    rng: seededRng(hashId(o.id) ^ 0x9e3779b9),
+    rng: cryptoRng(),
     logger,
     log: store,
     transport,

@@ -30,7 +30,15 @@ export class ApplySafety {
   private readonly lastApplied = new Map<string, number>();
   readonly violations: string[] = [];
 
+  /** Per node: the index at which each command text was applied (client values are unique per operation). */
+  private readonly appliedAt = new Map<string, Map<string, number>>();
+
   observeApply(node: string, index: number, command: string, at: number): void {
+    let seen = this.appliedAt.get(node);
+    if (!seen) this.appliedAt.set(node, (seen = new Map()));
+    const before = seen.get(command);
+    if (before !== undefined && before !== index) this.violations.push(`${node} applied ${command} twice, at ${before} and ${index} (t=${at}ms)`);
+    seen.set(command, index);
     const last = this.lastApplied.get(node) ?? 0;
     if (index <= last) this.violations.push(`${node} applied index ${index} after ${last} (t=${at}ms)`);
     this.lastApplied.set(node, index);

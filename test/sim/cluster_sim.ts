@@ -125,6 +125,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const keys = ["a", "b", "c"];
   let clientsRunning = true;
   const clientLoop = async (clientId: number, crng: Rng) => {
+    let opSeq = 0;
     while (clientsRunning) {
       await sleep(clock, 5 + crng.int(40));
       if (!clientsRunning) return;
@@ -133,7 +134,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       const s = targets[crng.int(targets.length)]!;
       const key = keys[crng.int(keys.length)]!;
       const kind = crng.int(3);
-      const value = `${clientId}.${crng.int(1000)}`;
+      // Unique per operation, so a command applied twice is visible to the apply checker.
+      const value = `${clientId}.${++opSeq}`;
       // A cas compares against the value this server last saw half the time, so swaps succeed sometimes.
       const expected = crng.next() < 0.5 ? s.sm.get(key) : crng.next() < 0.5 ? undefined : `${crng.int(4)}.${crng.int(1000)}`;
       const input: KvInput = kind === 0 ? { op: "get", key } : kind === 1 ? { op: "put", key, value } : { op: "cas", key, expected, value };
@@ -263,12 +265,16 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const budget = options.livenessBudgetMs ?? 8000;
   const deadline = clock.monotonic() + budget;
   let finalWrite: "pending" | "ok" | "failed" = "pending";
+  let finalAttempts = 0;
+  let finalValue = "";
   const writeUntilDone = async () => {
     while (clock.monotonic() < deadline) {
       const leader = upServers().find((s) => s.node!.status().role === "Leader");
       if (leader) {
         try {
-          await leader.node!.propose(encodeKvCommand({ op: "put", key: "final", value: "done" }));
+          const value = `done-${++finalAttempts}`;
+          await leader.node!.propose(encodeKvCommand({ op: "put", key: "final", value }));
+          finalValue = value;
           finalWrite = "ok";
           return;
         } catch {
@@ -288,7 +294,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     const config = leader.node!.status().config;
     const members = [...servers.values()].filter((s) => config.voters.includes(s.id) || config.learners.includes(s.id));
     const target = Math.max(...members.map((s) => s.node!.status().commit));
-    return members.every((s) => s.node!.status().applied >= target && s.sm.get("final") === "done");
+    return members.every((s) => s.node!.status().applied >= target && s.sm.get("final") === finalValue);
   };
   while (clock.monotonic() < deadline && !converged() && !storming()) await step(clock);
   if (storming()) violations.push(`message storm: more than ${maxMessages} messages by t=${clock.monotonic()}ms`);
