@@ -7,9 +7,10 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHttpApi, type AgentInfo } from "../http/index.ts";
 import type { Logger } from "../platform/index.ts";
-import { listenTcp, readFileIfExists, serveHttp, writeFileDurably, type HttpServerHandle, type TcpListener } from "../platform/index.ts";
-import { createProtocolMux, createGrpcServer } from "../platform/index.ts";
+import { createGrpcServer, readFileIfExists, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
+import { startServer, type RunningServer } from "./server.ts";
+import { loadTlsFiles } from "./tls_files.ts";
 import { runtimeDescription } from "./runtime.ts";
 import { REVISION, VERSION } from "./version.ts";
 
@@ -50,13 +51,12 @@ export async function startAgent(config: RuntimeConfig, logger: Logger): Promise
     const advertiseAddr = config.advertiseAddr || pickAdvertiseAddr(config.bindAddr);
     const addresses: { http?: string; grpc?: string; server?: string } = {};
 
-    let serverListener: TcpListener | undefined;
+    let server: RunningServer | undefined;
     if (config.server && config.ports.server !== -1) {
-      // The server port's protocols (RPC, Raft, gossip through gateways) register here as they are built.
-      const mux = createProtocolMux({ logger: logger.named("server-port") });
-      serverListener = await listenTcp({ host: config.bindAddr, port: config.ports.server, onConnection: (s) => mux.accept(s) });
-      cleanups.push(() => serverListener!.close(), () => mux.close());
-      addresses.server = `${serverListener.host}:${serverListener.port}`;
+      const tls = await loadTlsFiles(config);
+      server = await startServer({ config, logger, clock: systemClock(), dataDir, nodeId, advertiseAddr, tls });
+      cleanups.push(() => server!.close());
+      addresses.server = server.address;
     }
 
     if (config.ports.grpc !== -1) {
@@ -77,7 +77,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger): Promise
       revision: REVISION,
       advertiseAddr,
       serfLanPort: config.ports.serfLan,
-      serverPort: serverListener?.port ?? config.ports.server,
+      serverPort: server ? Number(server.address.slice(server.address.lastIndexOf(":") + 1)) : config.ports.server,
       nodeMeta: config.nodeMeta,
       get debugConfig() {
         return debugConfig(config, { dataDir, nodeId, advertiseAddr, addresses });
@@ -89,8 +89,10 @@ export async function startAgent(config: RuntimeConfig, logger: Logger): Promise
     };
     let http: HttpServerHandle | undefined;
     if (config.ports.http !== -1) {
-      // Raft arrives in a later issue: until then there is no leader and no peers, and we say so.
-      const app = createHttpApi({ agent: agentInfo, raft: { leader: () => "", peers: () => [] } });
+      // A client agent has no Raft of its own; until it can ask a server over RPC (a later issue) it
+      // reports no leader and no peers rather than inventing them.
+      const raft = server?.raft ?? { leader: () => "", peers: () => [] };
+      const app = createHttpApi({ agent: agentInfo, raft });
       const httpLog = logger.named("http");
       http = await serveHttp({
         host: config.clientAddr,

@@ -34,3 +34,13 @@ describe("config", () => {
     expect(buildConfig(base, [{ bootstrapExpect: 3, server: true }]).bootstrapExpect).toBe(3);
   });
 });
+
+describe("tls settings", () => {
+  test("Consul's TLS keys are read from config files", () => {
+    const cfg = buildConfig({ ...defaultConfig("h"), dataDir: "/d" }, [
+      parseConfigJson("t.json", { ca_file: "/ca.pem", cert_file: "/c.pem", key_file: "/k.pem", verify_incoming_rpc: true, verify_outgoing: true, verify_server_hostname: true }),
+    ]);
+    expect(cfg.tls).toEqual({ caFile: "/ca.pem", certFile: "/c.pem", keyFile: "/k.pem", verifyIncoming: false, verifyIncomingRpc: true, verifyOutgoing: true, verifyServerHostname: true });
+    expect(() => parseConfigJson("t.json", { verify_outgoing: "yes" })).toThrow("t.json: verify_outgoing must be true or false");
+  });
+});

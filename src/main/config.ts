@@ -37,10 +37,30 @@ export interface RuntimeConfig {
   readonly logJson: boolean;
   readonly nodeMeta: Readonly<Record<string, string>>;
   readonly ports: Ports;
+  readonly tls: TlsSettings;
 }
 
+/** Consul's agent TLS settings (ca_file, cert_file, key_file and the verify_* switches). */
+export interface TlsSettings {
+  readonly caFile: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** Require and verify client certificates on every incoming TLS connection (HTTPS and RPC). */
+  readonly verifyIncoming: boolean;
+  /** Require TLS with verified client certificates on the server port. */
+  readonly verifyIncomingRpc: boolean;
+  /** Use TLS for outgoing server-port connections. */
+  readonly verifyOutgoing: boolean;
+  /** Verify that servers present `server.<dc>.<domain>`. */
+  readonly verifyServerHostname: boolean;
+}
+
+export const NO_TLS: TlsSettings = { caFile: "", certFile: "", keyFile: "", verifyIncoming: false, verifyIncomingRpc: false, verifyOutgoing: false, verifyServerHostname: false };
+
 /** A partial config as read from one source, already in internal names. */
-export type ConfigSource = { -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : RuntimeConfig[K] };
+export type ConfigSource = {
+  -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : RuntimeConfig[K];
+};
 
 export class ConfigError extends Error {}
 
@@ -64,6 +84,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     logJson: false,
     nodeMeta: {},
     ports: DEFAULT_PORTS,
+    tls: NO_TLS,
   };
 }
 
@@ -94,6 +115,16 @@ const FIELDS: Record<string, [keyof RuntimeConfig, FieldKind]> = {
   log_json: ["logJson", "bool"],
   node_meta: ["nodeMeta", "stringMap"],
 };
+const TLS_FIELDS: Record<string, [keyof TlsSettings, FieldKind]> = {
+  ca_file: ["caFile", "string"],
+  cert_file: ["certFile", "string"],
+  key_file: ["keyFile", "string"],
+  verify_incoming: ["verifyIncoming", "bool"],
+  verify_incoming_rpc: ["verifyIncomingRpc", "bool"],
+  verify_outgoing: ["verifyOutgoing", "bool"],
+  verify_server_hostname: ["verifyServerHostname", "bool"],
+};
+
 const PORT_FIELDS: Record<string, keyof Ports> = {
   http: "http",
   grpc: "grpc",
@@ -117,6 +148,11 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
         ports[name] = checkValue(origin, `ports.${pk}`, "port", pv) as number;
       }
       out.ports = ports;
+      continue;
+    }
+    const tlsField = TLS_FIELDS[key];
+    if (tlsField) {
+      out.tls = { ...(out.tls as object | undefined), [tlsField[0]]: checkValue(origin, key, tlsField[1], value) };
       continue;
     }
     const field = FIELDS[key];
@@ -186,7 +222,7 @@ function listConfigDir(dir: string): string[] {
 /** Merges sources over the base, later sources winning; `ports` merges key by key. Then validates. */
 export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[]): RuntimeConfig {
   let cfg: RuntimeConfig = base;
-  for (const s of sources) cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports } } as RuntimeConfig;
+  for (const s of sources) cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls } } as RuntimeConfig;
   validateConfig(cfg);
   return cfg;
 }
@@ -201,6 +237,12 @@ export function validateConfig(cfg: RuntimeConfig): void {
   if (cfg.nodeId && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(cfg.nodeId)) throw new ConfigError(`node_id "${cfg.nodeId}" must be a UUID`);
   if (!/^[a-zA-Z0-9.-]+$/.test(cfg.domain)) throw new ConfigError(`domain "${cfg.domain}" is not a valid DNS domain`);
   if (cfg.bootstrapExpect > 0 && !cfg.server) throw new ConfigError("bootstrap_expect requires server mode");
+  const t = cfg.tls;
+  if ((t.certFile === "") !== (t.keyFile === "")) throw new ConfigError("cert_file and key_file must be set together");
+  if ((t.verifyIncoming || t.verifyIncomingRpc || t.verifyOutgoing) && !t.caFile) {
+    throw new ConfigError("verify_incoming, verify_incoming_rpc and verify_outgoing require ca_file");
+  }
+  if ((t.verifyIncoming || t.verifyIncomingRpc) && !t.certFile) throw new ConfigError("verify_incoming and verify_incoming_rpc require cert_file and key_file");
   for (const [k, v] of Object.entries(cfg.ports)) {
     if (!Number.isInteger(v) || v < -1 || v > 65535) throw new ConfigError(`ports.${k} ${v} is not a port number`);
   }

@@ -34,9 +34,17 @@ describe("compiled binary", () => {
     const empty = mkdtempSync(join(work, "empty-"));
     const agent = await startAgentProcess(binary, ["agent", "-dev", "-node", "bin-node", "-http-port", "0", "-grpc-port", "0", "-server-port", "0"], { cwd: empty });
     try {
-      const leader = await fetch(`${agent.httpUrl}/v1/status/leader`);
-      expect(leader.status).toBe(200);
-      expect(await leader.json()).toBe("");
+      // A dev agent is a one-server Raft cluster: it elects itself and reports its server port.
+      const serverAddr = /Cluster Addr: (\S+)/.exec(agent.output())![1]!;
+      let leader = "";
+      for (let i = 0; i < 200 && leader === ""; i++) {
+        const res = await fetch(`${agent.httpUrl}/v1/status/leader`);
+        expect(res.status).toBe(200);
+        leader = (await res.json()) as string;
+        if (leader === "") await Bun.sleep(25);
+      }
+      expect(leader).toBe(serverAddr);
+      expect(await (await fetch(`${agent.httpUrl}/v1/status/peers`)).json()).toEqual([serverAddr]);
       const self = (await (await fetch(`${agent.httpUrl}/v1/agent/self`)).json()) as any;
       expect(self.Config.NodeName).toBe("bin-node");
       expect(self.Config.Datacenter).toBe("dc1");
