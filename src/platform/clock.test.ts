@@ -121,3 +121,14 @@ describe("systemClock", () => {
     expect(ticks).toBe(atCancel);
   });
 });
+
+describe("systemClock long delays", () => {
+  test("a delay beyond the runtime timer limit does not fire early", async () => {
+    const clock = systemClock();
+    let fired = false;
+    const cancel = clock.setTimer(2 ** 31 + 1000, () => (fired = true));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(fired).toBe(false);
+    cancel();
+  });
+});

@@ -19,17 +19,32 @@ export interface Clock {
   setInterval(ms: number, fn: () => void): Cancel;
 }
 
-/** The real clock of the running process. Timers are unref'd where the runtime allows, so they never keep the process alive by themselves. */
+/** Longest delay a runtime timer takes; longer ones fire at once (with a warning) on Node, Bun and Deno. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The real clock of the running process. Pending timers keep the process alive, as runtime timers do.
+ * Delays longer than a runtime timer allows are chained, so "at least `ms`" holds for any delay; a NaN
+ * or negative delay counts as 0.
+ */
 export function systemClock(): Clock {
+  const delay = (ms: number) => (Number.isFinite(ms) || ms === Infinity ? Math.max(0, ms) : 0);
   return {
     now: () => Date.now(),
     monotonic: () => performance.now(),
     setTimer(ms, fn) {
-      const handle = setTimeout(fn, Math.max(0, ms));
+      let handle: ReturnType<typeof setTimeout>;
+      let remaining = delay(ms);
+      const arm = () => {
+        const step = Math.min(remaining, MAX_TIMER_MS);
+        remaining -= step;
+        handle = setTimeout(() => (remaining > 0 ? arm() : fn()), step);
+      };
+      arm();
       return () => clearTimeout(handle);
     },
     setInterval(ms, fn) {
-      const handle = setInterval(fn, Math.max(1, ms));
+      const handle = setInterval(fn, Math.min(MAX_TIMER_MS, Math.max(1, delay(ms))));
       return () => clearInterval(handle);
     },
   };

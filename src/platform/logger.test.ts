@@ -207,3 +207,36 @@ describe("silentLogger", () => {
     expect(() => log.named("x").named("y").error("m")).not.toThrow();
   });
 });
+
+describe("hostile field values", () => {
+  test("bigints and cycles never make a log call throw", () => {
+    const log = memoryLogger();
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    log.info("stats", { term: 5n, nested: { n: 7n }, cyclic });
+    expect(log.lines[0]).toContain("term=5");
+    expect(log.lines[0]).toContain('nested="{\\"n\\":\\"7\\"}"');
+    expect(log.lines[0]).toContain("[circular]");
+    const json: string[] = [];
+    createLogger("x", { format: "json", sink: (l) => json.push(l) }).info("m", { big: 1n });
+    expect(JSON.parse(json[0]!).big).toBe("1");
+  });
+
+  test("JSON fields cannot overwrite the entry's own keys", () => {
+    const json: string[] = [];
+    createLogger("x", { format: "json", sink: (l) => json.push(l) }).info("real", { "@message": "forged", "@level": "error" });
+    const obj = JSON.parse(json[0]!);
+    expect(obj["@message"]).toBe("real");
+    expect(obj["@level"]).toBe("info");
+    expect(obj["_@message"]).toBe("forged");
+  });
+
+  test("line breaks and control characters cannot split or colour a text entry", () => {
+    const log = memoryLogger();
+    log.warn("two\nlines", { "bad key": "v", value: "a\u001b[31mred" });
+    expect(log.lines[0]!.split("\n").length).toBe(1);
+    expect(log.lines[0]).toContain('"two\\nlines"');
+    expect(log.lines[0]).toContain('"bad key"=v');
+    expect(log.lines[0]).toContain('value="a\\u001b[31mred"');
+  });
+});

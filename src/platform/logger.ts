@@ -73,20 +73,48 @@ export function memoryLogger(level: LogLevel = "trace"): Logger & { lines: strin
   return Object.assign(logger, { lines });
 }
 
+/** JSON.stringify that never throws: bigints as numbers' text, Errors as messages, cycles marked. */
+function safeJson(v: unknown): string {
+  const seen = new WeakSet<object>();
+  try {
+    return JSON.stringify(v, (_k, x: unknown) => {
+      if (typeof x === "bigint") return x.toString();
+      if (x instanceof Error) return x.message;
+      if (typeof x === "object" && x !== null) {
+        if (seen.has(x)) return "[circular]";
+        seen.add(x);
+      }
+      return x;
+    }) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
 function renderValue(v: unknown): string {
   if (v instanceof Error) v = v.message;
-  const s = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
-  return /[\s"=]/.test(s) || s === "" ? JSON.stringify(s) : s;
+  const s = typeof v === "string" ? v : typeof v === "bigint" ? v.toString() : safeJson(v);
+  // Quote anything that would break the line's key=value structure: spaces, quotes, '=', control characters.
+  return /[\s"=\x00-\x1f\x7f]/.test(s) || s === "" ? JSON.stringify(s) : s;
 }
 
 function textLine(ts: string, level: LogLevel, name: string, msg: string, fields?: LogFields): string {
-  let line = `${ts} [${level.toUpperCase()}] ${name ? name + ": " : ""}${msg}`;
-  if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined) line += ` ${k}=${renderValue(v)}`;
+  // A message with line breaks or control characters is quoted so that one entry stays one line.
+  const shownMsg = /[\x00-\x1f\x7f]/.test(msg) ? JSON.stringify(msg) : msg;
+  let line = `${ts} [${level.toUpperCase()}] ${name ? name + ": " : ""}${shownMsg}`;
+  if (fields) {
+    for (const [k, v] of Object.entries(fields)) {
+      if (v === undefined) continue;
+      const key = /^[\w.-]+$/.test(k) ? k : JSON.stringify(k);
+      line += ` ${key}=${renderValue(v)}`;
+    }
+  }
   return line;
 }
 
 function jsonLine(ts: string, level: LogLevel, name: string, msg: string, fields?: LogFields): string {
   const obj: Record<string, unknown> = { "@timestamp": ts, "@level": level, "@module": name, "@message": msg };
-  if (fields) for (const [k, v] of Object.entries(fields)) obj[k] = v instanceof Error ? v.message : v;
-  return JSON.stringify(obj);
+  // A field cannot forge the entry's own keys: a colliding name is kept with a "_" in front.
+  if (fields) for (const [k, v] of Object.entries(fields)) obj[k in obj && k.startsWith("@") ? `_${k}` : k] = v;
+  return safeJson(obj);
 }
