@@ -9,12 +9,20 @@
  * entries), 3 = SnapshotMeta (a durable snapshot file covers the log up to its index). The bodies are
  * the messages of proto/causeway/raft/v1/raft.proto.
  *
- * Torn-vs-corrupt heuristic ({@link scanFrames}): at the first invalid frame (short header, zero or
- * oversized length, length past the end of the file, checksum mismatch, unknown kind) we look for ANY
- * valid frame after it: first at the offset its own length field points to, then at every byte offset
- * up to the end of the file. A crash only ever damages the unsynced end of a file (writes reach the disk
- * in order, and a torn write garbles the last bytes), so a valid record after a bad one means the bad
- * one was synced and later damaged: corruption. No valid record after it means a torn or partial tail.
+ * Torn-vs-corrupt rule ({@link scanFrames}): at the first invalid frame (short header, zero or oversized
+ * length, length past the end of the file, checksum mismatch, unknown kind) we look at exactly ONE place
+ * for a valid frame: the offset the record chain implies, i.e. where the bad frame's own length field says
+ * its successor starts, and only when that header is plausible (8 bytes present, length 1..MAX_RECORD_BYTES).
+ * A valid frame there means the bad one was synced and later damaged in place (bit rot): corruption.
+ * Anything else (no plausible length, successor past the end of the file, or not a valid frame) is a torn
+ * or partial tail, when it is in the last segment; damage in any other segment is corruption regardless
+ * (the caller decides that). A crash only ever damages the unsynced end of a file (writes reach the disk
+ * in order, and a torn write garbles the last bytes), so a torn record has no valid successor.
+ *
+ * We never scan byte by byte for a valid frame: entry data is client data, so a torn record whose value
+ * embeds a well-formed frame would then be reported as corruption and the node could not start. The price:
+ * damage to the length field of a synced record in the last segment looks like a torn tail, and the
+ * records after it are dropped with a warning (as a torn tail would be).
  */
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Entry, HardState, Snapshot } from "../raft/index.ts";
@@ -102,7 +110,10 @@ export interface ScanResult {
   readonly bad?: {
     readonly offset: number;
     readonly reason: string;
-    /** Offset of a valid frame after the bad one (then it is corruption, not a torn tail). */
+    /**
+     * Offset of a valid frame where the bad frame's length says its successor starts (then it is
+     * corruption, not a torn tail); undefined when there is none. No other offset is examined.
+     */
     readonly validAfter: number | undefined;
   };
 }
@@ -122,20 +133,13 @@ export function scanFrames(buf: Uint8Array): ScanResult {
   return { frames };
 }
 
+/** The chain successor of the bad frame at `bad`, if its header is plausible and a valid frame is there. */
 function findValidFrameAfter(buf: Uint8Array, view: DataView, bad: number): number | undefined {
-  if (buf.length - bad >= FRAME_OVERHEAD) {
-    const next = bad + FRAME_OVERHEAD + view.getUint32(bad, true);
-    if (next < buf.length && frameProblem(buf, view, next) === undefined) return next;
-  }
-  for (let p = bad + 1; p + FRAME_OVERHEAD < buf.length; p++) {
-    // Cheap filters before the checksum: plausible length and a known kind byte.
-    const len = view.getUint32(p, true);
-    if (len === 0 || p + FRAME_OVERHEAD + len > buf.length) continue;
-    const kind = buf[p + FRAME_OVERHEAD]!;
-    if (kind < KIND_HEADER || kind > KIND_SNAPSHOT) continue;
-    if (frameProblem(buf, view, p) === undefined) return p;
-  }
-  return undefined;
+  if (buf.length - bad < FRAME_OVERHEAD) return undefined;
+  const len = view.getUint32(bad, true);
+  if (len === 0 || len > MAX_RECORD_BYTES) return undefined;
+  const next = bad + FRAME_OVERHEAD + len;
+  return next < buf.length && frameProblem(buf, view, next) === undefined ? next : undefined;
 }
 
 // --- snapshot files --------------------------------------------------------------------------------

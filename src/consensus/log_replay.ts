@@ -6,6 +6,13 @@
  * keeps the entries after S only if the entry at S has the snapshot's term (Raft paper §7: otherwise
  * the whole log is discarded). Errors in synced data throw {@link LogCorruptionError}; a torn tail of the
  * last segment is reported in `tornAt` for the caller to truncate (after a warning is logged here).
+ *
+ * Segment chain: the log is the longest run of consecutive sequence numbers that ends at the last segment.
+ * Segments before a gap in the sequence are leftovers of a compaction whose removals were not yet durable
+ * when the machine crashed (removals come back in any subset, see FileSystem.syncDir); they are ignored,
+ * reported in `staleSegments` (with a warning) for the caller to delete, and never read. A gap cannot come
+ * from a lost creation: the store makes a segment's directory entry durable before it creates the next
+ * one. If the chain does not reach back to the snapshot, recovery still throws {@link LogCorruptionError}.
  */
 import type { Entry, HardState, Snapshot } from "../raft/index.ts";
 import { EMPTY_HARD_STATE, EMPTY_SNAPSHOT } from "../raft/index.ts";
@@ -37,6 +44,8 @@ export interface ReplayResult {
   readonly snapshotFiles: SnapshotFileInfo[];
   /** Where the last segment's valid records end when it has a torn tail to cut. */
   readonly tornAt: number | undefined;
+  /** Segment files before a gap in the sequence numbers: compaction leftovers, not replayed. */
+  readonly staleSegments: string[];
 }
 
 /** Lists and replays `dir`. Throws {@link LogCorruptionError} on damaged synced data. */
@@ -51,6 +60,14 @@ export function replayLog(fs: FileSystem, dir: string, logger: Logger): ReplayRe
     if (p) snapshotFiles.push({ ...p, name });
   }
   segments.sort((a, b) => a.seq - b.seq);
+  let chain = segments.length - 1;
+  while (chain > 0 && segments[chain - 1]!.seq === segments[chain]!.seq - 1) chain--;
+  const staleSegments = segments.splice(0, Math.max(0, chain)).map((s) => s.name);
+  if (staleSegments.length > 0) {
+    logger.warn("raft log: ignoring segments before a gap in the sequence (compaction leftovers)", {
+      dir, files: staleSegments.join(","), firstKept: segments[0]!.name,
+    });
+  }
   snapshotFiles.sort((a, b) => a.index - b.index || a.term - b.term);
 
   let hardState = EMPTY_HARD_STATE;
@@ -148,7 +165,7 @@ export function replayLog(fs: FileSystem, dir: string, logger: Logger): ReplayRe
     throw new LogCorruptionError(segments[0]?.name ?? dir, snapshot.index + 1, `log starts at index ${start} but the snapshot covers only up to ${snapshot.index}`);
   }
   const out = snapshot.index >= start ? entries.slice(snapshot.index + 1 - start) : entries;
-  return { hardState, snapshot, snapshotFile, entries: out, segments, snapshotFiles, tornAt };
+  return { hardState, snapshot, snapshotFile, entries: out, segments, snapshotFiles, tornAt, staleSegments };
 }
 
 /** Undefined when the snapshot file is intact, else why not. */

@@ -8,6 +8,7 @@ import { memoryLogger, nodeFileSystem, silentLogger } from "../platform/index.ts
 import { simFileSystem } from "../../test/harness/sim_fs.ts";
 import { LogCorruptionError } from "./ports.ts";
 import { openLogStore } from "./log_store.ts";
+import { frameBatch, frameHeader, scanFrames } from "./log_format.ts";
 
 const tmpDirs: string[] = [];
 afterAll(() => tmpDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -136,6 +137,42 @@ for (const [envName, mk] of envs) {
       expect(String(err)).toMatch(/checksum mismatch at offset \d+, followed by a valid record/);
     });
 
+    test("a torn record whose entry data embeds a valid frame is a torn tail, not corruption", async () => {
+      // Client data that looks like a log record (a batch claiming entry 4 at term 9), padded on both sides.
+      const evil = frameBatch(hs(9, 9), [ent(4, 9)]);
+      const data = new Uint8Array(40 + evil.length + 40).fill(0x5a);
+      data.set(evil, 40);
+      const record = frameBatch(hs(1, 3), [{ type: "Normal", index: 4, term: 1, data }]);
+      const at = record.length - 40 - evil.length; // where the embedded frame starts inside the record
+      expect(scanFrames(record.subarray(at, at + evil.length)).frames.length).toBe(1);
+      const tears: [string, Uint8Array][] = [
+        ["cut after the embedded frame", record.subarray(0, at + evil.length + 10)],
+        ["complete but last bytes garbled", record.map((b, i) => (i >= record.length - 3 ? b ^ 0xa5 : b))],
+      ];
+      for (const [how, torn] of tears) {
+        const e = mk();
+        const s = open(e);
+        s.recover();
+        s.save(hs(1, 2), range(1, 3, 1));
+        await s.sync();
+        s.close();
+        const name = segs(e)[0]!;
+        const size = e.fs.read(`${e.dir}/${name}`)!.length;
+        e.appendRaw(name, torn); // what a crash in the middle of writing the record may leave
+        const log = memoryLogger();
+        const s2 = open(e, undefined, log);
+        const r = s2.recover();
+        expect({ how, entries: r.entries.map((x) => x.index), hs: r.hardState }).toEqual({ how, entries: [1, 2, 3], hs: hs(1, 2) });
+        expect(log.lines.some((l) => l.includes("[WARN]") && l.includes("torn tail") && l.includes(`offset=${size}`))).toBe(true);
+        s2.save(hs(1, 3), [{ type: "Normal", index: 4, term: 1, data }]);
+        await s2.sync();
+        s2.close();
+        const r3 = open(e).recover();
+        expect(r3.entries.map((x) => x.index)).toEqual([1, 2, 3, 4]);
+        expect(r3.entries[3]).toEqual({ type: "Normal", index: 4, term: 1, data });
+      }
+    });
+
     test("segment rotation, recovery across segments, compaction after a snapshot", async () => {
       const e = mk();
       const s = open(e, 2048);
@@ -257,3 +294,38 @@ for (const [envName, mk] of envs) {
     });
   });
 }
+
+describe("scanFrames: torn vs corrupt looks only where the record chain points", () => {
+  const cat = (...parts: Uint8Array[]) => {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let off = 0;
+    for (const p of parts) (out.set(p, off), (off += p.length));
+    return out;
+  };
+  const head = frameHeader(1, 1);
+
+  test("a damaged payload followed by a valid record at its chained end is corruption", () => {
+    const mid = frameBatch(hs(1, 0), range(1, 3, 1));
+    const buf = cat(head, mid, frameBatch(undefined, range(4, 4, 1)));
+    buf[head.length + 12]! ^= 0xff;
+    const r = scanFrames(buf);
+    expect(r.frames.length).toBe(1);
+    expect(r.bad).toEqual({ offset: head.length, reason: "checksum mismatch", validAfter: head.length + mid.length });
+  });
+
+  test("a valid frame anywhere else after the bad one is not looked at", () => {
+    const evil = frameBatch(undefined, range(9, 9, 9));
+    const data = cat(new Uint8Array(7).fill(1), evil, new Uint8Array(5).fill(2));
+    const rec = frameBatch(undefined, [{ type: "Normal", index: 2, term: 1, data }]);
+    // Torn in the middle (length runs past the end), and with an implausible (zero) length field.
+    const cut = cat(head, rec.subarray(0, rec.length - 3));
+    expect(scanFrames(cut).bad).toEqual({ offset: head.length, reason: expect.stringMatching(/runs past the end/), validAfter: undefined });
+    const zeroed = cat(head, rec);
+    zeroed.fill(0, head.length, head.length + 4);
+    expect(scanFrames(zeroed).bad).toEqual({ offset: head.length, reason: "bad record length 0", validAfter: undefined });
+    // A plausible length that points into garbage: still a tail.
+    const garbled = cat(head, rec, Uint8Array.of(1, 2, 3));
+    garbled[head.length + rec.length - 1]! ^= 0xff;
+    expect(scanFrames(garbled).bad).toEqual({ offset: head.length, reason: "checksum mismatch", validAfter: undefined });
+  });
+});

@@ -16,6 +16,16 @@
  * Recovery makes the recovered tail durable (fsync, or truncation of a torn tail) before any later
  * `sync` resolves; recovered data may have been only in the page cache if just the process restarted.
  *
+ * Directory entries (see FileSystem.syncDir): a segment file's name is durable only after an fsync of the
+ * directory. Rotation creates the new segment only after the old one is fsynced, then fsyncs the directory,
+ * and only then writes to the new segment; recovery fsyncs the directory (and, for a fresh log, its parent)
+ * after creating or removing anything. Both happen behind the gate that every `sync` waits for, so no
+ * `sync` covering a record of a segment resolves before that segment's name is durable, and a segment is
+ * never created before its predecessor's name is durable (so a crash cannot leave a gap in the sequence).
+ * Removals (compaction, old snapshot files) are followed by a directory fsync issued at once; until it
+ * completes a crash may bring any subset of the removed files back: replay ignores segments before a gap
+ * in the sequence (see log_replay.ts), recovery deletes them again, and a stale snapshot file is harmless.
+ *
  * Snapshot file failing its checksum at recovery: an older kept snapshot is used if the log still holds
  * the entries between them; otherwise recovery throws LogCorruptionError naming the snapshot file.
  */
@@ -37,8 +47,10 @@ export interface LogStoreOptions {
 }
 
 export interface LogStoreStats {
-  /** fsyncs issued (segment syncs and truncations; snapshot files not counted). */
+  /** fsyncs issued (segment syncs and truncations; snapshot files and directories not counted). */
   readonly fsyncs: number;
+  /** Directory fsyncs issued (`FileSystem.syncDir`). */
+  readonly dirSyncs: number;
   /** Bytes handed to segment files since open. */
   readonly bytesWritten: number;
   readonly segments: number;
@@ -77,6 +89,7 @@ export function openLogStore(opts: LogStoreOptions): DurableLogStore {
   let start = 1; // index of terms[0]
   let terms: number[] = [];
   let fsyncs = 0;
+  let dirSyncs = 0;
   let bytesWritten = 0;
   let durableMark = 0;
   let inflight: Promise<void> | undefined;
@@ -91,6 +104,16 @@ export function openLogStore(opts: LogStoreOptions): DurableLogStore {
   const fail = (err: unknown): never => {
     failed ??= err instanceof Error ? err : new Error(String(err));
     throw failed;
+  };
+  const syncDir = async (d = dir) => {
+    await fs.syncDir(d);
+    dirSyncs++;
+  };
+  /** After removing files: fsync the directory now; a failure fails the store (like a failed fsync). */
+  const syncRemovals = () => {
+    void syncDir().catch((err) => {
+      if (!closed) failed ??= err instanceof Error ? err : new Error(String(err));
+    });
   };
   const lastIndex = () => start + terms.length - 1;
 
@@ -148,7 +171,9 @@ export function openLogStore(opts: LogStoreOptions): DurableLogStore {
       await old.sync();
       fsyncs++;
       old.close();
-      return fs.openAppend(path(seg.name));
+      const f = fs.openAppend(path(seg.name));
+      await syncDir(); // the new name is durable before anything is written to or synced in it
+      return f;
     });
   };
 
@@ -181,37 +206,47 @@ export function openLogStore(opts: LogStoreOptions): DurableLogStore {
       start = r.snapshot.index + 1;
       terms = r.entries.map((e) => e.term);
       segments = r.segments.map((s) => ({ ...s, openMark: 0 }));
+      for (const name of r.staleSegments) fs.remove(path(name));
+      // Every branch ends with an fsync of the directory: creations and removals made here or by an earlier
+      // process (a process restart keeps the page cache) become durable before any later sync() resolves.
       const last = segments[segments.length - 1];
       if (!last) {
         const seg = newSegment(1, lastIndex() + 1);
-        file = fs.openAppend(path(seg.name));
-        flushHeld(file);
+        setGate(async () => {
+          const f = fs.openAppend(path(seg.name));
+          await syncDir();
+          // A fresh log: the directory itself may have just been created by mkdirp.
+          const d = dir.replace(/\/+$/, "");
+          const up = d.lastIndexOf("/");
+          await syncDir(up > 0 ? d.slice(0, up) : up === 0 ? "/" : ".");
+          return f;
+        });
       } else if (r.tornAt === 0) {
         // Not even the header survived: start the segment afresh.
         fs.remove(path(last.name));
         segments.pop();
         const seg = newSegment(last.seq, last.firstIndex);
-        file = fs.openAppend(path(seg.name));
-        flushHeld(file);
+        setGate(async () => {
+          const f = fs.openAppend(path(seg.name));
+          await syncDir();
+          return f;
+        });
       } else {
         const f = fs.openAppend(path(last.name));
         curSize = r.tornAt ?? f.size();
-        if (r.tornAt !== undefined) {
-          const at = r.tornAt;
-          setGate(async () => {
+        const at = r.tornAt;
+        setGate(async () => {
+          if (at !== undefined) {
             await f.truncate(at); // truncate() fsyncs too
-            fsyncs++;
-            return f;
-          });
-        } else {
-          // The tail may sit only in the page cache (a process restart): make what we return durable
-          // before anything written after it (every later sync() waits for this).
-          setGate(async () => {
+          } else {
+            // The tail may sit only in the page cache (a process restart): make what we return durable
+            // before anything written after it (every later sync() waits for this).
             await f.sync();
-            fsyncs++;
-            return f;
-          });
-        }
+          }
+          fsyncs++;
+          await syncDir();
+          return f;
+        });
       }
       return { hardState: r.hardState, snapshot: r.snapshot, entries: r.entries };
     },
@@ -227,7 +262,9 @@ export function openLogStore(opts: LogStoreOptions): DurableLogStore {
           if (entries[i]!.index !== first + i) throw new Error(`log store: entries not contiguous at ${entries[i]!.index}`);
         }
       } else if (!hs) return;
-      if (!gate && file && curSize >= segmentBytes) rotate(Math.min(first, lastIndex() + 1));
+      // Named after the next index even when this batch conflicts (starts lower): the name then holds if the
+      // batch is lost in a crash and recovery restarts the empty segment (replay lets a batch start lower).
+      if (!gate && file && curSize >= segmentBytes) rotate(lastIndex() + 1);
       append(frameBatch(hs, entries));
       if (hs) hardState = hs;
       if (entries.length > 0) {
@@ -276,7 +313,9 @@ export function openLogStore(opts: LogStoreOptions): DurableLogStore {
       }
       const snaps = fs.list(dir).filter((n) => n.startsWith("snap-") && n.endsWith(".snap") && n !== snapshotFile);
       const older = snaps.filter((n) => n < snapshotFile!).sort();
-      for (const n of older.slice(0, Math.max(0, older.length - (KEEP_SNAPSHOTS - 1)))) fs.remove(path(n));
+      const drop = older.slice(0, Math.max(0, older.length - (KEEP_SNAPSHOTS - 1)));
+      for (const n of drop) fs.remove(path(n));
+      if (drop.length > 0) syncRemovals();
     },
 
     loadSnapshot() {
@@ -298,8 +337,9 @@ export function openLogStore(opts: LogStoreOptions): DurableLogStore {
         if (nextIsCurrent && (gate !== undefined || durableMark < next.openMark)) break;
         drop++;
       }
-      for (const seg of segments.slice(0, drop)) fs.remove(path(seg.name));
+      for (const seg of segments.slice(0, drop)) fs.remove(path(seg.name)); // oldest first
       segments = segments.slice(drop);
+      if (drop > 0) syncRemovals();
     },
 
     close() {
@@ -312,7 +352,7 @@ export function openLogStore(opts: LogStoreOptions): DurableLogStore {
       }
     },
 
-    stats: () => ({ fsyncs, bytesWritten, segments: segments.length }),
+    stats: () => ({ fsyncs, dirSyncs, bytesWritten, segments: segments.length }),
   };
   return store;
 }

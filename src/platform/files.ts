@@ -1,11 +1,18 @@
 /**
  * File port for durable data (Raft log segments, snapshots, node-id): append-only files with an
- * explicit, asynchronous fsync, and whole-file atomic replacement. The node implementation uses
- * node:fs; test/harness has a simulated one that can crash, losing unsynced writes or tearing the last one.
+ * explicit, asynchronous fsync, whole-file atomic replacement, and an fsync of a directory. The node
+ * implementation uses node:fs; test/harness has a simulated one that can crash, losing unsynced writes,
+ * tearing the last one, and losing directory entries (creations and removals) that were not synced.
+ *
+ * Durability of names: `DurableFile.sync` makes a file's bytes durable, not its directory entry. A file
+ * created by `openAppend`, or removed by `remove`, may after a power loss be missing (or be back) until
+ * `syncDir` of its directory has resolved (fsync(2) on Linux: "Calling fsync() does not necessarily
+ * ensure that the entry in the directory containing the file has also reached disk. For that an explicit
+ * fsync() on a file descriptor for the directory is also needed.").
  */
 import {
-  closeSync, fsync, fsyncSync, ftruncate, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync,
-  writeFileSync, writeSync,
+  close, closeSync, fsync, fsyncSync, ftruncate, fstatSync, mkdirSync, open, openSync, readdirSync, readFileSync, renameSync,
+  rmSync, writeFileSync, writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
 
@@ -33,15 +40,24 @@ export interface FileSystem {
   list(dir: string): string[];
   /** A whole file, or undefined when it does not exist. */
   read(path: string): Uint8Array | undefined;
-  /** Opens (creating if needed) a file for appending. */
+  /**
+   * Opens (creating if needed) a file for appending. A newly created file's directory entry is durable
+   * only once a later `syncDir` of its directory resolves.
+   */
   openAppend(path: string): DurableFile;
   /**
    * Replaces `path` atomically and durably: a crash leaves either the old content or the new one.
    * (Temp file, fsync, rename, fsync of the directory.)
    */
   writeDurably(path: string, data: Uint8Array | string): Promise<void>;
-  /** Removes a file; no error if it is missing. */
+  /** Removes a file; no error if it is missing. The removal is durable once a later `syncDir` of its directory resolves. */
   remove(path: string): void;
+  /**
+   * fsyncs the directory `dir`: resolves when every creation and removal of an entry in `dir` made before
+   * the call is durable. Rejects when `dir` does not exist or the fsync fails; resolves without doing
+   * anything on platforms that cannot fsync a directory (as `writeFileDurably` does).
+   */
+  syncDir(dir: string): Promise<void>;
 }
 
 /** The real file system through node:fs (Bun, Deno, Node). */
@@ -85,7 +101,37 @@ export function nodeFileSystem(): FileSystem {
       writeFileDurably(path, data);
     },
     remove: (path) => rmSync(path, { force: true }),
+    syncDir: (dir) =>
+      new Promise<void>((resolve, reject) =>
+        open(dir, "r", (err, fd) => {
+          if (err) return cannotSyncDir(err) ? resolve() : reject(err);
+          fsync(fd, (e2) => close(fd, () => (e2 && !cannotSyncDir(e2) ? reject(e2) : resolve())));
+        }),
+      ),
   };
+}
+
+/**
+ * Errors meaning "this platform cannot open or fsync a directory" (Windows: EISDIR/EPERM/EACCES on open;
+ * some file systems: EINVAL/ENOTSUP on fsync), as opposed to a missing directory or an I/O error.
+ */
+function cannotSyncDir(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === "EISDIR" || code === "EPERM" || code === "EACCES" || code === "EINVAL" || code === "ENOTSUP" ||
+    code === "EOPNOTSUPP" || code === "EBADF";
+}
+
+/** fsyncs a directory synchronously; see {@link cannotSyncDir} for the errors that are tolerated. */
+function fsyncDirSync(dir: string): void {
+  let dfd: number | undefined;
+  try {
+    dfd = openSync(dir, "r");
+    fsyncSync(dfd);
+  } catch (err) {
+    if (!cannotSyncDir(err)) throw err;
+  } finally {
+    if (dfd !== undefined) closeSync(dfd);
+  }
 }
 
 /** Reads a whole file, or undefined when it does not exist. */
@@ -114,13 +160,5 @@ export function writeFileDurably(path: string, data: Uint8Array | string): void 
     closeSync(fd);
   }
   renameSync(tmp, path);
-  let dfd: number | undefined;
-  try {
-    dfd = openSync(dir, "r");
-    fsyncSync(dfd);
-  } catch {
-    // Some platforms cannot fsync a directory; the rename is still atomic there.
-  } finally {
-    if (dfd !== undefined) closeSync(dfd);
-  }
+  fsyncDirSync(dir); // a no-op where directories cannot be fsynced; the rename is still atomic there
 }

@@ -75,6 +75,24 @@ describe("files", () => {
     }
   });
 
+  test("syncDir fsyncs an existing directory and rejects a missing one", async () => {
+    const dir = tempDir();
+    const fs = nodeFileSystem();
+    try {
+      const f = fs.openAppend(join(dir, "log", "seg-1"));
+      f.append(new TextEncoder().encode("x"));
+      await f.sync();
+      f.close();
+      await fs.syncDir(join(dir, "log"));
+      fs.remove(join(dir, "log", "seg-1"));
+      await fs.syncDir(join(dir, "log"));
+      expect(fs.list(join(dir, "log"))).toEqual([]);
+      await expect(fs.syncDir(join(dir, "missing"))).rejects.toThrow(/ENOENT|no such file/i);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("writeDurably replaces the content; read tells absence", async () => {
     const dir = tempDir();
     const fs = nodeFileSystem();
