@@ -1,0 +1,74 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { PingResponseSchema, Status } from "../gen/causeway/status/v1/status_pb.ts";
+import { createGrpcServer, dialTcp, seededRng, silentLogger } from "../platform/index.ts";
+import { simClock } from "../../test/harness/sim_clock.ts";
+import { createRpcPool, type RpcTarget } from "./pool.ts";
+
+const grpc = createGrpcServer({ routes: (r) => r.service(Status, { ping: () => create(PingResponseSchema, { node: "n1", datacenter: "dc1" }) } as never), logger: silentLogger() });
+const listening = grpc.listen({ host: "127.0.0.1", port: 0 });
+afterAll(async () => grpc.close());
+
+describe("rpc pool", () => {
+  test("one connection per target, reused across calls", async () => {
+    const { port } = await listening;
+    let dials = 0;
+    const pool = createRpcPool({ dial: () => (dials++, dialTcp({ host: "127.0.0.1", port })), clock: simClock(), rng: seededRng(1), logger: silentLogger() });
+    const status = createClient(Status, pool.transport({ datacenter: "dc1", node: "n1" }));
+    for (let i = 0; i < 5; i++) expect((await status.ping({})).node).toBe("n1");
+    await Promise.all(Array.from({ length: 20 }, () => status.ping({})));
+    expect(dials).toBe(1);
+    expect(pool.connections()).toBe(1);
+    pool.close();
+  });
+
+  test("failed dials back off: calls fail fast as Unavailable until the delay has passed, then reconnect", async () => {
+    const { port } = await listening;
+    const clock = simClock();
+    let failing = true;
+    const dialed: RpcTarget[] = [];
+    const pool = createRpcPool({
+      dial: (t) => {
+        dialed.push(t);
+        return failing ? Promise.reject(new Error("connection refused")) : dialTcp({ host: "127.0.0.1", port });
+      },
+      clock, rng: seededRng(2), logger: silentLogger(), backoffBaseMs: 100, backoffMaxMs: 1000,
+    });
+    const status = createClient(Status, pool.transport({ datacenter: "dc1" }));
+    const code = (p: Promise<unknown>) => p.then(() => "ok", (e) => ConnectError.from(e).code);
+    expect(await code(status.ping({}))).toBe(Code.Unavailable);
+    expect(await code(status.ping({}))).toBe(Code.Unavailable); // inside the backoff: no new dial
+    expect(dialed.length).toBe(1);
+    failing = false;
+    clock.advance(100); // at least base * 0.5 .. base
+    expect(await code(status.ping({}))).toBe("ok");
+    expect(dialed.length).toBe(2);
+    pool.close();
+  });
+
+  test("an idle connection is closed after the idle timeout; the next call reconnects", async () => {
+    const { port } = await listening;
+    const clock = simClock();
+    let dials = 0;
+    const pool = createRpcPool({ dial: () => (dials++, dialTcp({ host: "127.0.0.1", port })), clock, rng: seededRng(3), logger: silentLogger(), idleTimeoutMs: 10_000 });
+    const status = createClient(Status, pool.transport({ datacenter: "dc1", node: "n1" }));
+    await status.ping({});
+    expect(pool.connections()).toBe(1);
+    // The finished stream's 'close' event arrives a turn after its response.
+    await new Promise((r) => setTimeout(r, 10));
+    clock.advance(5_000);
+    expect(pool.connections()).toBe(1);
+    clock.advance(10_000);
+    expect(pool.connections()).toBe(0);
+    await status.ping({});
+    expect(dials).toBe(2);
+    pool.close();
+  });
+
+  test("a closed pool refuses calls", async () => {
+    const pool = createRpcPool({ dial: () => Promise.reject(new Error("unused")), clock: simClock(), rng: seededRng(4), logger: silentLogger() });
+    pool.close();
+    await expect(createClient(Status, pool.transport({ datacenter: "dc1" })).ping({}).catch((e) => ConnectError.from(e).rawMessage)).resolves.toBe("rpc pool closed");
+  });
+});
