@@ -6,15 +6,14 @@
  * runs a cluster of one when bootstrapping (-dev, or bootstrap_expect = 1) and otherwise waits.
  */
 import { join } from "node:path";
-import type { Duplex } from "node:stream";
 import {
   createConsensusNode, createTcpTransport, decodeMessage, encodeMessage, openLogStore, type ConsensusNode, type StateMachine,
 } from "../consensus/index.ts";
 import type { RaftStatus } from "../http/index.ts";
 import {
-  createGrpcServer, cryptoRng, dialTcp, dialTls, listenTcp, nodeFileSystem, type Clock, type Logger, type TcpListener,
+  createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type TcpListener,
 } from "../platform/index.ts";
-import { ALPN, createRpcPool, createServerPort, MARKER, registerStatusServices, type RpcContext, type RpcTarget } from "../rpc/index.ts";
+import { createRpcPool, createServerPort, dialServer, registerStatusServices, type RpcContext, type RpcTarget, type ServerDialSettings } from "../rpc/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 import type { LoadedTls } from "./tls_files.ts";
 
@@ -70,20 +69,10 @@ export async function startServer(o: {
       return { host: address.slice(0, i), port: Number(address.slice(i + 1)) };
     };
 
-    /** Opens a stream to a server's port for `protocol`: native TLS with its ALPN name, or a plaintext marker. */
-    const dialServer = async (address: string, node: string | undefined, dc: string, alpn: string, marker: number): Promise<Duplex> => {
-      const { host, port: p } = hostPort(address);
-      // Across datacenters TLS is mandatory, with the server name and mutual authentication, whatever
-      // verify_outgoing says (the connection may cross a mesh gateway that routes by SNI).
-      const crossDc = dc !== config.datacenter;
-      if (crossDc && !o.tls) throw new Error(`cannot dial a server in ${dc} without TLS (set ca_file, cert_file and key_file)`);
-      if (o.tls && (o.tls.verifyOutgoing || crossDc)) {
-        const servername = node ? `${node}.server.${dc}.${config.domain}` : `server.${dc}.${config.domain}`;
-        return dialTls({ host, port: p, ...o.tls.material, servername, alpn: [alpn], verifyHostname: true });
-      }
-      const s = await dialTcp({ host, port: p });
-      s.write(Buffer.from([marker]));
-      return s;
+    const dialSettings: ServerDialSettings = {
+      datacenter: config.datacenter,
+      domain: config.domain,
+      tls: o.tls ? { material: o.tls.material, verifyOutgoing: o.tls.verifyOutgoing } : undefined,
     };
 
     const transport = createTcpTransport({
@@ -99,7 +88,7 @@ export async function startServer(o: {
       dial: async (peer) => {
         const s = servers.get(peer);
         if (!s) throw new Error(`no address known for server ${peer}`);
-        return dialServer(s.address, s.node, config.datacenter, ALPN.raft, MARKER.raft);
+        return dialServer(dialSettings, s.address, { datacenter: config.datacenter, node: s.node }, "raft");
       },
     });
     cleanups.push(() => transport.close());
@@ -126,7 +115,7 @@ export async function startServer(o: {
       dial: (target: RpcTarget) => {
         const found = [...servers.values()].find((s) => target.datacenter === config.datacenter && (!target.node || s.node === target.node));
         if (!found) return Promise.reject(new Error(`no server known for ${target.node ?? "any node"} in ${target.datacenter}`));
-        return dialServer(found.address, target.node, target.datacenter, ALPN.grpc, MARKER["multiplexed-rpc"]);
+        return dialServer(dialSettings, found.address, target, "rpc");
       },
       clock,
       rng: cryptoRng(),

@@ -8,3 +8,5 @@ export type { RpcDialer, RpcPool, RpcPoolOptions, RpcTarget } from "./pool.ts";
 export { FORWARDED_HEADER, route } from "./forward.ts";
 export type { RaftView, RoutingPolicy, RpcContext, ServerDirectory } from "./forward.ts";
 export { registerStatusServices } from "./status_service.ts";
+export { dialServer, serverName } from "./dialer.ts";
+export type { DialProtocol, ServerDialSettings } from "./dialer.ts";

@@ -3,8 +3,8 @@
  * end-to-end tests of the RPC layer: Status/Operator services, the pool, leader and datacenter forwarding.
  */
 import type { Duplex } from "node:stream";
-import { createGrpcServer, dialTls, seededRng, silentLogger, systemClock, type TlsMaterial } from "../../src/platform/index.ts";
-import { ALPN, createRpcPool, registerStatusServices, type RpcContext, type RpcDialer, type RpcPool, type RpcTarget } from "../../src/rpc/index.ts";
+import { createGrpcServer, seededRng, silentLogger, systemClock, type TlsMaterial } from "../../src/platform/index.ts";
+import { createRpcPool, dialServer, registerStatusServices, type RpcContext, type RpcDialer, type RpcPool, type RpcTarget } from "../../src/rpc/index.ts";
 import { startRealNode, type RealNode } from "./real_raft.ts";
 
 export interface ServerEntry {
@@ -33,16 +33,16 @@ export interface RpcServer {
 }
 
 /**
- * A dialer the way servers dial each other: native TLS to the server port with ALPN h2 (gRPC) and
- * ServerName `<node>.server.<dc>.consul` (or `server.<dc>.consul` for any server).
+ * The production dialer (src/rpc/dialer.ts) over the test directory. With verify_outgoing every
+ * connection is native TLS: ALPN h2 for RPC, ServerName `<node>.server.<dc>.consul` or
+ * `server.<dc>.consul`.
  */
-export function directDialer(directory: Directory, material: TlsMaterial, dialed?: RpcTarget[]): RpcDialer {
+export function directDialer(directory: Directory, material: TlsMaterial, dialed?: RpcTarget[], localDatacenter = "dc1"): RpcDialer {
   return async (target): Promise<Duplex> => {
     dialed?.push(target);
     const s = directory.find(target);
     if (!s) throw new Error(`no server known for ${target.node ?? "*"} in ${target.datacenter}`);
-    const servername = target.node ? `${target.node}.server.${target.datacenter}.consul` : `server.${target.datacenter}.consul`;
-    return dialTls({ host: "127.0.0.1", port: s.port, ...material, servername, alpn: [ALPN.grpc] });
+    return dialServer({ datacenter: localDatacenter, domain: "consul", tls: { material, verifyOutgoing: true } }, `127.0.0.1:${s.port}`, target, "rpc");
   };
 }
 
@@ -58,7 +58,7 @@ export async function startRpcServer(o: {
 }): Promise<RpcServer> {
   const clock = systemClock();
   const dialed: RpcTarget[] = [];
-  const pool = createRpcPool({ dial: directDialer(o.directory, o.material, dialed), clock, rng: seededRng(7), logger: silentLogger() });
+  const pool = createRpcPool({ dial: directDialer(o.directory, o.material, dialed, o.datacenter), clock, rng: seededRng(7), logger: silentLogger() });
   let real: RealNode | undefined;
   const ctx: RpcContext = {
     datacenter: o.datacenter,
