@@ -6,6 +6,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { memoryLogger, silentLogger } from "../../src/platform/index.ts";
 import { encodeKvCommand } from "../harness/kv_state_machine.ts";
 import { startRealNode, waitFor, type RealNode } from "../harness/real_raft.ts";
 import { testPki } from "../harness/tls_fixtures.ts";
@@ -18,17 +19,26 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test("a 3-server cluster forms over real sockets with mutual TLS and replicates", async () => {
+test("a 3-server cluster forms over real sockets with mutual TLS, replicates, and streams a snapshot to a late server", async () => {
   const ids = ["a", "b", "c"];
   const ports = new Map<string, number>();
   const material = { ca: pki.ca.cert, cert: pki.server.cert, key: pki.server.key };
-  for (const id of ids) {
-    const n = await startRealNode({ id, dir: join(work, id), bootstrap: ids, peerPorts: ports, tls: material });
+  const start = async (id: string, logger = silentLogger()) => {
+    const n = await startRealNode({ id, dir: join(work, id), bootstrap: ids, peerPorts: ports, tls: material, snapshotEntries: 20, keepEntries: 5, logger });
     ports.set(id, n.port);
     nodes.push(n);
-  }
-  await waitFor(() => nodes.some((n) => n.node.status().role === "Leader"), 10_000, "a leader");
-  const leader = nodes.find((n) => n.node.status().role === "Leader")!;
+    return n;
+  };
+  const a = await start("a");
+  const b = await start("b");
+  await waitFor(() => [a, b].some((n) => n.node.status().role === "Leader"), 10_000, "a leader");
+  const leader = [a, b].find((n) => n.node.status().role === "Leader")!;
+  for (let i = 0; i < 60; i++) expect((await leader.node.propose(encodeKvCommand({ op: "put", key: `k${i % 7}`, value: `v${i}` }))).ok).toBe(true);
+  // c has missed entries that are compacted away by now: it can only catch up from a snapshot.
+  const log = memoryLogger("info");
+  const c = await start("c", log);
+  await waitFor(() => c.sm.get("k4") === "v53", 10_000, "the late server to catch up");
+  expect(log.lines.some((l) => l.includes("installed snapshot from leader"))).toBe(true);
   expect((await leader.node.propose(encodeKvCommand({ op: "put", key: "k", value: "tls" }))).ok).toBe(true);
   await waitFor(() => nodes.every((n) => n.sm.get("k") === "tls"), 10_000, "replication to every server");
 }, 30_000);
