@@ -5,10 +5,11 @@
  */
 import type { Command, CommandIo } from "./command.ts";
 import { agentCommand } from "./commands/agent.ts";
+import { keygenCommand } from "./commands/keygen.ts";
 import { tlsCommand } from "./commands/tls.ts";
 import { versionCommand } from "./commands/version.ts";
 
-export const COMMANDS: readonly Command[] = [agentCommand, tlsCommand, versionCommand];
+export const COMMANDS: readonly Command[] = [agentCommand, keygenCommand, tlsCommand, versionCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
