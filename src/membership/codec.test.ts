@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { seededRng } from "../platform/index.ts";
+import { CodecError, decodeMessage, decodePacket, decodeStream, encodeMessage, encodePacket, encodeStream } from "./codec.ts";
+import type { Message, PushPullMsg } from "./types.ts";
+
+const meta = new Uint8Array([1, 2, 3, 255]);
+const samples: Message[] = [
+  { type: "ping", seq: 0xffff_ffff, target: "n1", sourceNode: "n2", sourceAddr: "10.0.0.2:8301" },
+  { type: "ping", seq: 0, target: "", sourceNode: "", sourceAddr: "" },
+  { type: "indirect-ping", seq: 7, target: "n3", targetAddr: "10.0.0.3:8301", nack: true, sourceNode: "n1", sourceAddr: "a" },
+  { type: "ack", seq: 42 },
+  { type: "nack", seq: 43 },
+  { type: "suspect", incarnation: 9, node: "nœud-ü", from: "n1" },
+  { type: "alive", incarnation: 1, node: "n1.dc1", addr: "[::1]:8302", meta },
+  { type: "dead", incarnation: 3, node: "n4", from: "n4" },
+  { type: "user", key: "ev", payload: new Uint8Array(300).fill(7) },
+];
+
+describe("codec", () => {
+  test("every message round-trips alone and in one packet", () => {
+    for (const m of samples) expect(decodeMessage(encodeMessage(m))).toEqual(m);
+    expect(decodePacket(encodePacket(samples))).toEqual(samples);
+  });
+
+  test("push-pull stream round-trips", () => {
+    const msg: PushPullMsg = {
+      type: "push-pull", reply: true, join: false, userState: new Uint8Array([9]),
+      nodes: [
+        { name: "a", addr: "a:1", meta, incarnation: 5, state: "alive" },
+        { name: "b", addr: "b:1", meta: new Uint8Array(0), incarnation: 0, state: "left" },
+        { name: "c", addr: "c:1", meta: new Uint8Array(0), incarnation: 2, state: "suspect" },
+        { name: "d", addr: "d:1", meta: new Uint8Array(0), incarnation: 2, state: "dead" },
+      ],
+    };
+    expect(decodeStream(encodeStream(msg))).toEqual(msg);
+    expect(decodeStream(encodeStream({ ...msg, reply: false, join: true, nodes: [] }))).toEqual({ ...msg, reply: false, join: true, nodes: [] });
+  });
+
+  test("rejects specific malformations with CodecError", () => {
+    const good = encodePacket([samples[3]!]);
+    const cases: [string, Uint8Array][] = [
+      ["empty", new Uint8Array(0)],
+      ["bad magic", Uint8Array.of(0, ...good.subarray(1))],
+      ["bad version", Uint8Array.of(good[0]!, 9, ...good.subarray(2))],
+      ["zero messages", Uint8Array.of(good[0]!, good[1]!, 0)],
+      ["truncated", good.subarray(0, good.length - 1)],
+      ["trailing byte", Uint8Array.of(...good, 0)],
+      ["unknown tag", Uint8Array.of(good[0]!, good[1]!, 1, 0, 1, 99)],
+      ["bad bool", (() => { const b = encodePacket([samples[2]!]); const i = b.length - 1 - 2 - 1 - 2 - 2; b[i] = 2; return b; })()],
+      ["bad utf-8", Uint8Array.of(good[0]!, good[1]!, 1, 0, 8, 7, 0, 0, 0, 1, 0, 1, 0xff)],
+    ];
+    for (const [name, bytes] of cases) {
+      let err: unknown;
+      try { decodePacket(bytes); } catch (e) { err = e; }
+      expect(err, name).toBeInstanceOf(CodecError);
+    }
+    expect(() => decodeStream(Uint8Array.of(0xc6, 1, 0, 0xff, 0xff, 0xff, 0xff))).toThrow(CodecError);
+  });
+
+  test("property: random and mutated bytes never throw anything but CodecError (seeded)", () => {
+    const valid = [encodePacket(samples), encodeStream({ type: "push-pull", reply: false, join: true, userState: new Uint8Array(0), nodes: [{ name: "a", addr: "b", meta, incarnation: 1, state: "alive" }] })];
+    for (let seed = 1; seed <= 20; seed++) {
+      const rng = seededRng(seed);
+      for (let i = 0; i < 500; i++) {
+        let bytes: Uint8Array;
+        const mode = rng.int(3);
+        if (mode === 0) bytes = rng.bytes(rng.int(64));
+        else {
+          bytes = valid[rng.int(2)]!.slice();
+          if (mode === 1) for (let j = 0, n = 1 + rng.int(4); j < n; j++) bytes[rng.int(bytes.length)] = rng.int(256);
+          else bytes = bytes.subarray(0, rng.int(bytes.length));
+        }
+        for (const decode of [decodePacket, decodeStream]) {
+          try {
+            decode(bytes);
+          } catch (e) {
+            if (!(e instanceof CodecError)) throw new Error(`seed ${seed} iteration ${i}: ${String(e)} for bytes ${Array.from(bytes).join(",")}`);
+          }
+        }
+      }
+    }
+  });
+});

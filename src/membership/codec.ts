@@ -1,0 +1,127 @@
+/**
+ * Compact binary codec for gossip packets and push-pull streams (pure functions).
+ *
+ * Packet: magic 0xC5, version 1, count (u8, >= 1), then `count` times [u16 length, message].
+ * Message: type tag (u8) then its fields (u32 numbers, u16-prefixed UTF-8 strings and bytes).
+ * Stream: magic 0xC6, version 1, one stream message. Decoding is strict (unknown tags or versions,
+ * truncation, trailing bytes, bad UTF-8 or enums) and throws `CodecError` only.
+ */
+import { CodecError, Reader, Writer } from "./wire.ts";
+import type { MemberState, Message, MessageType, PushNodeState, StreamMessage } from "./types.ts";
+
+export { CodecError } from "./wire.ts";
+
+export const PACKET_MAGIC = 0xc5;
+export const STREAM_MAGIC = 0xc6;
+export const CODEC_VERSION = 1;
+/** Bytes a packet adds around its messages: the 3-byte header (each message adds 2 more). */
+export const PACKET_OVERHEAD = 3;
+export const MESSAGE_OVERHEAD = 2;
+
+const TAGS: Readonly<Record<MessageType, number>> = {
+  ping: 1, "indirect-ping": 2, ack: 3, nack: 4, suspect: 5, alive: 6, dead: 7, user: 8,
+};
+const STATES: readonly MemberState[] = ["alive", "suspect", "dead", "left"];
+
+/** Encodes one message (no packet framing). Throws RangeError on out-of-range fields (a caller bug). */
+export function encodeMessage(m: Message): Uint8Array {
+  const w = new Writer().u8(TAGS[m.type]);
+  switch (m.type) {
+    case "ping":
+      return w.u32(m.seq).str(m.target).str(m.sourceNode).str(m.sourceAddr).finish();
+    case "indirect-ping":
+      return w.u32(m.seq).str(m.target).str(m.targetAddr).u8(m.nack ? 1 : 0).str(m.sourceNode).str(m.sourceAddr).finish();
+    case "ack":
+    case "nack":
+      return w.u32(m.seq).finish();
+    case "suspect":
+    case "dead":
+      return w.u32(m.incarnation).str(m.node).str(m.from).finish();
+    case "alive":
+      return w.u32(m.incarnation).str(m.node).str(m.addr).bytes16(m.meta).finish();
+    case "user":
+      return w.str(m.key).bytes16(m.payload).finish();
+  }
+}
+
+/** Decodes one message produced by `encodeMessage`. */
+export function decodeMessage(b: Uint8Array): Message {
+  const r = new Reader(b, "gossip message");
+  const tag = r.u8();
+  let m: Message;
+  switch (tag) {
+    case 1: m = { type: "ping", seq: r.u32(), target: r.str(), sourceNode: r.str(), sourceAddr: r.str() }; break;
+    case 2: m = { type: "indirect-ping", seq: r.u32(), target: r.str(), targetAddr: r.str(), nack: r.bool(), sourceNode: r.str(), sourceAddr: r.str() }; break;
+    case 3: m = { type: "ack", seq: r.u32() }; break;
+    case 4: m = { type: "nack", seq: r.u32() }; break;
+    case 5: m = { type: "suspect", incarnation: r.u32(), node: r.str(), from: r.str() }; break;
+    case 6: m = { type: "alive", incarnation: r.u32(), node: r.str(), addr: r.str(), meta: r.bytes16() }; break;
+    case 7: m = { type: "dead", incarnation: r.u32(), node: r.str(), from: r.str() }; break;
+    case 8: m = { type: "user", key: r.str(), payload: r.bytes16() }; break;
+    default: throw new CodecError(`gossip message: unknown type tag ${tag}`);
+  }
+  r.end();
+  if ((m.type === "suspect" || m.type === "dead" || m.type === "alive") && m.node === "") throw new CodecError(`gossip message: ${m.type} with empty node name`);
+  return m;
+}
+
+/** Frames already-encoded messages into one packet. Throws RangeError if empty or over 255 messages. */
+export function framePacket(encoded: readonly Uint8Array[]): Uint8Array {
+  if (encoded.length === 0 || encoded.length > 255) throw new RangeError(`packet must hold 1..255 messages, got ${encoded.length}`);
+  const w = new Writer().u8(PACKET_MAGIC).u8(CODEC_VERSION).u8(encoded.length);
+  for (const e of encoded) w.bytes16(e);
+  return w.finish();
+}
+
+export function encodePacket(msgs: readonly Message[]): Uint8Array {
+  return framePacket(msgs.map(encodeMessage));
+}
+
+/** Decodes a packet into its messages, in order. Throws CodecError on anything malformed. */
+export function decodePacket(b: Uint8Array): Message[] {
+  const r = new Reader(b, "gossip packet");
+  const magic = r.u8();
+  if (magic !== PACKET_MAGIC) throw new CodecError(`gossip packet: bad magic 0x${magic.toString(16)}`);
+  const version = r.u8();
+  if (version !== CODEC_VERSION) throw new CodecError(`gossip packet: unsupported version ${version}`);
+  const count = r.u8();
+  if (count === 0) throw new CodecError("gossip packet: no messages");
+  const out: Message[] = [];
+  for (let i = 0; i < count; i++) out.push(decodeMessage(r.bytes16()));
+  r.end();
+  return out;
+}
+
+/** Encodes a stream message (push-pull) with its header; the driver frames it on the stream. */
+export function encodeStream(m: StreamMessage): Uint8Array {
+  const w = new Writer().u8(STREAM_MAGIC).u8(CODEC_VERSION).u8((m.reply ? 1 : 0) | (m.join ? 2 : 0)).u32(m.nodes.length);
+  for (const n of m.nodes) w.str(n.name).str(n.addr).bytes16(n.meta).u32(n.incarnation).u8(STATES.indexOf(n.state));
+  return w.bytes32(m.userState).finish();
+}
+
+/** Decodes a stream message. Throws CodecError on anything malformed (including duplicate names). */
+export function decodeStream(b: Uint8Array): StreamMessage {
+  const r = new Reader(b, "push-pull stream");
+  const magic = r.u8();
+  if (magic !== STREAM_MAGIC) throw new CodecError(`push-pull stream: bad magic 0x${magic.toString(16)}`);
+  const version = r.u8();
+  if (version !== CODEC_VERSION) throw new CodecError(`push-pull stream: unsupported version ${version}`);
+  const flags = r.u8();
+  if (flags > 3) throw new CodecError(`push-pull stream: bad flags ${flags}`);
+  const count = r.u32();
+  // Each node takes at least 11 bytes: a cheap bound before allocating.
+  if (count * 11 > r.remaining) throw new CodecError(`push-pull stream: ${count} nodes cannot fit in ${r.remaining} bytes`);
+  const nodes: PushNodeState[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < count; i++) {
+    const name = r.str(), addr = r.str(), meta = r.bytes16(), incarnation = r.u32(), s = r.u8();
+    const state = STATES[s];
+    if (state === undefined) throw new CodecError(`push-pull stream: bad member state ${s}`);
+    if (name === "" || seen.has(name)) throw new CodecError(`push-pull stream: empty or duplicate member name "${name}"`);
+    seen.add(name);
+    nodes.push({ name, addr, meta, incarnation, state });
+  }
+  const userState = r.bytes32();
+  r.end();
+  return { type: "push-pull", reply: (flags & 1) !== 0, join: (flags & 2) !== 0, nodes, userState };
+}

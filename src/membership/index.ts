@@ -1,0 +1,19 @@
+/**
+ * Public face of src/membership: the pure SWIM core (memberlist + Lifeguard), its configuration and
+ * timing profiles, the message types and the packet/stream codec. Drivers (transport, timers) and the
+ * serf-like member layer build on these.
+ */
+export { Memberlist } from "./memberlist.ts";
+export type { MemberlistStats, OutPacket, Outbox, StreamRequest } from "./memberlist.ts";
+export {
+  LAN_PROFILE, LOCAL_PROFILE, MAX_META_BYTES, PROFILES, WAN_PROFILE,
+  memberlistConfig, pushPullScaleMs, retransmitLimit, suspicionTimeoutMs, validateConfig,
+} from "./config.ts";
+export type { MemberlistConfig, ProfileName, Timing } from "./config.ts";
+export { CodecError, decodeMessage, decodePacket, decodeStream, encodeMessage, encodePacket, encodeStream } from "./codec.ts";
+export type {
+  AckMsg, AliveMsg, DeadMsg, IndirectPingMsg, Member, MemberEvent, MemberState, Message, MessageType,
+  NackMsg, PingMsg, PushNodeState, PushPullMsg, StreamMessage, SuspectMsg, UserMsg,
+} from "./types.ts";
+export { createDecryptFailureCounter, decryptOrDrop, decryptPacket, DecryptError, encryptPacket, ENCRYPTION_OVERHEAD } from "./crypto.ts";
+export { GossipKey, InvalidKeyError, Keyring, KeyringError, formatKeyringFile, parseKeyringFile } from "./keyring.ts";

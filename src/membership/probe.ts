@@ -1,0 +1,177 @@
+/**
+ * SWIM failure detection with Lifeguard (memberlist state.go probe/probeNode/handleIndirectPing):
+ * one probe per (awareness-scaled) probe interval of the next member in shuffled round-robin order;
+ * direct ping, then after the (scaled) probe timeout indirect pings through `indirectChecks` members
+ * asking for nacks; no ack by the end of the interval makes the target suspect.
+ *
+ * Awareness deltas per probe: -1 for a direct ack; 0 for an indirect ack; on failure +1 per expected
+ * nack that did not arrive (or +1 if no relay could be asked).
+ * Relays send their nack after 80% of the probe timeout (Lifeguard paper, section IV-B) so it can reach
+ * the prober before its deadline; memberlist waits the full probe timeout.
+ */
+import type { Awareness } from "./awareness.ts";
+import type { MemberlistConfig } from "./config.ts";
+import { isDeadOrLeft, type MemberTable } from "./state.ts";
+import type { IndirectPingMsg, Message } from "./types.ts";
+
+export interface ProbeHost {
+  send(to: string, msgs: readonly Message[]): void;
+  nextSeq(): number;
+  /** Whether probing is suspended (after leave). */
+  stopped(): boolean;
+}
+
+interface ActiveProbe {
+  readonly seq: number;
+  readonly target: string;
+  readonly targetIncarnation: number;
+  readonly directDeadline: number;
+  readonly finalDeadline: number;
+  indirectSent: boolean;
+  expectedNacks: number;
+  nacks: number;
+  acked: boolean;
+}
+
+interface Relay {
+  readonly originSeq: number;
+  readonly originAddr: string;
+  readonly nack: boolean;
+  readonly deadline: number;
+}
+
+/** Counters for observation and tests. */
+export interface ProbeStats {
+  probes: number;
+  directAcks: number;
+  indirectAcks: number;
+  failed: number;
+  nacksReceived: number;
+}
+
+export class Prober {
+  private active: ActiveProbe | undefined;
+  private nextProbeAt: number | undefined;
+  private readonly relays = new Map<number, Relay>();
+  readonly stats: ProbeStats = { probes: 0, directAcks: 0, indirectAcks: 0, failed: 0, nacksReceived: 0 };
+
+  constructor(
+    private readonly cfg: MemberlistConfig,
+    private readonly table: MemberTable,
+    private readonly awareness: Awareness,
+    private readonly host: ProbeHost,
+  ) {}
+
+  /** Schedules the first probe at `at`. */
+  start(at: number): void {
+    this.nextProbeAt = at;
+  }
+
+  /** Runs every probe step due at `now`. */
+  tick(now: number): void {
+    const due = [...this.relays].filter(([, r]) => r.deadline <= now).sort((a, b) => a[0] - b[0]);
+    for (const [seq, r] of due) {
+      this.relays.delete(seq);
+      if (r.nack) this.host.send(r.originAddr, [{ type: "nack", seq: r.originSeq }]);
+    }
+    const p = this.active;
+    if (p !== undefined && !p.acked && !p.indirectSent && now >= p.directDeadline && now < p.finalDeadline) this.sendIndirect(p);
+    if (p !== undefined && now >= p.finalDeadline) this.finish(p, now);
+    if (this.nextProbeAt !== undefined && now >= this.nextProbeAt && !this.host.stopped()) this.probe(now);
+  }
+
+  /** Earliest time `tick` has something to do. */
+  nextDeadline(): number | undefined {
+    let min = this.host.stopped() ? undefined : this.nextProbeAt;
+    const take = (t: number) => { if (min === undefined || t < min) min = t; };
+    const p = this.active;
+    if (p !== undefined) {
+      if (!p.acked && !p.indirectSent) take(p.directDeadline);
+      take(p.finalDeadline);
+    }
+    for (const r of this.relays.values()) take(r.deadline);
+    return min;
+  }
+
+  /** An ack arrived: completes our probe, or is relayed to whoever asked us to probe indirectly. */
+  onAck(seq: number): void {
+    const relay = this.relays.get(seq);
+    if (relay !== undefined) {
+      this.relays.delete(seq);
+      this.host.send(relay.originAddr, [{ type: "ack", seq: relay.originSeq }]);
+      return;
+    }
+    const p = this.active;
+    if (p === undefined || p.seq !== seq || p.acked) return;
+    p.acked = true;
+    if (p.indirectSent) this.stats.indirectAcks++;
+    else {
+      this.stats.directAcks++;
+      this.awareness.applyDelta(-1);
+    }
+  }
+
+  onNack(seq: number): void {
+    const p = this.active;
+    if (p !== undefined && p.seq === seq && !p.acked) {
+      p.nacks++;
+      this.stats.nacksReceived++;
+    }
+  }
+
+  /** Probes `m.target` for `from` and relays the outcome. */
+  onIndirectPing(m: IndirectPingMsg, from: string, now: number): void {
+    const seq = this.host.nextSeq();
+    const originAddr = m.sourceAddr || from;
+    this.relays.set(seq, { originSeq: m.seq, originAddr, nack: m.nack, deadline: now + Math.floor(this.cfg.probeTimeoutMs * 0.8) });
+    this.host.send(m.targetAddr, [{ type: "ping", seq, target: m.target, sourceNode: this.cfg.name, sourceAddr: this.cfg.addr }]);
+  }
+
+  private probe(now: number): void {
+    const interval = this.awareness.scale(this.cfg.probeIntervalMs);
+    this.nextProbeAt = now + interval;
+    const target = this.table.nextProbeTarget(now);
+    if (target === undefined) return;
+    const seq = this.host.nextSeq();
+    this.stats.probes++;
+    this.active = {
+      seq,
+      target: target.name,
+      targetIncarnation: target.incarnation,
+      directDeadline: now + this.awareness.scale(this.cfg.probeTimeoutMs),
+      finalDeadline: now + interval,
+      indirectSent: false,
+      expectedNacks: 0,
+      nacks: 0,
+      acked: false,
+    };
+    const ping: Message = { type: "ping", seq, target: target.name, sourceNode: this.cfg.name, sourceAddr: this.cfg.addr };
+    // A suspect target hears the accusation directly so it can refute quickly.
+    const msgs: Message[] = target.state === "suspect"
+      ? [ping, { type: "suspect", incarnation: target.incarnation, node: target.name, from: this.cfg.name }]
+      : [ping];
+    this.host.send(target.addr, msgs);
+  }
+
+  private sendIndirect(p: ActiveProbe): void {
+    p.indirectSent = true;
+    const target = this.table.nodes.get(p.target);
+    if (target === undefined || isDeadOrLeft(target.state)) return;
+    const relays = this.table.kRandom(this.cfg.indirectChecks, (n) => n.name !== this.cfg.name && n.name !== p.target && n.state === "alive");
+    for (const r of relays) {
+      this.host.send(r.addr, [{
+        type: "indirect-ping", seq: p.seq, target: target.name, targetAddr: target.addr, nack: true, sourceNode: this.cfg.name, sourceAddr: this.cfg.addr,
+      }]);
+    }
+    p.expectedNacks = relays.length;
+  }
+
+  private finish(p: ActiveProbe, now: number): void {
+    this.active = undefined;
+    if (p.acked) return;
+    this.stats.failed++;
+    if (p.expectedNacks > 0) this.awareness.applyDelta(Math.max(0, p.expectedNacks - p.nacks));
+    else this.awareness.applyDelta(1);
+    this.table.suspectNode({ type: "suspect", incarnation: p.targetIncarnation, node: p.target, from: this.cfg.name }, now);
+  }
+}

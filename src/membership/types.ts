@@ -1,0 +1,78 @@
+/**
+ * Types shared by the SWIM core: member states, gossip messages (a discriminated union), stream
+ * messages for push-pull state sync, and the events the core reports upward.
+ */
+
+/** A member's state as memberlist tracks it (state.go: StateAlive, StateSuspect, StateDead, StateLeft). */
+export type MemberState = "alive" | "suspect" | "dead" | "left";
+
+/** A member as seen by the local node. `meta` is opaque (the serf layer puts encoded tags here). */
+export interface Member {
+  readonly name: string;
+  /** Opaque transport address ("host:port"); the core never parses it. */
+  readonly addr: string;
+  readonly meta: Uint8Array;
+  readonly incarnation: number;
+  readonly state: MemberState;
+  /** Time (ms, caller's clock) of the last state change. */
+  readonly stateChange: number;
+}
+
+/** Direct probe. `target` names the node the sender believes it is pinging; a mismatch is ignored. */
+export interface PingMsg { readonly type: "ping"; readonly seq: number; readonly target: string; readonly sourceNode: string; readonly sourceAddr: string }
+/** Ask the receiver to probe `target` on the sender's behalf and relay the ack (or a nack if `nack`). */
+export interface IndirectPingMsg {
+  readonly type: "indirect-ping";
+  readonly seq: number;
+  readonly target: string;
+  readonly targetAddr: string;
+  readonly nack: boolean;
+  readonly sourceNode: string;
+  readonly sourceAddr: string;
+}
+export interface AckMsg { readonly type: "ack"; readonly seq: number }
+/** Lifeguard: an intermediary could not reach the target in time (so the prober is not the slow one). */
+export interface NackMsg { readonly type: "nack"; readonly seq: number }
+export interface SuspectMsg { readonly type: "suspect"; readonly incarnation: number; readonly node: string; readonly from: string }
+export interface AliveMsg { readonly type: "alive"; readonly incarnation: number; readonly node: string; readonly addr: string; readonly meta: Uint8Array }
+/** `from === node` means the node left gracefully. */
+export interface DeadMsg { readonly type: "dead"; readonly incarnation: number; readonly node: string; readonly from: string }
+/** Opaque payload for a layer above (serf user events, queries). `key` names it for queue invalidation. */
+export interface UserMsg { readonly type: "user"; readonly key: string; readonly payload: Uint8Array }
+
+/** Everything that travels in a gossip packet. */
+export type Message = PingMsg | IndirectPingMsg | AckMsg | NackMsg | SuspectMsg | AliveMsg | DeadMsg | UserMsg;
+export type MessageType = Message["type"];
+
+/** One member's entry in a push-pull exchange. */
+export interface PushNodeState {
+  readonly name: string;
+  readonly addr: string;
+  readonly meta: Uint8Array;
+  readonly incarnation: number;
+  readonly state: MemberState;
+}
+
+/**
+ * Full-state exchange over a stream (memberlist pushPullMsg). The initiator sends `reply: false`;
+ * the receiver answers with its own state, `reply: true`. `userState` is room for the layer above.
+ */
+export interface PushPullMsg {
+  readonly type: "push-pull";
+  readonly reply: boolean;
+  readonly join: boolean;
+  readonly nodes: readonly PushNodeState[];
+  readonly userState: Uint8Array;
+}
+export type StreamMessage = PushPullMsg;
+
+/** Membership events for the layer above, in the order they happened. */
+export type MemberEvent =
+  | { readonly type: "join"; readonly member: Member }
+  | { readonly type: "update"; readonly member: Member }
+  /** Left gracefully (dead-by-self). */
+  | { readonly type: "leave"; readonly member: Member }
+  /** Declared dead by failure detection. */
+  | { readonly type: "failed"; readonly member: Member }
+  /** A user message arrived (every copy: the layer above deduplicates and decides whether to re-broadcast). */
+  | { readonly type: "user"; readonly key: string; readonly payload: Uint8Array };
