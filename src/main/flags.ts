@@ -80,3 +80,35 @@ export function formatFlags(specs: readonly FlagSpec[]): string {
     })
     .join("\n\n");
 }
+
+/**
+ * The common start of a command: parses flags, answers -h/--help with `help` (exit 0), and turns a
+ * usage error into its message plus `help` on stderr (exit 1). Returns the parsed flags to go on with,
+ * or the exit code to return at once. `maxArgs` bounds the positional arguments (default: none allowed).
+ */
+export function parseCommandLine(
+  specs: readonly FlagSpec[],
+  argv: readonly string[],
+  io: { out(text: string): void; err(text: string): void },
+  help: string,
+  maxArgs = 0,
+): ParsedFlags | number {
+  let parsed: ParsedFlags;
+  try {
+    parsed = parseFlags(specs, argv);
+    if (!parsed.help && parsed.rest.length > maxArgs) {
+      throw new UsageError(maxArgs === 0 ? `this command takes no arguments (got ${parsed.rest.length})` : `too many arguments (got ${parsed.rest.length}, at most ${maxArgs})`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`${err.message}\n${help}`);
+      return 1;
+    }
+    throw err;
+  }
+  if (parsed.help) {
+    io.out(help);
+    return 0;
+  }
+  return parsed;
+}

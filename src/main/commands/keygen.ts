@@ -4,7 +4,7 @@
  * standard padded base64, on exactly one line, and nothing else on stdout.
  */
 import type { Command } from "../command.ts";
-import { parseFlags, UsageError } from "../flags.ts";
+import { parseCommandLine } from "../flags.ts";
 import { cryptoRng } from "../../platform/index.ts";
 
 /** Key length in bytes: AES-256, what Consul's `encrypt` expects. */
@@ -25,23 +25,8 @@ export function createKeygenCommand(random: () => KeygenRandom = cryptoRng): Com
     name: "keygen",
     synopsis: "Generates a new gossip encryption key",
     async run(argv, io) {
-      let parsed;
-      try {
-        parsed = parseFlags([], argv);
-        if (!parsed.help && parsed.rest.length > 0) {
-          throw new UsageError(`this command takes no arguments (got ${parsed.rest.length})`);
-        }
-      } catch (err) {
-        if (err instanceof UsageError) {
-          io.err(`${err.message}\n${HELP}`);
-          return 1;
-        }
-        throw err;
-      }
-      if (parsed.help) {
-        io.out(HELP);
-        return 0;
-      }
+      const parsed = parseCommandLine([], argv, io, HELP);
+      if (typeof parsed === "number") return parsed;
       const key = random().bytes(KEY_BYTES);
       if (!(key instanceof Uint8Array) || key.length !== KEY_BYTES) {
         io.err(`error: the random source returned ${key?.length} bytes; want ${KEY_BYTES}\n`);
