@@ -17,3 +17,12 @@ export type {
 } from "./types.ts";
 export { createDecryptFailureCounter, decryptOrDrop, decryptPacket, DecryptError, encryptPacket, ENCRYPTION_OVERHEAD } from "./crypto.ts";
 export { GossipKey, InvalidKeyError, Keyring, KeyringError, formatKeyringFile, parseKeyringFile } from "./keyring.ts";
+export { CONSUL_SERF, SERF_DEFAULTS, Serf } from "./serf.ts";
+export type { MemberStatus, SerfConfig, SerfEvent, SerfMember, SerfMemberEventType, SerfOptions, SerfOutbox, SerfRequest } from "./serf.ts";
+export { TAGS_MAGIC, TagsTooLargeError, decodeTags, encodeTags, tagsEqual, tryDecodeTags } from "./tags.ts";
+export type { Tags } from "./tags.ts";
+export {
+  CONSUL_PROTOCOL_DEFAULT, CONSUL_PROTOCOL_MAX, CONSUL_PROTOCOL_MIN, CONSUL_RAFT_PROTOCOL_DEFAULT, FEATURE_FEDERATION_STATES,
+  clientTags, hostOf, isClient, joinHostPort, parseServer, parseWanName, serverHasFeature, serverTags, wanName,
+} from "./consul_tags.ts";
+export type { ClientTagOptions, ServerInfo, ServerTagOptions, TaggedMember } from "./consul_tags.ts";

@@ -1,0 +1,368 @@
+/**
+ * The serf-like member layer (after hashicorp/serf serf/serf.go), on top of the SWIM core's events.
+ * Pure and deterministic like the core: no I/O, no timers; time comes in as `now` (ms, never going
+ * backwards) and randomness from the injected Rng. It never calls the core or the server.
+ *
+ * Driver contract:
+ *  - build the Serf first and start the Memberlist with `meta: serf.localMeta`;
+ *  - feed every core event, in order, to `handle(event, now)` (the core's own join of the local node too);
+ *  - call `tick(now)` at or after `nextDeadline()`;
+ *  - after every call drain `outbox()`: deliver `events` to subscribers in order, and execute `requests`
+ *    in order: `join` -> `memberlist.join(addresses)`, `update-meta` -> `memberlist.updateMeta(meta)`,
+ *    `broadcast` -> `memberlist.broadcastUser(key, payload)`, `leave` -> `memberlist.leave()`.
+ *
+ * Statuses: alive; leaving (a leave intent was seen: the member announced it is going); left (the core
+ * reported a graceful leave, a leaving member then failed, or force-leave); failed (the core declared
+ * it dead). Failed members are reaped after `reconnectTimeoutMs`, left ones after `tombstoneTimeoutMs`
+ * (`member-reap`); until then every `reconnectIntervalMs` one random failed member may be re-joined,
+ * with serf's throttle probability failed/alive, so a healed partition reconverges.
+ *
+ * Leave/join intents and user events travel as core user messages (Lamport-stamped, deduplicated by
+ * key, re-broadcast once on first sight). No event coalescing.
+ */
+import type { Rng } from "../platform/index.ts";
+import { MAX_META_BYTES } from "./config.ts";
+import { encodeTags, tryDecodeTags, type Tags } from "./tags.ts";
+import type { Member, MemberEvent } from "./types.ts";
+import { CodecError, Reader, Writer } from "./wire.ts";
+
+export type MemberStatus = "alive" | "leaving" | "left" | "failed";
+
+/** A member as the serf layer reports it. Readonly snapshot. */
+export interface SerfMember {
+  readonly name: string;
+  /** Gossip address as the core reports it ("host:port"). */
+  readonly addr: string;
+  readonly tags: Tags;
+  readonly status: MemberStatus;
+  /** Time (ms) of the last status change; reaping counts from here. */
+  readonly statusChange: number;
+}
+
+export type SerfMemberEventType = "member-join" | "member-leave" | "member-failed" | "member-update" | "member-reap";
+/** Events for subscribers, in the order they happened. */
+export type SerfEvent =
+  | { readonly type: SerfMemberEventType; readonly member: SerfMember }
+  | { readonly type: "user"; readonly name: string; readonly payload: Uint8Array; readonly ltime: number };
+
+/** Work for the driver to do on the core (see the module contract). */
+export type SerfRequest =
+  | { readonly type: "join"; readonly addresses: readonly string[]; readonly reason: "reconnect"; readonly node: string }
+  | { readonly type: "update-meta"; readonly meta: Uint8Array }
+  | { readonly type: "broadcast"; readonly key: string; readonly payload: Uint8Array }
+  | { readonly type: "leave" };
+
+export interface SerfOutbox { readonly events: readonly SerfEvent[]; readonly requests: readonly SerfRequest[] }
+
+/**
+ * Durations in ms. `reconnectTimeoutMs`: failed members are reaped (and no longer reconnected) after it;
+ * `tombstoneTimeoutMs`: left members are reaped after it; `eventWindow`: Lamport window of user events
+ * remembered for deduplication (serf EventBuffer); `userEventSizeLimit`: largest name + payload (serf
+ * UserEventSizeLimit); `metaLimit`: limit for the encoded tags.
+ */
+export interface SerfOptions {
+  readonly reconnectIntervalMs: number;
+  readonly reconnectTimeoutMs: number;
+  readonly tombstoneTimeoutMs: number;
+  readonly eventWindow: number;
+  readonly userEventSizeLimit: number;
+  readonly metaLimit: number;
+}
+
+const HOUR = 3_600_000;
+/** serf DefaultConfig: reconnect every 30 s, reconnect timeout 24 h, tombstone 24 h. */
+export const SERF_DEFAULTS: SerfOptions = Object.freeze({
+  reconnectIntervalMs: 30_000, reconnectTimeoutMs: 24 * HOUR, tombstoneTimeoutMs: 24 * HOUR,
+  eventWindow: 512, userEventSizeLimit: 512, metaLimit: MAX_META_BYTES,
+});
+/** Consul's pools: `reconnect_timeout` and `reconnect_timeout_wan` default to 72 h. */
+export const CONSUL_SERF: SerfOptions = Object.freeze({ ...SERF_DEFAULTS, reconnectTimeoutMs: 72 * HOUR });
+
+export interface SerfConfig extends SerfOptions {
+  /** Local node name; must equal the Memberlist's name (WAN pool: `<node>.<dc>`). */
+  readonly name: string;
+  readonly tags: Tags;
+}
+
+/** Serf message kinds (plain constants: no enums, so the file strips to JavaScript as is). */
+const Kind = { Event: 1, LeaveIntent: 2, JoinIntent: 3 } as const;
+type Kind = (typeof Kind)[keyof typeof Kind];
+const RECENT_INTENTS = 128;
+
+interface Entry { name: string; addr: string; tags: Tags; status: MemberStatus; statusChange: number; statusLTime: number }
+
+/** Lamport clock; starts at 1 like serf's (so the zero status time of a new member is always older). */
+class Lamport {
+  time = 1;
+  increment(): number { return this.time++; }
+  witness(t: number): void { if (t >= this.time) this.time = t + 1; }
+}
+
+export class Serf {
+  readonly config: SerfConfig;
+  private readonly table = new Map<string, Entry>();
+  private readonly clock = new Lamport();
+  private readonly eventClock = new Lamport();
+  private readonly seenEvents = new Map<string, number>();
+  /** Intents about members not (yet) known: node -> latest leave/join ltime (serf recentIntents). */
+  private readonly recentIntents = new Map<string, { kind: Kind; ltime: number }>();
+  private localTags: Tags;
+  private meta: Uint8Array;
+  private leaveState: "alive" | "leaving" | "left" = "alive";
+  private reconnectAt: number;
+  private events: SerfEvent[] = [];
+  private requests: SerfRequest[] = [];
+  private readonly counters = { badTags: 0, badUserMessages: 0, reconnectAttempts: 0 };
+
+  /** Throws RangeError for a non-positive duration, TagsTooLargeError/TypeError for tags that do not encode. */
+  constructor(config: SerfConfig, private readonly rng: Rng, now: number) {
+    for (const k of ["reconnectIntervalMs", "reconnectTimeoutMs", "tombstoneTimeoutMs", "eventWindow"] as const) {
+      if (!(config[k] > 0)) throw new RangeError(`serf config: ${k} must be > 0`);
+    }
+    this.config = config;
+    this.localTags = config.tags;
+    this.meta = encodeTags(config.tags, config.metaLimit);
+    this.reconnectAt = now + config.reconnectIntervalMs;
+  }
+
+  /** Encoded local tags: the `meta` to start the Memberlist with. */
+  get localMeta(): Uint8Array { return this.meta; }
+  get tags(): Tags { return this.localTags; }
+  /** The local instance's lifecycle (serf SerfAlive / SerfLeaving / SerfLeft). */
+  get state(): "alive" | "leaving" | "left" { return this.leaveState; }
+  /** Member counts (failed/left exclude self) and counters of dropped input and reconnect attempts. */
+  get stats() {
+    return { members: this.table.size, failed: this.withStatus("failed").length, left: this.withStatus("left").length, ...this.counters };
+  }
+
+  /** Ingests one core event. Malformed tags count in `stats.badTags` and read as `{}`. */
+  handle(e: MemberEvent, now: number): void {
+    if (e.type === "user") { this.onUser(e.key, e.payload, now); return; }
+    const m = e.member;
+    const cur = this.table.get(m.name);
+    switch (e.type) {
+      case "join": {
+        const entry: Entry = cur ?? { name: m.name, addr: m.addr, tags: {}, status: "alive", statusChange: now, statusLTime: 0 };
+        entry.addr = m.addr;
+        entry.tags = this.decode(m);
+        this.setStatus(entry, "alive", now);
+        const recent = cur === undefined ? this.recentIntents.get(m.name) : undefined;
+        if (recent !== undefined) {
+          entry.statusLTime = recent.ltime;
+          if (recent.kind === Kind.LeaveIntent) entry.status = "leaving";
+          this.recentIntents.delete(m.name);
+        }
+        this.table.set(m.name, entry);
+        this.emit("member-join", entry);
+        return;
+      }
+      case "update":
+        if (cur === undefined) return; // serf ignores updates for unknown members
+        cur.addr = m.addr;
+        cur.tags = this.decode(m);
+        this.emit("member-update", cur);
+        return;
+      case "leave":
+        if (cur === undefined || cur.status === "left") return;
+        this.setStatus(cur, "left", now);
+        if (m.name === this.config.name) this.leaveState = "left";
+        this.emit("member-leave", cur);
+        return;
+      case "failed":
+        if (cur === undefined || m.name === this.config.name) return;
+        if (cur.status === "alive") { this.setStatus(cur, "failed", now); this.emit("member-failed", cur); }
+        else if (cur.status === "leaving") { this.setStatus(cur, "left", now); this.emit("member-leave", cur); }
+        return;
+    }
+  }
+
+  /** Reaps expired failed/left members and runs the reconnect schedule. */
+  tick(now: number): void {
+    for (const e of [...this.table.values()]) {
+      if (e.name === this.config.name) continue;
+      const limit = e.status === "failed" ? this.config.reconnectTimeoutMs : e.status === "left" ? this.config.tombstoneTimeoutMs : undefined;
+      if (limit !== undefined && now - e.statusChange > limit) { this.table.delete(e.name); this.emit("member-reap", e); }
+    }
+    if (now < this.reconnectAt) return;
+    this.reconnectAt = Math.max(this.reconnectAt + this.config.reconnectIntervalMs, now + 1);
+    if (this.leaveState !== "alive") return;
+    const failed = this.withStatus("failed");
+    if (failed.length === 0) return;
+    const alive = Math.max(1, this.table.size - failed.length - this.withStatus("left").length);
+    if (this.rng.next() > failed.length / alive) return; // serf: each failed member is tried ~once per interval cluster-wide
+    const target = failed[this.rng.int(failed.length)]!;
+    this.counters.reconnectAttempts++;
+    this.requests.push({ type: "join", addresses: [target.addr], reason: "reconnect", node: target.name });
+  }
+
+  /** Earliest time at which `tick` has work (a reap or a reconnect attempt). */
+  nextDeadline(): number {
+    let min = this.reconnectAt;
+    for (const e of this.table.values()) {
+      if (e.name === this.config.name) continue;
+      if (e.status === "failed") min = Math.min(min, e.statusChange + this.config.reconnectTimeoutMs + 1);
+      else if (e.status === "left") min = Math.min(min, e.statusChange + this.config.tombstoneTimeoutMs + 1);
+    }
+    return min;
+  }
+
+  /**
+   * Replaces the local tags and requests an `update-meta`; the core's resulting "update" event then
+   * yields `member-update`. Throws (state unchanged) when the tags do not encode within `metaLimit`.
+   */
+  setTags(tags: Tags, now: number): Uint8Array {
+    void now;
+    const meta = encodeTags(tags, this.config.metaLimit);
+    this.localTags = tags;
+    this.meta = meta;
+    this.requests.push({ type: "update-meta", meta });
+    return meta;
+  }
+
+  /** Graceful leave: status leaving, broadcast a leave intent, then ask the core to leave. Idempotent. */
+  leave(now: number): void {
+    if (this.leaveState !== "alive") return;
+    this.leaveState = "leaving";
+    this.sendIntent(Kind.LeaveIntent, this.config.name, now);
+  }
+
+  /**
+   * serf RemoveFailedNode: a failed member becomes left (member-leave; no more reconnects), an alive one
+   * leaving; the intent is broadcast so others agree. With `prune` the member is reaped at once.
+   * Returns false for an unknown member.
+   */
+  forceLeave(node: string, now: number, prune = false): boolean {
+    if (node === this.config.name) { this.leave(now); return true; }
+    if (!this.table.has(node)) return false;
+    this.sendIntent(Kind.LeaveIntent, node, now);
+    const e = this.table.get(node);
+    if (prune && e !== undefined && e.status === "left") { this.table.delete(node); this.emit("member-reap", e); }
+    return true;
+  }
+
+  /** serf UserEvent: delivered locally as a `user` event and broadcast. Throws RangeError over the size limit. */
+  userEvent(name: string, payload: Uint8Array, now: number): void {
+    const size = new TextEncoder().encode(name).length + payload.length;
+    if (size > this.config.userEventSizeLimit) throw new RangeError(`user event exceeds the ${this.config.userEventSizeLimit}-byte limit (${size} bytes)`);
+    const ltime = this.eventClock.increment();
+    const key = `e${ltime}:${this.config.name.length}:${this.config.name}${name}`;
+    this.onUser(key, encodeSerfMsg(Kind.Event, ltime, name, payload), now);
+  }
+
+  /** All known members (self included, failed/left until reaped), sorted by name. */
+  members(): SerfMember[] {
+    return [...this.table.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(snap);
+  }
+  member(name: string): SerfMember | undefined {
+    const e = this.table.get(name);
+    return e === undefined ? undefined : snap(e);
+  }
+
+  /** Drains events and requests produced since the last call. */
+  outbox(): SerfOutbox {
+    const out: SerfOutbox = { events: this.events, requests: this.requests };
+    this.events = [];
+    this.requests = [];
+    return out;
+  }
+
+  private decode(m: Member): Tags {
+    const tags = tryDecodeTags(m.meta);
+    if (tags === undefined) this.counters.badTags++;
+    return tags ?? {};
+  }
+
+  private emit(type: SerfMemberEventType, e: Entry): void {
+    this.events.push({ type, member: snap(e) });
+  }
+
+  private setStatus(e: Entry, status: MemberStatus, now: number): void {
+    e.status = status;
+    e.statusChange = now;
+  }
+
+  private withStatus(s: MemberStatus): Entry[] {
+    return [...this.table.values()].filter((e) => e.status === s && e.name !== this.config.name);
+  }
+
+  private sendIntent(kind: Kind, node: string, now: number): void {
+    const ltime = this.clock.increment();
+    const key = `${kind === Kind.LeaveIntent ? "l" : "j"}${ltime}:${node}`;
+    this.onUser(key, encodeSerfMsg(kind, ltime, node, new Uint8Array(0)), now);
+    if (kind === Kind.LeaveIntent && node === this.config.name) this.requests.push({ type: "leave" });
+  }
+
+  /** Handles a serf message (ours or received); re-broadcasts it when it was news. */
+  private onUser(key: string, payload: Uint8Array, now: number): void {
+    let msg: SerfMsg;
+    try { msg = decodeSerfMsg(payload); } catch (e) {
+      if (!(e instanceof CodecError)) throw e;
+      this.counters.badUserMessages++;
+      return;
+    }
+    const news = msg.kind === Kind.Event ? this.onEvent(key, msg) : this.onIntent(msg, now);
+    if (news) this.requests.push({ type: "broadcast", key, payload });
+  }
+
+  private onEvent(key: string, m: SerfMsg): boolean {
+    this.eventClock.witness(m.ltime);
+    const floor = this.eventClock.time - this.config.eventWindow;
+    if (m.ltime < floor || this.seenEvents.has(key)) return false;
+    this.seenEvents.set(key, m.ltime);
+    for (const [k, t] of this.seenEvents) if (t < floor) this.seenEvents.delete(k);
+    this.events.push({ type: "user", name: m.name, payload: m.body, ltime: m.ltime });
+    return true;
+  }
+
+  /** serf handleNodeLeaveIntent / handleNodeJoinIntent. */
+  private onIntent(m: SerfMsg, now: number): boolean {
+    this.clock.witness(m.ltime);
+    const e = this.table.get(m.name);
+    if (e === undefined) {
+      const prev = this.recentIntents.get(m.name);
+      if (prev !== undefined && prev.ltime >= m.ltime) return false;
+      this.recentIntents.delete(m.name);
+      this.recentIntents.set(m.name, { kind: m.kind, ltime: m.ltime });
+      if (this.recentIntents.size > RECENT_INTENTS) this.recentIntents.delete(this.recentIntents.keys().next().value!);
+      return true;
+    }
+    if (m.ltime <= e.statusLTime) return false;
+    if (m.kind === Kind.JoinIntent) {
+      e.statusLTime = m.ltime;
+      if (e.status === "leaving") e.status = "alive";
+      return true;
+    }
+    if (m.name === this.config.name && this.leaveState === "alive") { // refute a stale leave intent about us
+      this.sendIntent(Kind.JoinIntent, m.name, now);
+      return false;
+    }
+    if (e.status === "alive") { e.status = "leaving"; e.statusLTime = m.ltime; return true; }
+    if (e.status === "failed") {
+      e.statusLTime = m.ltime;
+      this.setStatus(e, "left", now);
+      this.emit("member-leave", e); // newer serf: force-leave of a failed member is a leave event
+      return true;
+    }
+    return false;
+  }
+}
+
+function snap(e: Entry): SerfMember {
+  return Object.freeze({ name: e.name, addr: e.addr, tags: e.tags, status: e.status, statusChange: e.statusChange });
+}
+
+interface SerfMsg { readonly kind: Kind; readonly ltime: number; readonly name: string; readonly body: Uint8Array }
+
+/** Serf message inside a core user message: u8 kind, u32 Lamport time, str name, u32-prefixed body. */
+function encodeSerfMsg(kind: Kind, ltime: number, name: string, body: Uint8Array): Uint8Array {
+  return new Writer().u8(kind).u32(ltime).str(name).bytes32(body).finish();
+}
+
+function decodeSerfMsg(b: Uint8Array): SerfMsg {
+  const r = new Reader(b, "serf message");
+  const kind = r.u8();
+  if (kind !== Kind.Event && kind !== Kind.LeaveIntent && kind !== Kind.JoinIntent) throw new CodecError(`serf message: unknown kind ${kind}`);
+  const msg = { kind, ltime: r.u32(), name: r.str(), body: r.bytes32() };
+  r.end();
+  return msg;
+}
