@@ -26,3 +26,11 @@ export {
   clientTags, hostOf, isClient, joinHostPort, parseServer, parseWanName, serverHasFeature, serverTags, wanName,
 } from "./consul_tags.ts";
 export type { ClientTagOptions, ServerInfo, ServerTagOptions, TaggedMember } from "./consul_tags.ts";
+export { createGossipDriver } from "./driver.ts";
+export type { DropNotice, DropReason, GossipDriver, GossipDriverOptions, GossipDriverStats } from "./driver.ts";
+export { encodeFrame, FrameReader, FrameTooLargeError, readFrame, StreamError, withStreamDeadline, FRAME_HEADER_BYTES } from "./transport.ts";
+export type { GossipStream, GossipTransport, StreamSink, TransportHandler } from "./transport.ts";
+export { createUdpTransport, parseHostPort } from "./transport_udp.ts";
+export type { UdpTransportOptions } from "./transport_udp.ts";
+export { createMemoryNetwork } from "./transport_memory.ts";
+export type { MemoryNetwork, MemoryNetworkOptions } from "./transport_memory.ts";
