@@ -1,0 +1,48 @@
+import { describe, expect, test } from "bun:test";
+import { decideBootstrap, reconcileServers, type SeenServer } from "./raft_membership.ts";
+
+const s = (id: string, status: SeenServer["status"] = "alive", expectN = 3): SeenServer => ({ id, name: `n-${id}`, rpcAddr: `10.0.0.${id}:8300`, expect: expectN, status });
+
+describe("decideBootstrap", () => {
+  test("waits until the expected number of servers is alive, then bootstraps with all of them", () => {
+    expect(decideBootstrap(3, "1", [s("1"), s("2")])).toEqual({ kind: "wait", reason: "2 of 3 expected servers seen" });
+    expect(decideBootstrap(3, "1", [s("1"), s("2"), s("3", "failed")]).kind).toBe("wait");
+    expect(decideBootstrap(3, "2", [s("3"), s("1"), s("2")])).toEqual({ kind: "bootstrap", voters: ["1", "2", "3"] });
+  });
+
+  test("every server decides the same voters from the same view", () => {
+    const view = [s("b"), s("a"), s("c")];
+    const decisions = ["a", "b", "c"].map((id) => decideBootstrap(3, id, view));
+    expect(new Set(decisions.map((d) => JSON.stringify(d))).size).toBe(1);
+  });
+
+  test("refuses when servers disagree on bootstrap_expect; waits without it or before seeing itself", () => {
+    expect(decideBootstrap(3, "1", [s("1"), s("2", "alive", 5), s("3")])).toMatchObject({ kind: "refuse", reason: expect.stringContaining("n-2 expects 5") });
+    expect(decideBootstrap(0, "1", [s("1")]).kind).toBe("wait");
+    expect(decideBootstrap(1, "9", [s("1", "alive", 1)]).kind).toBe("wait");
+  });
+});
+
+describe("reconcileServers", () => {
+  test("adds alive servers missing from the configuration", () => {
+    expect(reconcileServers(["1", "2", "3"], [], [s("1"), s("2"), s("3"), s("4")], new Map(), 0, 1000)).toEqual([{ kind: "add", id: "4", name: "n-4" }]);
+  });
+
+  test("removes a server that left, and a failed one only after the grace period", () => {
+    const seen = [s("1"), s("2"), s("3"), s("4", "left"), s("5", "failed")];
+    const voters = ["1", "2", "3", "4", "5"];
+    expect(reconcileServers(voters, [], seen, new Map([["5", 0]]), 500, 1000)).toEqual([{ kind: "remove", id: "4", name: "n-4", reason: "left the cluster" }]);
+    const after = reconcileServers(["1", "2", "3", "5"], [], seen.filter((x) => x.id !== "4"), new Map([["5", 0]]), 1500, 1000);
+    expect(after).toEqual([{ kind: "remove", id: "5", name: "n-5", reason: "failed for more than 1000 ms" }]);
+    expect(reconcileServers(["1", "2", "3", "5"], [], seen, new Map([["5", 1000]]), 1500, 1000)).toEqual([]);
+  });
+
+  test("never removes a voter when the healthy voters left would not be a majority", () => {
+    // 3 voters, two of them failed: removing one would leave 1 healthy of 2, not a majority.
+    const seen = [s("1"), s("2", "failed"), s("3", "failed")];
+    expect(reconcileServers(["1", "2", "3"], [], seen, new Map([["2", 0], ["3", 0]]), 10_000, 1000)).toEqual([]);
+    // 5 voters, one failed: removing it leaves 4 healthy of 4.
+    const five = [s("1"), s("2"), s("3"), s("4"), s("5", "failed")];
+    expect(reconcileServers(["1", "2", "3", "4", "5"], [], five, new Map([["5", 0]]), 10_000, 1000)).toHaveLength(1);
+  });
+});
