@@ -11,5 +11,6 @@ export {
   type LeafOptions,
   type LeafUsage,
 } from "./x509.ts";
+export { formatDuration, parseDuration } from "./duration.ts";
 export { formatIp, parseIp, pemBlocks, pemDecode, pemEncode, type PemBlock, type RandomBytes } from "./x509_der.ts";
 export { certificateMatchesKey, parseCertificate, parseCertificates, type CertificateInfo } from "./x509_parse.ts";
