@@ -129,3 +129,29 @@ describe("exactly-once apply", () => {
     }
   });
 });
+
+describe("late bootstrap", () => {
+  test("servers started with empty logs bootstrap together later; one that already heard from the cluster does not", async () => {
+    const clock = simClock();
+    const rng = seededRng(6);
+    const net = simNetwork(clock, rng);
+    const ids = ["n1", "n2", "n3"];
+    const sms = ids.map(() => kvStateMachine());
+    const nodes = ids.map((id, i) => createConsensusNode({ id, clock, rng, logger: silentLogger(), log: memoryLogStore(), transport: net.transport(id), stateMachine: sms[i]!, tickMs: 10 }));
+    for (const n of nodes) await n.start();
+    await runFor(clock, 500);
+    expect(nodes.every((n) => n.status().role === "Follower" && n.status().leader === "")).toBe(true);
+    const results: boolean[] = [];
+    void nodes[0]!.bootstrap(ids).then((r) => results.push(r));
+    void nodes[1]!.bootstrap(ids).then((r) => results.push(r));
+    await runFor(clock, 1000);
+    expect(results).toEqual([true, true]);
+    const leader = nodes.find((n) => n.status().role === "Leader");
+    expect(leader).toBeDefined();
+    // n3 has heard from the cluster by now: bootstrapping would fork it, so it does not.
+    expect(await Promise.race([nodes[2]!.bootstrap(ids), runFor(clock, 50).then(() => "pending")])).toBe(false);
+    void leader!.propose(encodeKvCommand({ op: "put", key: "k", value: "v" }));
+    await runFor(clock, 300);
+    expect(sms.map((s) => s.get("k"))).toEqual(["v", "v", "v"]);
+  });
+});

@@ -77,6 +77,12 @@ export interface ConsensusStatus {
 export interface ConsensusNode<R> {
   /** Replays the durable log into the state machine and starts ticking. */
   start(): Promise<void>;
+  /**
+   * Bootstraps a new cluster with `voters` if this node started with an empty log and has not heard
+   * from a cluster since (for bootstrap_expect: start first, bootstrap once enough servers are seen).
+   * Resolves true if it bootstrapped. Every bootstrapping server must pass the same voters.
+   */
+  bootstrap(voters: readonly string[]): Promise<boolean>;
   /** Replicates `command`; resolves with the state machine's result once applied here. */
   propose(command: Uint8Array): Promise<R>;
   /** Resolves at a linearizable point: everything committed before the call is applied locally (ReadIndex). */
@@ -102,7 +108,8 @@ type Event =
   | { readonly kind: "read"; readonly ctx: string }
   | { readonly kind: "snapshot-status"; readonly to: string; readonly ok: boolean }
   | { readonly kind: "campaign" }
-  | { readonly kind: "transfer"; readonly to: string };
+  | { readonly kind: "transfer"; readonly to: string }
+  | { readonly kind: "bootstrap"; readonly voters: readonly string[]; readonly done: (ok: boolean) => void };
 
 export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R> {
   const log = o.logger;
@@ -153,7 +160,10 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       while (!stopped && raw) {
         const batch = inbox;
         inbox = [];
-        for (const e of batch) stepEvent(raw, e);
+        for (const e of batch) {
+          if (e.kind === "bootstrap") e.done(await bootstrapNow(e.voters));
+          else stepEvent(raw, e);
+        }
         if (!raw.hasReady()) {
           if (inbox.length === 0) break;
           continue;
@@ -230,6 +240,33 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       log.info("leader changed", { leader: s.lead || "(none)", term, role: s.raftState });
       for (const fn of leaderListeners) fn(s.lead, term);
     }
+  }
+
+  /** The Raft core's config, kept to rebuild the core after a late bootstrap. */
+  let raftConfig: RaftConfig | undefined;
+  const makeRaw = () => (o.createRawNode ? o.createRawNode({ ...raftConfig!, applied }) : new RawNode({ ...raftConfig!, applied }));
+
+  /** The first configuration of a new cluster: the same snapshot (index 1, term 1) on every bootstrapping server. */
+  function bootstrapSnapshot(voters: readonly string[]): Snapshot {
+    return { index: 1, term: 1, confState: { voters: [...voters].sort(), learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } };
+  }
+
+  /**
+   * Bootstraps a node that started with an empty log, unless it has heard from a cluster meanwhile
+   * (any term, entry or snapshot): then that cluster's leader brings it in and bootstrapping would fork.
+   */
+  async function bootstrapNow(voters: readonly string[]): Promise<boolean> {
+    const st = raw!.status();
+    if (st.lastIndex > 0 || st.hardState.term > 0 || snapshotIndex > 0 || voters.length === 0) return false;
+    const meta = bootstrapSnapshot(voters);
+    await o.log.saveSnapshot(meta, snapshotBytes());
+    if (stopped) return false;
+    storage.applySnapshot(meta);
+    applied = snapshotIndex = meta.index;
+    confState = meta.confState;
+    raw = makeRaw();
+    log.info("bootstrapped a new cluster", { voters: meta.confState.voters.join(",") });
+    return true;
   }
 
   function applyEntry(r: RawNode, e: Entry): void {
@@ -328,7 +365,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       if (rec.snapshot.index === 0 && rec.entries.length === 0 && rec.hardState.term === 0 && o.bootstrapVoters?.length) {
         // A new cluster: every bootstrapping server starts from the same snapshot at index 1, term 1,
         // holding the initial voters and the empty state.
-        const meta: Snapshot = { index: 1, term: 1, confState: { voters: [...o.bootstrapVoters].sort(), learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false } };
+        const meta = bootstrapSnapshot(o.bootstrapVoters);
         await o.log.saveSnapshot(meta, snapshotBytes());
         initial = { ...rec, snapshot: meta };
       }
@@ -345,7 +382,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       const hs = initial.hardState;
       storage.setHardState(hs.commit < initial.snapshot.index ? { ...hs, commit: initial.snapshot.index } : hs);
       if (initial.entries.length) storage.append(initial.entries);
-      const config: RaftConfig = {
+      raftConfig = {
         id: o.id,
         storage,
         applied,
@@ -360,7 +397,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       // What recovery read may have been only in the page cache (a process crash keeps it); make it
       // durable before any message can acknowledge it.
       await o.log.sync();
-      raw = o.createRawNode ? o.createRawNode(config) : new RawNode(config);
+      raw = makeRaw();
       o.transport.onMessage((msg) => enqueue({ kind: "message", msg }));
       o.transport.onSnapshot((msg, data) => {
         log.debug("received snapshot", { from: msg.from, index: msg.snapshot.index, bytes: data.length });
@@ -392,6 +429,10 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       const p = confChanges.add(key, timeoutMs, () => new ProposalTimeoutError(timeoutMs));
       enqueue({ kind: "confchange", cc: { ...cc, context: id }, key });
       return p;
+    },
+    bootstrap(voters) {
+      if (stopped || !raw) return Promise.resolve(false);
+      return new Promise<boolean>((done) => enqueue({ kind: "bootstrap", voters, done }));
     },
     campaign: () => enqueue({ kind: "campaign" }),
     transferLeadership: (to) => enqueue({ kind: "transfer", to }),

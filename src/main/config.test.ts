@@ -44,3 +44,23 @@ describe("tls settings", () => {
     expect(() => parseConfigJson("t.json", { verify_outgoing: "yes" })).toThrow("t.json: verify_outgoing must be true or false");
   });
 });
+
+describe("gossip settings", () => {
+  test("join lists accumulate across sources; durations and keys are read with Consul's names", () => {
+    const cfg = buildConfig({ ...defaultConfig("h"), dataDir: "/d" }, [
+      parseConfigJson("a.json", { retry_join: ["10.0.0.1"], retry_interval: "5s", encrypt: "k", retry_max: 3 }),
+      parseConfigJson("b.json", { retry_join: ["10.0.0.2"], start_join: ["10.0.0.9"] }),
+      { gossip: { retryJoin: ["10.0.0.3"] } },
+    ]);
+    expect(cfg.gossip.retryJoin).toEqual(["10.0.0.1", "10.0.0.2", "10.0.0.3"]);
+    expect(cfg.gossip.startJoin).toEqual(["10.0.0.9"]);
+    expect(cfg.gossip.retryIntervalMs).toBe(5000);
+    expect(cfg.gossip.retryMax).toBe(3);
+    expect(cfg.gossip.encrypt).toBe("k");
+  });
+
+  test("bad values name the key", () => {
+    expect(() => parseConfigJson("g.json", { retry_interval: "soon" })).toThrow('g.json: retry_interval must be a duration such as "30s"');
+    expect(() => parseConfigJson("g.json", { retry_join: "10.0.0.1" })).toThrow("g.json: retry_join must be a list of strings");
+  });
+});

@@ -8,6 +8,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { parseDuration } from "../lib/index.ts";
 
 export interface Ports {
   readonly http: number;
@@ -38,7 +39,29 @@ export interface RuntimeConfig {
   readonly nodeMeta: Readonly<Record<string, string>>;
   readonly ports: Ports;
   readonly tls: TlsSettings;
+  readonly gossip: GossipSettings;
 }
+
+/** Consul's gossip settings: joining, retrying, encryption, WAN advertise address. */
+export interface GossipSettings {
+  /** Joined once at start (`start_join`, `-join`); failure stops the agent. */
+  readonly startJoin: readonly string[];
+  /** Joined until it succeeds (`retry_join`, `-retry-join`). */
+  readonly retryJoin: readonly string[];
+  readonly retryJoinWan: readonly string[];
+  /** Between join attempts, ms (`retry_interval`, default 30 s). */
+  readonly retryIntervalMs: number;
+  readonly retryIntervalWanMs: number;
+  /** Attempts before giving up; 0 retries forever (`retry_max`). */
+  readonly retryMax: number;
+  /** Base64 gossip key (`encrypt`); "" disables encryption. */
+  readonly encrypt: string;
+  readonly advertiseAddrWan: string;
+}
+
+export const DEFAULT_GOSSIP: GossipSettings = {
+  startJoin: [], retryJoin: [], retryJoinWan: [], retryIntervalMs: 30_000, retryIntervalWanMs: 30_000, retryMax: 0, encrypt: "", advertiseAddrWan: "",
+};
 
 /** Consul's agent TLS settings (ca_file, cert_file, key_file and the verify_* switches). */
 export interface TlsSettings {
@@ -59,7 +82,7 @@ export const NO_TLS: TlsSettings = { caFile: "", certFile: "", keyFile: "", veri
 
 /** A partial config as read from one source, already in internal names. */
 export type ConfigSource = {
-  -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : RuntimeConfig[K];
+  -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : K extends "gossip" ? Partial<GossipSettings> : RuntimeConfig[K];
 };
 
 export class ConfigError extends Error {}
@@ -85,6 +108,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     nodeMeta: {},
     ports: DEFAULT_PORTS,
     tls: NO_TLS,
+    gossip: DEFAULT_GOSSIP,
   };
 }
 
@@ -98,7 +122,7 @@ export const DEV_SOURCE: ConfigSource = {
   ports: { grpc: 8502 },
 };
 
-type FieldKind = "string" | "bool" | "int" | "port" | "stringMap";
+type FieldKind = "string" | "bool" | "int" | "port" | "stringMap" | "stringList" | "duration";
 const FIELDS: Record<string, [keyof RuntimeConfig, FieldKind]> = {
   server: ["server", "bool"],
   datacenter: ["datacenter", "string"],
@@ -125,6 +149,17 @@ const TLS_FIELDS: Record<string, [keyof TlsSettings, FieldKind]> = {
   verify_server_hostname: ["verifyServerHostname", "bool"],
 };
 
+const GOSSIP_FIELDS: Record<string, [keyof GossipSettings, FieldKind]> = {
+  start_join: ["startJoin", "stringList"],
+  retry_join: ["retryJoin", "stringList"],
+  retry_join_wan: ["retryJoinWan", "stringList"],
+  retry_interval: ["retryIntervalMs", "duration"],
+  retry_interval_wan: ["retryIntervalWanMs", "duration"],
+  retry_max: ["retryMax", "int"],
+  encrypt: ["encrypt", "string"],
+  advertise_addr_wan: ["advertiseAddrWan", "string"],
+};
+
 const PORT_FIELDS: Record<string, keyof Ports> = {
   http: "http",
   grpc: "grpc",
@@ -148,6 +183,11 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
         ports[name] = checkValue(origin, `ports.${pk}`, "port", pv) as number;
       }
       out.ports = ports;
+      continue;
+    }
+    const gossipField = GOSSIP_FIELDS[key];
+    if (gossipField) {
+      out.gossip = { ...(out.gossip as object | undefined), [gossipField[0]]: checkValue(origin, key, gossipField[1], value) };
       continue;
     }
     const tlsField = TLS_FIELDS[key];
@@ -177,6 +217,18 @@ function checkValue(origin: string, key: string, kind: FieldKind, v: unknown): u
     case "port":
       if (typeof v !== "number" || !Number.isInteger(v) || v < -1 || v > 65535) throw bad("a port number (0-65535, or -1 to disable)");
       return v;
+    case "stringList":
+      if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw bad("a list of strings");
+      return [...v];
+    case "duration":
+      if (typeof v !== "string") throw bad('a duration such as "30s"');
+      try {
+        const ms = parseDuration(v);
+        if (ms < 0) throw new RangeError("negative");
+        return ms;
+      } catch {
+        throw bad('a duration such as "30s"');
+      }
     case "stringMap":
       if (!isObject(v) || !Object.values(v).every((x) => typeof x === "string")) throw bad("an object of strings");
       return { ...(v as Record<string, string>) };
@@ -222,7 +274,18 @@ function listConfigDir(dir: string): string[] {
 /** Merges sources over the base, later sources winning; `ports` merges key by key. Then validates. */
 export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[]): RuntimeConfig {
   let cfg: RuntimeConfig = base;
-  for (const s of sources) cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls } } as RuntimeConfig;
+  for (const s of sources) {
+    // Join lists accumulate across sources, as Consul's slice settings do; everything else is replaced.
+    const g = s.gossip ?? {};
+    const gossip = {
+      ...cfg.gossip,
+      ...g,
+      startJoin: [...cfg.gossip.startJoin, ...(g.startJoin ?? [])],
+      retryJoin: [...cfg.gossip.retryJoin, ...(g.retryJoin ?? [])],
+      retryJoinWan: [...cfg.gossip.retryJoinWan, ...(g.retryJoinWan ?? [])],
+    };
+    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, gossip } as RuntimeConfig;
+  }
   validateConfig(cfg);
   return cfg;
 }
