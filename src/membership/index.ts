@@ -34,3 +34,5 @@ export { createUdpTransport, parseHostPort } from "./transport_udp.ts";
 export type { UdpTransportOptions } from "./transport_udp.ts";
 export { createMemoryNetwork } from "./transport_memory.ts";
 export type { MemoryNetwork, MemoryNetworkOptions } from "./transport_memory.ts";
+export { createGossipPool, toPoolMember } from "./pool.ts";
+export type { GossipPool, GossipPoolOptions, GossipPoolStats, PoolMember } from "./pool.ts";

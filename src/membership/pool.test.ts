@@ -1,0 +1,223 @@
+/**
+ * The gossip pool (transport + core + driver + serf): over the in-memory network with a simulated
+ * clock (deterministic per seed) and on loopback with real UDP/TCP.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { cryptoRng, seededRng, silentLogger, systemClock } from "../platform/index.ts";
+import { simClock, type SimClock } from "../../test/harness/sim_clock.ts";
+import type { Timing } from "./config.ts";
+import { createGossipPool, toPoolMember, type GossipPool } from "./pool.ts";
+import type { SerfEvent } from "./serf.ts";
+import { createMemoryNetwork, type MemoryNetwork } from "./transport_memory.ts";
+
+/** Lets promise continuations (stream exchanges) run; no simulated time passes. */
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Runs simulated timers for up to `ms`, flushing after each; stops early when `until` holds. */
+async function run(clock: SimClock, ms: number, until?: () => boolean): Promise<boolean> {
+  const end = clock.monotonic() + ms;
+  await flush();
+  for (;;) {
+    if (until?.()) return true;
+    const at = clock.nextAt();
+    if (at === undefined || at > end) break;
+    clock.runNext();
+    await flush();
+  }
+  clock.advance(end - clock.monotonic());
+  await flush();
+  return until?.() ?? true;
+}
+
+interface Node { readonly name: string; readonly pool: GossipPool; readonly events: SerfEvent[] }
+
+const addrOf = (i: number) => `10.0.0.${i + 1}:8301`;
+const tagsOf = (name: string) => ({ role: "node", id: name });
+const saw = (n: Node, type: SerfEvent["type"], member: string) => n.events.some((e) => e.type === type && e.type !== "user" && e.member.name === member);
+const statusOf = (n: Node, member: string) => n.pool.members().find((m) => m.name === member)?.status;
+const allAlive = (nodes: readonly Node[], count: number) =>
+  nodes.every((n) => n.pool.members().length === count && n.pool.members().every((m) => m.status === "alive"));
+
+interface Sim { clock: SimClock; net: MemoryNetwork; nodes: Node[]; start(i: number): Promise<Node>; stopAll(): Promise<void> }
+
+function sim(seed: number, timing?: Partial<Timing>): Sim {
+  const clock = simClock();
+  const net = createMemoryNetwork({ clock, rng: seededRng(seed), latencyMs: [1, 10] });
+  const nodes: Node[] = [];
+  let started = 0;
+  return {
+    clock, net, nodes,
+    async start(i) {
+      const name = `n${i}`;
+      const pool = await createGossipPool({
+        name, profile: "local", bindHost: "unused", bindPort: 0, tags: tagsOf(name),
+        clock, rng: seededRng(seed * 1000 + started++), logger: silentLogger(),
+        serf: { reconnectIntervalMs: 5000 }, timing, transport: net.transport(addrOf(i)),
+      });
+      const node = { name, pool, events: [] as SerfEvent[] };
+      pool.subscribe((e) => void node.events.push(e));
+      nodes[i] = node;
+      return node;
+    },
+    async stopAll() {
+      for (const n of nodes) await n?.pool.stop();
+    },
+  };
+}
+
+/** Four pools joined through n0 and converged. */
+async function cluster(seed: number, timing?: Partial<Timing>): Promise<Sim> {
+  const s = sim(seed, timing);
+  for (let i = 0; i < 4; i++) await s.start(i);
+  const joins = Promise.all(s.nodes.slice(1).map((n) => n.pool.join([addrOf(0)])));
+  expect(await run(s.clock, 20_000, () => allAlive(s.nodes, 4))).toBe(true);
+  expect(await joins).toEqual([1, 1, 1]);
+  return s;
+}
+
+describe("gossip pool over the in-memory network (simulated clock)", () => {
+  for (const seed of [1, 2]) {
+    test(`seed ${seed}: 4 pools join through one seed and see each other alive with their tags`, async () => {
+      const s = await cluster(seed);
+      for (const n of s.nodes) {
+        expect(n.pool.members().map((m) => [m.name, m.addr, m.port, m.tags, m.status])).toEqual(
+          s.nodes.map((x, i) => [x.name, `10.0.0.${i + 1}`, 8301, tagsOf(x.name), "alive"]),
+        );
+        const joined = n.events.filter((e) => e.type === "member-join").map((e) => e.type !== "user" && e.member.name);
+        expect(joined.sort()).toEqual(["n0", "n1", "n2", "n3"]);
+        expect(n.pool.stats().members).toEqual({ alive: 4, leaving: 0, left: 0, failed: 0 });
+      }
+      await s.stopAll();
+    });
+  }
+
+  test("setTags propagates as member-update; a user event reaches everyone once", async () => {
+    // User events are plain epidemic broadcasts (no anti-entropy for them yet): with the LOCAL profile's
+    // retransmitMult of 2 one of 4 members can miss one, so this uses Consul's LAN value of 4.
+    const s = await cluster(3, { retransmitMult: 4 });
+    s.nodes[2]!.pool.setTags({ role: "node", id: "n2", extra: "yes" });
+    const updated = (n: Node) => n.events.some((e) => e.type === "member-update" && e.member.name === "n2" && e.member.tags.extra === "yes");
+    expect(await run(s.clock, 10_000, () => s.nodes.every(updated))).toBe(true);
+    for (const n of s.nodes) expect(n.pool.members()[2]!.tags).toEqual({ role: "node", id: "n2", extra: "yes" });
+
+    s.nodes[0]!.pool.userEvent("deploy", new Uint8Array([7]));
+    const gotUser = (n: Node) => n.events.filter((e) => e.type === "user" && e.name === "deploy" && e.payload[0] === 7).length === 1;
+    expect(await run(s.clock, 10_000, () => s.nodes.every(gotUser))).toBe(true);
+    await run(s.clock, 10_000);
+    expect(s.nodes.every(gotUser)).toBe(true); // delivered once each, despite re-broadcasts
+    await s.stopAll();
+  });
+
+  test("a stopped pool is seen failed, and after a restart rejoins through serf's reconnect", async () => {
+    const s = await cluster(4);
+    await s.nodes[3]!.pool.stop();
+    const rest = s.nodes.slice(0, 3);
+    expect(await run(s.clock, 30_000, () => rest.every((n) => saw(n, "member-failed", "n3")))).toBe(true);
+    for (const n of rest) expect(statusOf(n, "n3")).toBe("failed");
+
+    rest.forEach((n) => n.events.splice(0));
+    await s.start(3); // same name and address, joins nobody itself
+    expect(await run(s.clock, 120_000, () => allAlive(s.nodes, 4))).toBe(true);
+    for (const n of rest) expect(saw(n, "member-join", "n3")).toBe(true);
+    const reconnects = rest.reduce((sum, n) => sum + n.pool.stats().reconnectsOk, 0);
+    expect(reconnects).toBeGreaterThan(0);
+    await s.stopAll();
+  });
+
+  test("a graceful leave is seen as left, not failed, and stops the pool", async () => {
+    const s = await cluster(5);
+    await Promise.all([s.nodes[1]!.pool.leave(), run(s.clock, 5_000, () => false)]);
+    const rest = s.nodes.filter((n) => n.name !== "n1");
+    expect(await run(s.clock, 10_000, () => rest.every((n) => saw(n, "member-leave", "n1")))).toBe(true);
+    await run(s.clock, 20_000);
+    for (const n of rest) {
+      expect(statusOf(n, "n1")).toBe("left");
+      expect(saw(n, "member-failed", "n1")).toBe(false);
+    }
+    await expect(s.nodes[1]!.pool.join([addrOf(0)])).rejects.toThrow("join after leave");
+    await s.stopAll();
+  });
+
+  test("force-leave turns a failed member into left everywhere; prune reaps it", async () => {
+    const s = await cluster(6);
+    await s.nodes[3]!.pool.stop();
+    const rest = s.nodes.slice(0, 3);
+    expect(await run(s.clock, 30_000, () => rest.every((n) => statusOf(n, "n3") === "failed"))).toBe(true);
+    expect(rest[0]!.pool.forceLeave("nobody")).toBe(false);
+    expect(rest[0]!.pool.forceLeave("n3")).toBe(true);
+    expect(await run(s.clock, 10_000, () => rest.every((n) => statusOf(n, "n3") === "left" && saw(n, "member-leave", "n3")))).toBe(true);
+    rest[1]!.pool.forceLeave("n3", true);
+    expect(saw(rest[1]!, "member-reap", "n3")).toBe(true);
+    expect(rest[1]!.pool.members().map((m) => m.name)).toEqual(["n0", "n1", "n2"]);
+    // No reconnect attempt targets a left member.
+    await run(s.clock, 30_000);
+    for (const n of rest) expect(n.pool.stats().reconnectsOk + n.pool.stats().reconnectsFailed).toBe(0);
+    await s.stopAll();
+  });
+
+  test("join rejects when nothing is reached or nothing is given; stop is idempotent", async () => {
+    const s = sim(7);
+    const a = await s.start(0);
+    await expect(a.pool.join([a.pool.localAddr])).rejects.toThrow("no address");
+    let err: unknown;
+    a.pool.join(["10.9.9.9:8301"]).catch((e) => (err = e));
+    await run(s.clock, 2000, () => err !== undefined);
+    expect(String(err)).toContain("10.9.9.9:8301");
+    await a.pool.stop();
+    await a.pool.stop();
+  });
+
+  test("toPoolMember splits host and port", () => {
+    const m = { name: "x", tags: {}, status: "alive" as const };
+    expect(toPoolMember({ ...m, addr: "[::1]:8301" })).toMatchObject({ addr: "::1", port: 8301 });
+    expect(toPoolMember({ ...m, addr: "opaque" })).toMatchObject({ addr: "opaque", port: 0 });
+  });
+});
+
+describe("gossip pool on loopback UDP + TCP", () => {
+  const running: GossipPool[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((p) => p.stop()));
+  });
+
+  /** Polls `pred` every 20 ms; rejects after `ms`. */
+  const until = (what: string, pred: () => boolean, ms = 8000) =>
+    new Promise<void>((resolve, reject) => {
+      const started = Date.now();
+      const check = () => {
+        if (pred()) return resolve();
+        if (Date.now() - started > ms) return reject(new Error(`timed out waiting for ${what}`));
+        setTimeout(check, 20);
+      };
+      check();
+    });
+
+  test("3 pools converge with their tags, and one leaves gracefully", async () => {
+    const events = new Map<string, SerfEvent[]>();
+    for (const name of ["a", "b", "c"]) {
+      const pool = await createGossipPool({
+        name, profile: "local", bindHost: "127.0.0.1", bindPort: 0, tags: tagsOf(name),
+        clock: systemClock(), rng: cryptoRng(), logger: silentLogger(), leavePropagateDelayMs: 200,
+      });
+      running.push(pool);
+      const list: SerfEvent[] = [];
+      events.set(name, list);
+      pool.subscribe((e) => void list.push(e));
+    }
+    const [a, b, c] = running as [GossipPool, GossipPool, GossipPool];
+    expect(a.localAddr).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(await b.join([a.localAddr])).toBe(1);
+    expect(await c.join([a.localAddr])).toBe(1);
+    const converged = () => [a, b, c].every((p) => p.members().length === 3 && p.members().every((m) => m.status === "alive"));
+    await until("3 alive members everywhere", converged);
+    expect(b.members().map((m) => [m.name, m.addr, m.tags])).toEqual(["a", "b", "c"].map((n) => [n, "127.0.0.1", tagsOf(n)]));
+    expect(a.members().find((m) => m.name === "c")!.port).toBe(Number(c.localAddr.split(":")[1]));
+
+    await c.leave();
+    await until("c left on a and b", () => [a, b].every((p) => p.members().find((m) => m.name === "c")?.status === "left"));
+    for (const n of ["a", "b"]) {
+      expect(events.get(n)!.some((e) => e.type === "member-leave" && e.member.name === "c")).toBe(true);
+      expect(events.get(n)!.some((e) => e.type === "member-failed")).toBe(false);
+    }
+  });
+});
