@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { mountAgent } from "./agent.ts";
+import { mountMembers } from "./members.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { textError } from "./respond.ts";
 import { mountStatus } from "./status.ts";
@@ -13,6 +14,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   const app = new Hono();
   mountAgent(app, deps.agent);
   mountStatus(app, deps.raft);
+  mountMembers(app, deps.membership, deps.agent);
   app.notFound((c) => {
     const known = app.routes.some((r) => r.path === c.req.path);
     return known ? textError(c, 405, `method ${c.req.method} not allowed`) : textError(c, 404, "404 page not found");

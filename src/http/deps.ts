@@ -35,4 +35,36 @@ export interface RaftStatus {
 export interface HttpApiDeps {
   readonly agent: AgentInfo;
   readonly raft: RaftStatus;
+  /** Gossip pools; absent while gossip is not running. */
+  readonly membership?: MembershipApi;
+}
+
+/** Serf member status, as Consul's HTTP API reports it (an integer on the wire, see `MEMBER_STATUS_CODES`). */
+export type MemberStatus = "none" | "alive" | "leaving" | "left" | "failed";
+
+/** One member of a gossip pool as the local agent sees it now. */
+export interface MemberView {
+  readonly name: string;
+  /** The member's gossip IP address (no port). */
+  readonly addr: string;
+  /** The member's gossip port. */
+  readonly port: number;
+  /** Serf tags (`role`, `dc`, `id`, `vsn`, `build`, `port`, `segment`, ...). */
+  readonly tags: Readonly<Record<string, string>>;
+  readonly status: MemberStatus;
+}
+
+/**
+ * The gossip pools of the local agent, for /v1/agent/members, join, leave and force-leave. Absent when
+ * gossip is not running; the HTTP API then answers those routes with 500 rather than inventing members.
+ */
+export interface MembershipApi {
+  /** Members of the LAN pool, or the WAN pool (servers only) when wan is true. */
+  members(wan: boolean): readonly MemberView[];
+  /** Joins the pool through `address` (`host` or `host:port`); resolves to the number of nodes contacted, rejects with a message on failure. */
+  join(address: string, wan: boolean): Promise<number>;
+  /** Leaves gracefully; the agent shuts down afterwards (the caller arranges that after answering). */
+  leave(): Promise<void>;
+  /** Forces `node` into the left state (and out of the member list with prune); rejects if the node is unknown. */
+  forceLeave(node: string, options: { prune: boolean; wan: boolean }): Promise<void>;
 }

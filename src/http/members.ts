@@ -1,0 +1,120 @@
+/**
+ * Cluster membership endpoints of the agent API
+ * (https://developer.hashicorp.com/consul/api-docs/agent#list-members and the join, leave and
+ * force-leave sections), answering as Consul's agent/agent_endpoint.go does: AgentMembers, AgentJoin,
+ * AgentLeave, AgentForceLeave.
+ */
+import type { Context, Hono } from "hono";
+import type { AgentInfo, MemberStatus, MemberView, MembershipApi } from "./deps.ts";
+import { jsonResponse, textError } from "./respond.ts";
+
+/** serf.MemberStatus as an integer (hashicorp/serf serf/serf.go: StatusNone = 0 ... StatusFailed = 4). */
+export const MEMBER_STATUS_CODES: Readonly<Record<MemberStatus, number>> = { none: 0, alive: 1, leaving: 2, left: 3, failed: 4 };
+
+/**
+ * The protocol ranges Consul reports for every member: memberlist protocol 1..5 speaking 2, serf
+ * delegate protocol 2..5 speaking 4 (what a Consul 1.x agent with default config shows).
+ */
+const PROTOCOL_FIELDS = { ProtocolMin: 1, ProtocolMax: 5, ProtocolCur: 2, DelegateMin: 2, DelegateMax: 5, DelegateCur: 4 } as const;
+
+/** `api.AllSegments`: the segment value `consul members` sends by default, meaning "every segment". */
+const ALL_SEGMENTS = "_all";
+
+/** structs.ErrSegmentsNotSupported: Consul CE answers this for any named segment. */
+const SEGMENTS_NOT_SUPPORTED = "Network segments are not supported in this version of Consul";
+
+/** What the routes answer (500) while gossip is not running. */
+export const MEMBERSHIP_UNAVAILABLE = "Membership is not available: gossip is not running on this agent";
+
+/** One member in Consul's `serf.Member` JSON shape (the API's `AgentMember`), field order included. */
+export function memberBody(m: MemberView): Record<string, unknown> {
+  return { Name: m.name, Addr: m.addr, Port: m.port, Tags: { ...m.tags }, Status: MEMBER_STATUS_CODES[m.status], ...PROTOCOL_FIELDS };
+}
+
+/**
+ * GET /v1/agent/members[?wan=1][&segment=], PUT /v1/agent/join/<address>[?wan=1], PUT /v1/agent/leave,
+ * PUT /v1/agent/force-leave/<node>[?prune][&wan].
+ *
+ * Quirks kept from Consul: `wan` on members and join counts only with a non-empty value (Go's
+ * `Query().Get("wan") != ""`), while `prune` and `wan` on force-leave count by presence; a WAN member
+ * list on a client agent is `null` (Agent.WANMembers returns nil there); errors are 500 with the bare
+ * error text. `agent` (when given) tells a client from a server; without it the membership layer's own
+ * answer for the WAN pool is served. Without `membership` every route answers 500 with
+ * `MEMBERSHIP_UNAVAILABLE`.
+ */
+export function mountMembers(app: Hono, membership: MembershipApi | undefined, agent?: Pick<AgentInfo, "server">): void {
+  const isClient = agent !== undefined && !agent.server;
+
+  app.get("/v1/agent/members", (c) => {
+    const wan = hasValue(c, "wan");
+    const segment = c.req.query("segment") ?? "";
+    if (wan && segment !== "" && segment !== ALL_SEGMENTS) return consulError(c, 400, "Cannot provide a segment with wan=true");
+    if (!membership) return consulError(c, 500, MEMBERSHIP_UNAVAILABLE);
+    if (wan) return jsonResponse(c, isClient ? null : membership.members(true).map(memberBody));
+    if (segment !== "" && segment !== ALL_SEGMENTS) return consulError(c, 500, SEGMENTS_NOT_SUPPORTED);
+    return jsonResponse(c, membership.members(false).map(memberBody));
+  });
+
+  app.put("/v1/agent/join/:address{.+}", async (c) => {
+    if (!membership) return consulError(c, 500, MEMBERSHIP_UNAVAILABLE);
+    try {
+      await membership.join(c.req.param("address"), hasValue(c, "wan"));
+    } catch (err) {
+      return consulError(c, 500, messageOf(err));
+    }
+    return c.body(null, 200);
+  });
+  methodNotAllowed(app, "/v1/agent/join/:address{.+}");
+
+  app.put("/v1/agent/leave", async (c) => {
+    if (!membership) return consulError(c, 500, MEMBERSHIP_UNAVAILABLE);
+    try {
+      await membership.leave();
+    } catch (err) {
+      return consulError(c, 500, messageOf(err));
+    }
+    return c.body(null, 200);
+  });
+
+  app.put("/v1/agent/force-leave/:node{.+}", async (c) => {
+    if (!membership) return consulError(c, 500, MEMBERSHIP_UNAVAILABLE);
+    const node = c.req.param("node");
+    const prune = c.req.query("prune") !== undefined;
+    const wan = c.req.query("wan") !== undefined;
+    // Agent.ForceLeaveWAN / Agent.ForceLeave in agent/agent.go.
+    if (wan && isClient) return consulError(c, 500, "Must be a server to force-leave a node from the WAN cluster");
+    if (!wan && !membership.members(false).some((m) => m.name === node)) {
+      return consulError(c, 500, `agent: No node found with name '${node}'`);
+    }
+    try {
+      await membership.forceLeave(node, { prune, wan });
+    } catch (err) {
+      return consulError(c, 500, messageOf(err));
+    }
+    return c.body(null, 200);
+  });
+  methodNotAllowed(app, "/v1/agent/force-leave/:node{.+}");
+}
+
+/** Go's `req.URL.Query().Get(name) != ""`. */
+function hasValue(c: Context, name: string): boolean {
+  const value = c.req.query(name);
+  return value !== undefined && value !== "";
+}
+
+/**
+ * Parameterised paths are not caught by the app's 405 fallback (it compares literal paths), so each
+ * answers other methods itself, in the same words.
+ */
+function methodNotAllowed(app: Hono, path: string): void {
+  app.all(path, (c) => textError(c, 405, `method ${c.req.method} not allowed`));
+}
+
+/** Consul writes handler errors with `fmt.Fprint(resp, err.Error())`: the bare text, no newline. */
+function consulError(c: Context, status: number, message: string): Response {
+  return c.body(message, status as 500, { "Content-Type": "text/plain; charset=utf-8" });
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
