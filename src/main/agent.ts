@@ -10,6 +10,9 @@ import type { Logger } from "../platform/index.ts";
 import { createGrpcServer, readFileIfExists, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { startServer, type RunningServer } from "./server.ts";
+import { startGossip } from "./gossip.ts";
+import { parseServer, type PoolMember } from "../membership/index.ts";
+import type { SeenServer } from "./raft_membership.ts";
 import { loadTlsFiles } from "./tls_files.ts";
 import { runtimeDescription } from "./runtime.ts";
 import { REVISION, VERSION } from "./version.ts";
@@ -19,6 +22,9 @@ export interface AgentAddresses {
   readonly http?: string;
   readonly grpc?: string;
   readonly server?: string;
+  /** Gossip addresses as advertised. */
+  readonly serfLan?: string;
+  readonly serfWan?: string;
 }
 
 export interface RunningAgent {
@@ -34,7 +40,7 @@ export interface RunningAgent {
  * Starts an agent. Ports of 0 bind free ports (see `addresses`); -1 disables a listener.
  * On failure, whatever was started is stopped again before the error propagates.
  */
-export async function startAgent(config: RuntimeConfig, logger: Logger): Promise<RunningAgent> {
+export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: { onLeft?: () => void } = {}): Promise<RunningAgent> {
   const cleanups: (() => Promise<void> | void)[] = [];
   const stopAll = async () => {
     for (const c of cleanups.splice(0).reverse()) {
@@ -49,7 +55,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger): Promise
     const dataDir = prepareDataDir(config, cleanups);
     const nodeId = loadNodeId(config, dataDir);
     const advertiseAddr = config.advertiseAddr || pickAdvertiseAddr(config.bindAddr);
-    const addresses: { http?: string; grpc?: string; server?: string } = {};
+    const addresses: { -readonly [K in keyof AgentAddresses]: AgentAddresses[K] } = {};
 
     let server: RunningServer | undefined;
     if (config.server && config.ports.server !== -1) {
@@ -57,6 +63,20 @@ export async function startAgent(config: RuntimeConfig, logger: Logger): Promise
       server = await startServer({ config, logger, clock: systemClock(), dataDir, nodeId, advertiseAddr, tls });
       cleanups.push(() => server!.close());
       addresses.server = server.address;
+    }
+
+    const gossip = await startGossip({
+      config, logger, clock: systemClock(), nodeId, advertiseAddr, serverPort: server?.port,
+      onLeft: () => hooks.onLeft?.(),
+    });
+    cleanups.push(() => gossip.stop());
+    addresses.serfLan = gossip.lan.localAddr;
+    if (gossip.wan) addresses.serfWan = gossip.wan.localAddr;
+    if (server) {
+      // Servers of this datacenter, as the LAN pool shows them, drive Raft membership.
+      const feed = () => server!.updateServers(seenServers(gossip.lan.members(), config.datacenter));
+      gossip.lan.subscribe(feed);
+      feed();
     }
 
     if (config.ports.grpc !== -1) {
@@ -77,7 +97,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger): Promise
       revision: REVISION,
       advertiseAddr,
       serfLanPort: config.ports.serfLan,
-      serverPort: server ? Number(server.address.slice(server.address.lastIndexOf(":") + 1)) : config.ports.server,
+      serverPort: server ? server.port : config.ports.server,
       nodeMeta: config.nodeMeta,
       get debugConfig() {
         return debugConfig(config, { dataDir, nodeId, advertiseAddr, addresses });
@@ -92,7 +112,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger): Promise
       // A client agent has no Raft of its own; until it can ask a server over RPC (a later issue) it
       // reports no leader and no peers rather than inventing them.
       const raft = server?.raft ?? { leader: () => "", peers: () => [] };
-      const app = createHttpApi({ agent: agentInfo, raft });
+      const app = createHttpApi({ agent: agentInfo, raft, membership: gossip.membership });
       const httpLog = logger.named("http");
       http = await serveHttp({
         host: config.clientAddr,
@@ -190,4 +210,15 @@ function debugConfig(
     LogJSON: config.logJson,
     NodeMeta: config.nodeMeta,
   };
+}
+
+/** This datacenter's servers among the LAN pool's members (Consul's metadata.IsConsulServer). */
+function seenServers(members: readonly PoolMember[], datacenter: string): SeenServer[] {
+  const out: SeenServer[] = [];
+  for (const m of members) {
+    const info = parseServer({ name: m.name, addr: `${m.addr}:${m.port}`, tags: m.tags, status: m.status });
+    if (!info || info.datacenter !== datacenter) continue;
+    out.push({ id: info.id, name: info.shortName, rpcAddr: info.rpcAddr, expect: info.expect, status: m.status });
+  }
+  return out;
 }

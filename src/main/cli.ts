@@ -5,11 +5,17 @@
  */
 import type { Command, CommandIo } from "./command.ts";
 import { agentCommand } from "./commands/agent.ts";
+import { forceLeaveCommand } from "./commands/force_leave.ts";
+import { joinCommand } from "./commands/join.ts";
 import { keygenCommand } from "./commands/keygen.ts";
+import { leaveCommand } from "./commands/leave.ts";
+import { membersCommand } from "./commands/members.ts";
 import { tlsCommand } from "./commands/tls.ts";
 import { versionCommand } from "./commands/version.ts";
 
-export const COMMANDS: readonly Command[] = [agentCommand, keygenCommand, tlsCommand, versionCommand];
+export const COMMANDS: readonly Command[] = [
+  agentCommand, forceLeaveCommand, joinCommand, keygenCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
+];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

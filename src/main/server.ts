@@ -16,10 +16,19 @@ import {
 import { createRpcPool, createServerPort, dialServer, registerStatusServices, type RpcContext, type RpcTarget, type ServerDialSettings } from "../rpc/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 import type { LoadedTls } from "./tls_files.ts";
+import { decideBootstrap, reconcileServers, type SeenServer } from "./raft_membership.ts";
+import { addServerSafely } from "../consensus/index.ts";
 
 export interface RunningServer {
   /** The server port's `host:port` as bound. */
   readonly address: string;
+  /** The bound server port. */
+  readonly port: number;
+  /**
+   * What the LAN pool shows of this datacenter's servers. Drives the server directory, the
+   * bootstrap_expect bootstrap and, on the leader, adding and removing Raft servers.
+   */
+  updateServers(seen: readonly SeenServer[]): void;
   readonly raft: RaftStatus;
   readonly consensus: ConsensusNode<void>;
   close(): Promise<void>;
@@ -133,8 +142,53 @@ export async function startServer(o: {
     cleanups.push(() => grpc.close());
     for (const protocol of ["rpc", "multiplexed-rpc", "grpc"] as const) port.serve(protocol, (s) => grpc.acceptSocket(s));
 
+    // Raft membership from gossip (Consul's maybeBootstrap, leader reconcile, autopilot cleanup).
+    let seen: readonly SeenServer[] = [];
+    const failedSince = new Map<string, number>();
+    let bootstrapped = bootstrap;
+    let reconciling = false;
+    const raftLog = logger.named("raft");
+    const reconcile = async () => {
+      const st = consensus.status();
+      if (!bootstrapped && config.bootstrapExpect > 1) {
+        if (st.lastIndex > 0 || st.term > 0) {
+          bootstrapped = true; // this server already belongs to a cluster
+        } else {
+          const d = decideBootstrap(config.bootstrapExpect, nodeId, seen);
+          if (d.kind === "refuse") raftLog.error("not bootstrapping", { reason: d.reason });
+          if (d.kind === "bootstrap") {
+            bootstrapped = true;
+            const did = await consensus.bootstrap(d.voters);
+            raftLog.info(did ? "bootstrapped from gossip" : "joined an existing cluster instead of bootstrapping", { voters: d.voters.join(",") });
+          }
+        }
+      }
+      if (st.role !== "Leader" || reconciling) return;
+      const steps = reconcileServers(st.config.voters, st.config.learners, seen, failedSince, clock.monotonic(), 30_000);
+      if (!steps.length) return;
+      reconciling = true;
+      try {
+        for (const step of steps) {
+          if (step.kind === "add") {
+            raftLog.info("adding server", { id: step.id, node: step.name });
+            await addServerSafely(consensus, step.id, { clock });
+          } else {
+            raftLog.info("removing server", { id: step.id, node: step.name, reason: step.reason });
+            await consensus.changeMembership({ transition: "Auto", changes: [{ type: "RemoveNode", nodeId: step.id }] });
+          }
+        }
+      } catch (err) {
+        raftLog.warn("server reconcile step failed; will retry", { error: err });
+      } finally {
+        reconciling = false;
+      }
+    };
+    const stopReconcile = clock.setInterval(1000, () => void reconcile());
+    cleanups.push(() => stopReconcile());
+
     return {
       address: `${listener.host}:${listener.port}`,
+      port: listener.port,
       consensus,
       raft: {
         leader: () => {
@@ -142,6 +196,17 @@ export async function startServer(o: {
           return id ? (servers.get(id)?.address ?? "") : "";
         },
         peers: () => consensus.status().config.voters.map((id) => servers.get(id)?.address ?? "").filter((a) => a !== ""),
+      },
+      updateServers(next) {
+        seen = next.filter((x) => x.id !== "");
+        const now = clock.monotonic();
+        for (const x of seen) {
+          if (x.status === "failed") {
+            if (!failedSince.has(x.id)) failedSince.set(x.id, now);
+          } else failedSince.delete(x.id);
+          if (x.id !== nodeId && (x.status === "alive" || !servers.has(x.id))) servers.set(x.id, { node: x.name, address: x.rpcAddr });
+        }
+        void reconcile();
       },
       close,
     };

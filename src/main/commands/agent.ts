@@ -5,6 +5,7 @@ import type { Command, CommandIo } from "../command.ts";
 import { buildConfig, ConfigError, defaultConfig, DEV_SOURCE, readConfigSources, type ConfigSource, type RuntimeConfig } from "../config.ts";
 import { formatFlags, parseFlags, UsageError, type FlagSpec, type ParsedFlags } from "../flags.ts";
 import { VERSION } from "../version.ts";
+import { parseDuration } from "../../lib/index.ts";
 
 const FLAGS: FlagSpec[] = [
   { name: "dev", kind: "bool", usage: "Development mode: a single server in a temporary data directory, everything on loopback. Never use it in production." },
@@ -20,6 +21,16 @@ const FLAGS: FlagSpec[] = [
   { name: "grpc-port", kind: "int", arg: "<port>", usage: "gRPC (xDS) port. Default 8502 with -dev, else disabled (-1)." },
   { name: "server-port", kind: "int", arg: "<port>", usage: "Server RPC port. Default 8300." },
   { name: "domain", kind: "string", arg: "<domain>", usage: 'DNS domain. Default "consul".' },
+  { name: "serf-lan-port", kind: "int", arg: "<port>", usage: "LAN gossip port (UDP and TCP). Default 8301." },
+  { name: "serf-wan-port", kind: "int", arg: "<port>", usage: "WAN gossip port of servers (UDP and TCP). Default 8302; -1 disables." },
+  { name: "advertise-wan", kind: "string", arg: "<addr>", usage: "Address advertised in the WAN pool. Default: the advertise address." },
+  { name: "join", kind: "strings", arg: "<addr>", usage: "Address of an agent to join at start; failure stops the agent." },
+  { name: "retry-join", kind: "strings", arg: "<addr>", usage: "Address of an agent to join, retried until it succeeds." },
+  { name: "retry-join-wan", kind: "strings", arg: "<addr>", usage: "Address of a server in another datacenter to join over the WAN pool, retried." },
+  { name: "retry-interval", kind: "string", arg: "<duration>", usage: 'Time between join attempts. Default "30s".' },
+  { name: "retry-interval-wan", kind: "string", arg: "<duration>", usage: 'Time between WAN join attempts. Default "30s".' },
+  { name: "retry-max", kind: "int", arg: "<n>", usage: "Join attempts before giving up; 0 retries forever." },
+  { name: "encrypt", kind: "string", arg: "<key>", usage: "Gossip encryption key (base64, as made by causeway keygen)." },
   { name: "bootstrap-expect", kind: "int", arg: "<n>", usage: "Number of servers to wait for before bootstrapping the cluster." },
   { name: "log-level", kind: "string", arg: "<level>", usage: 'trace, debug, info, warn or error. Default "info" ("debug" with -dev).' },
   { name: "log-json", kind: "bool", usage: "Write logs as JSON lines." },
@@ -56,8 +67,25 @@ function flagSource(p: ParsedFlags): ConfigSource {
   if (v.has("bootstrap-expect")) s.bootstrapExpect = int("bootstrap-expect");
   if (v.has("log-level")) s.logLevel = str("log-level");
   if (v.has("log-json")) s.logJson = v.get("log-json") as boolean;
+  const gossip: Record<string, unknown> = {};
+  const list = (k: string) => (v.get(k) as string[] | undefined) ?? [];
+  if (v.has("join")) gossip.startJoin = list("join");
+  if (v.has("retry-join")) gossip.retryJoin = list("retry-join");
+  if (v.has("retry-join-wan")) gossip.retryJoinWan = list("retry-join-wan");
+  for (const [flag, key] of [["retry-interval", "retryIntervalMs"], ["retry-interval-wan", "retryIntervalWanMs"]] as const) {
+    if (!v.has(flag)) continue;
+    try {
+      gossip[key] = parseDuration(str(flag)!);
+    } catch {
+      throw new UsageError(`invalid value "${str(flag)}" for flag -${flag}: not a duration such as "30s"`);
+    }
+  }
+  if (v.has("retry-max")) gossip.retryMax = int("retry-max");
+  if (v.has("encrypt")) gossip.encrypt = str("encrypt");
+  if (v.has("advertise-wan")) gossip.advertiseAddrWan = str("advertise-wan");
+  if (Object.keys(gossip).length) s.gossip = gossip;
   const ports: Record<string, number> = {};
-  for (const [flag, key] of [["http-port", "http"], ["grpc-port", "grpc"], ["server-port", "server"]] as const) {
+  for (const [flag, key] of [["http-port", "http"], ["grpc-port", "grpc"], ["server-port", "server"], ["serf-lan-port", "serfLan"], ["serf-wan-port", "serfWan"]] as const) {
     const port = int(flag);
     if (port === undefined) continue;
     if (port < -1 || port > 65535) throw new UsageError(`invalid value "${port}" for flag -${flag}: not a port number`);
@@ -113,8 +141,9 @@ async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<
     sink: (line) => io.err(line + "\n"),
   });
   let agent;
+  let left: (() => void) | undefined;
   try {
-    agent = await startAgent(config, logger);
+    agent = await startAgent(config, logger, { onLeft: () => left?.() });
   } catch (err) {
     io.err(`==> Error starting agent: ${(err as Error).message}\n`);
     return 1;
@@ -128,7 +157,7 @@ async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<
       `        Datacenter: '${config.datacenter}'\n` +
       `            Server: ${config.server}\n` +
       `       Client Addr: HTTP: ${a.http ?? "disabled"}, gRPC: ${a.grpc ?? "disabled"}\n` +
-      `      Cluster Addr: ${a.server ?? "disabled"}\n` +
+      `      Cluster Addr: ${a.server ?? "disabled"} (LAN: ${a.serfLan ?? "disabled"}, WAN: ${a.serfWan ?? "disabled"})\n` +
       `          Data Dir: ${agent.dataDir}${config.dev ? " (temporary, removed at exit)" : ""}\n\n` +
       `==> Log data will now stream in as it occurs:\n\n`,
   );
@@ -136,8 +165,10 @@ async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<
     const onSignal = (name: string) => () => resolve(name);
     process.once("SIGINT", onSignal("SIGINT"));
     process.once("SIGTERM", onSignal("SIGTERM"));
+    // The leave request's HTTP response goes out after leave() resolves; shut down a moment later.
+    left = () => void setTimeout(() => resolve("leave"), 200);
   });
-  io.err(`==> Caught signal: ${signal}\n==> Gracefully shutting down (send it again to exit at once)\n`);
+  io.err(signal === "leave" ? "==> Left the cluster; shutting down\n" : `==> Caught signal: ${signal}\n==> Gracefully shutting down (send it again to exit at once)\n`);
   const force = () => process.exit(1);
   process.once("SIGINT", force);
   process.once("SIGTERM", force);
