@@ -2,7 +2,7 @@
 export { createConsensusNode } from "./node.ts";
 export { addServerSafely } from "./membership.ts";
 export type { AddServerOptions } from "./membership.ts";
-export type { ConsensusNode, ConsensusOptions, ConsensusStatus, StateMachine } from "./node.ts";
+export type { ConsensusNode, ConsensusOptions, ConsensusStatus, StateMachine } from "./node_types.ts";
 export * from "./errors.ts";
 export * from "./ports.ts";
 export { openLogStore } from "./log_store.ts";

@@ -3,7 +3,7 @@
  */
 import type { Clock } from "../platform/index.ts";
 import type { ConfState } from "../raft/index.ts";
-import type { ConsensusNode } from "./node.ts";
+import type { ConsensusNode } from "./node_types.ts";
 
 export interface AddServerOptions {
   readonly clock: Clock;

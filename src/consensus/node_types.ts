@@ -1,0 +1,88 @@
+/**
+ * The consensus driver's public types: the state machine it applies to, its options, its status and
+ * the node handle. The implementation is in node.ts.
+ */
+import type { Clock, Logger, Rng } from "../platform/index.ts";
+import type { Config as RaftConfig, ConfChange, ConfState, RawNode, SoftState } from "../raft/index.ts";
+import type { LogStore, Transport } from "./ports.ts";
+
+/** The replicated state machine. `apply` must be deterministic: every server applies the same sequence. */
+export interface StateMachine<R> {
+  /** Applies a committed command at `index`; the result goes back to the proposer. */
+  apply(index: number, command: Uint8Array): R;
+  /** Serialises the state as of the last applied index. */
+  snapshot(): Uint8Array;
+  /** Replaces the state with a snapshot's. */
+  restore(data: Uint8Array): void;
+}
+
+export interface ConsensusOptions<R> {
+  readonly id: string;
+  readonly clock: Clock;
+  /**
+   * Must draw a different sequence in every incarnation of the node (cryptoRng in production; distinct
+   * seeds in simulations): proposal ids and read contexts come from it, and a restarted node that
+   * reused its predecessor's would see its new proposals skipped as duplicates.
+   */
+  readonly rng: Rng;
+  readonly logger: Logger;
+  readonly log: LogStore;
+  readonly transport: Transport;
+  readonly stateMachine: StateMachine<R>;
+  /** Voters to start with when the log is empty (a new cluster). A node joining an existing cluster passes none. */
+  readonly bootstrapVoters?: readonly string[];
+  /** Milliseconds per Raft tick. Default 100. */
+  readonly tickMs?: number;
+  /** Ticks before a follower campaigns (randomised up to 2x). Default 10. */
+  readonly electionTicks?: number;
+  readonly heartbeatTicks?: number;
+  /** Take a snapshot and compact after this many applied entries. Default 8192. */
+  readonly snapshotEntries?: number;
+  /** Entries kept in the log behind a snapshot, so slow followers can catch up without one. Default 1024. */
+  readonly keepEntries?: number;
+  readonly requestTimeoutMs?: number;
+  readonly maxSizePerMsg?: number;
+  readonly maxInflightMsgs?: number;
+  /**
+   * Builds the Raft core from its config. Production leaves this unset; the simulation uses it to run
+   * deliberately broken variants and prove its checkers catch them.
+   */
+  readonly createRawNode?: (config: RaftConfig) => RawNode;
+}
+
+export interface ConsensusStatus {
+  readonly id: string;
+  readonly leader: string;
+  readonly role: SoftState["raftState"];
+  readonly term: number;
+  readonly commit: number;
+  readonly applied: number;
+  readonly lastIndex: number;
+  readonly config: ConfState;
+}
+
+export interface ConsensusNode<R> {
+  /** Replays the durable log into the state machine and starts ticking. */
+  start(): Promise<void>;
+  /**
+   * Bootstraps a new cluster with `voters` if this node started with an empty log and has not heard
+   * from a cluster since (for bootstrap_expect: start first, bootstrap once enough servers are seen).
+   * Resolves true if it bootstrapped. Every bootstrapping server must pass the same voters.
+   */
+  bootstrap(voters: readonly string[]): Promise<boolean>;
+  /** Replicates `command`; resolves with the state machine's result once applied here. */
+  propose(command: Uint8Array): Promise<R>;
+  /** Resolves at a linearizable point: everything committed before the call is applied locally (ReadIndex). */
+  read(): Promise<void>;
+  /** Proposes a membership change; resolves with the new configuration once applied here. */
+  changeMembership(cc: ConfChange): Promise<ConfState>;
+  campaign(): void;
+  transferLeadership(to: string): void;
+  status(): ConsensusStatus;
+  /** On the leader: how far `id`'s log is known to match the leader's; undefined elsewhere or for unknown ids. */
+  progress(id: string): { readonly match: number; readonly isLearner: boolean } | undefined;
+  /** Called with every leader change ("" when the leader is unknown). */
+  onLeaderChange(fn: (leader: string, term: number) => void): void;
+  /** Stops ticking and handling events; pending requests fail with NodeStoppedError. Does not close the log or transport. */
+  stop(): Promise<void>;
+}
