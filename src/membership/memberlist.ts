@@ -178,6 +178,11 @@ export class Memberlist {
     this.queue.queue(USER_KEY_PREFIX + key, encodeMessage({ type: "user", key, payload }));
   }
 
+  /** Smoothed round-trip time of direct probes to `name` in ms, or undefined before the first one. */
+  rttMs(name: string): number | undefined {
+    return this.prober.rtt(name);
+  }
+
   /** Every known member (self included, dead/left ones until reaped), sorted by name. */
   members(): Member[] {
     return this.table.members();
@@ -230,7 +235,7 @@ export class Memberlist {
         this.send(m.sourceAddr || from, [{ type: "ack", seq: m.seq }]);
         return;
       case "indirect-ping": this.prober.onIndirectPing(m, from, now); return;
-      case "ack": this.prober.onAck(m.seq); return;
+      case "ack": this.prober.onAck(m.seq, now); return;
       case "nack": this.prober.onNack(m.seq); return;
       case "suspect": this.table.suspectNode(m, now); return;
       case "dead": this.table.deadNode(m, now); return;

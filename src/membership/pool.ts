@@ -61,6 +61,8 @@ export interface PoolMember {
   readonly port: number;
   readonly tags: Tags;
   readonly status: MemberStatus;
+  /** Smoothed round-trip time of direct probes from this agent, ms; undefined for itself or before the first probe. */
+  readonly rttMs?: number;
 }
 
 export interface GossipPoolStats {
@@ -138,20 +140,23 @@ export async function createGossipPool(options: GossipPoolOptions): Promise<Goss
     await createUdpTransport({ host: options.bindHost, port: options.bindPort, advertiseHost: options.advertiseHost, logger: log });
   let serf: Serf;
   let driver: GossipDriver;
+  let ml: Memberlist;
   try {
     serf = new Serf({ ...SERF_DEFAULTS, ...options.serf, name: options.name, tags: options.tags }, rng, clock.monotonic());
     const cfg = memberlistConfig(options.profile, { name: options.name, addr: transport.localAddr, meta: serf.localMeta }, options.timing);
-    const ml = new Memberlist(cfg, rng, clock.monotonic());
+    ml = new Memberlist(cfg, rng, clock.monotonic());
     driver = createGossipDriver({ memberlist: ml, transport, clock, rng, logger: log, keyring: options.keyring, label: options.label });
   } catch (err) {
     await transport.close();
     throw err;
   }
   const delay = options.leavePropagateDelayMs ?? DEFAULT_LEAVE_PROPAGATE_DELAY_MS;
-  return startPool(options.name, serf, driver, clock, log, delay);
+  return startPool(options.name, serf, driver, clock, log, delay, (member) => ml.rttMs(member));
 }
 
-function startPool(name: string, serf: Serf, driver: GossipDriver, clock: Clock, log: Logger, leaveDelayMs: number): GossipPool {
+function startPool(
+  name: string, serf: Serf, driver: GossipDriver, clock: Clock, log: Logger, leaveDelayMs: number, rttMs: (member: string) => number | undefined,
+): GossipPool {
   const now = () => clock.monotonic();
   const subscribers = new Set<(e: SerfEvent) => void>();
   const pending: SerfEvent[] = [];
@@ -250,7 +255,7 @@ function startPool(name: string, serf: Serf, driver: GossipDriver, clock: Clock,
   return {
     name,
     localAddr: driver.localAddr,
-    members: () => serf.members().map(toPoolMember),
+    members: () => serf.members().map((m) => ({ ...toPoolMember(m), rttMs: rttMs(m.name) })),
     async join(addresses) {
       if (stopped || serf.state !== "alive") throw new Error(`gossip pool ${name}: join after leave or stop`);
       const others = addresses.filter((a) => a !== driver.localAddr);

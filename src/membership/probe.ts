@@ -27,6 +27,8 @@ interface ActiveProbe {
   readonly targetIncarnation: number;
   readonly directDeadline: number;
   readonly finalDeadline: number;
+  /** When the direct ping went out (for the round-trip estimate). */
+  readonly sentAt: number;
   indirectSent: boolean;
   expectedNacks: number;
   nacks: number;
@@ -53,6 +55,8 @@ export class Prober {
   private active: ActiveProbe | undefined;
   private nextProbeAt: number | undefined;
   private readonly relays = new Map<number, Relay>();
+  /** Smoothed round-trip time of direct probes per member, ms. */
+  private readonly rtts = new Map<string, number>();
   readonly stats: ProbeStats = { probes: 0, directAcks: 0, indirectAcks: 0, failed: 0, nacksReceived: 0 };
 
   constructor(
@@ -93,8 +97,16 @@ export class Prober {
     return min;
   }
 
+  /**
+   * The smoothed round-trip time of direct probes to `name` (EWMA, weight 1/8 per sample, as TCP's SRTT),
+   * or undefined before the first direct ack. Indirect acks are not samples: they cross a relay.
+   */
+  rtt(name: string): number | undefined {
+    return this.rtts.get(name);
+  }
+
   /** An ack arrived: completes our probe, or is relayed to whoever asked us to probe indirectly. */
-  onAck(seq: number): void {
+  onAck(seq: number, now: number): void {
     const relay = this.relays.get(seq);
     if (relay !== undefined) {
       this.relays.delete(seq);
@@ -108,6 +120,9 @@ export class Prober {
     else {
       this.stats.directAcks++;
       this.awareness.applyDelta(-1);
+      const sample = Math.max(0, now - p.sentAt);
+      const prev = this.rtts.get(p.target);
+      this.rtts.set(p.target, prev === undefined ? sample : prev + (sample - prev) / 8);
     }
   }
 
@@ -140,6 +155,7 @@ export class Prober {
       targetIncarnation: target.incarnation,
       directDeadline: now + this.awareness.scale(this.cfg.probeTimeoutMs),
       finalDeadline: now + interval,
+      sentAt: now,
       indirectSent: false,
       expectedNacks: 0,
       nacks: 0,
