@@ -64,3 +64,14 @@ describe("HTTP API", () => {
     expect(await wrong.text()).toBe("method DELETE not allowed\n");
   });
 });
+
+describe("/v1/catalog/datacenters", () => {
+  test("lists the catalog's datacenters; without one, or when it cannot tell, answers 500 with the reason", async () => {
+    const base = { agent, raft: { leader: () => "", peers: () => [] } };
+    expect(await (await createHttpApi({ ...base, catalog: { datacenters: () => ["dc1", "dc2"] } }).request("/v1/catalog/datacenters")).json()).toEqual(["dc1", "dc2"]);
+    const failing = await createHttpApi({ ...base, catalog: { datacenters: () => { throw new Error("not a server"); } } }).request("/v1/catalog/datacenters");
+    expect(failing.status).toBe(500);
+    expect(await failing.text()).toBe("not a server\n");
+    expect((await createHttpApi(base).request("/v1/catalog/datacenters")).status).toBe(500);
+  });
+});

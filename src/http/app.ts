@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { mountAgent } from "./agent.ts";
+import { mountCatalog } from "./catalog.ts";
 import { mountMembers } from "./members.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { textError } from "./respond.ts";
@@ -15,6 +16,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   mountAgent(app, deps.agent);
   mountStatus(app, deps.raft);
   mountMembers(app, deps.membership, deps.agent);
+  mountCatalog(app, deps.catalog);
   app.notFound((c) => {
     const known = app.routes.some((r) => r.path === c.req.path);
     return known ? textError(c, 405, `method ${c.req.method} not allowed`) : textError(c, 404, "404 page not found");

@@ -37,6 +37,13 @@ export interface HttpApiDeps {
   readonly raft: RaftStatus;
   /** Gossip pools; absent while gossip is not running. */
   readonly membership?: MembershipApi;
+  readonly catalog?: CatalogApi;
+}
+
+/** The catalog as far as it exists today: datacenters known through the WAN pool. */
+export interface CatalogApi {
+  /** Known datacenters, nearest first (round-trip time); throws with a message when this agent cannot tell. */
+  datacenters(): readonly string[];
 }
 
 /** Serf member status, as Consul's HTTP API reports it (an integer on the wire, see `MEMBER_STATUS_CODES`). */

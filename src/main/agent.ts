@@ -11,6 +11,7 @@ import { createGrpcServer, readFileIfExists, serveHttp, systemClock, writeFileDu
 import type { RuntimeConfig } from "./config.ts";
 import { startServer, type RunningServer } from "./server.ts";
 import { startGossip } from "./gossip.ts";
+import { datacentersByDistance } from "./datacenters.ts";
 import { parseServer, type PoolMember } from "../membership/index.ts";
 import type { SeenServer } from "./raft_membership.ts";
 import { loadTlsFiles } from "./tls_files.ts";
@@ -112,7 +113,14 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       // A client agent has no Raft of its own; until it can ask a server over RPC (a later issue) it
       // reports no leader and no peers rather than inventing them.
       const raft = server?.raft ?? { leader: () => "", peers: () => [] };
-      const app = createHttpApi({ agent: agentInfo, raft, membership: gossip.membership });
+      const catalog = {
+        datacenters: () => {
+          // Servers know the datacenters from the WAN pool; clients ask a server in a later issue.
+          if (!gossip.wan) throw new Error("This agent is not a server: it learns the datacenters from servers over RPC, which clients cannot do yet");
+          return datacentersByDistance(config.datacenter, gossip.wan.members().map((m) => ({ datacenter: m.tags.dc ?? "", status: m.status, rttMs: m.rttMs })).filter((s) => s.datacenter !== ""));
+        },
+      };
+      const app = createHttpApi({ agent: agentInfo, raft, membership: gossip.membership, catalog });
       const httpLog = logger.named("http");
       http = await serveHttp({
         host: config.clientAddr,

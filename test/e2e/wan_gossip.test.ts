@@ -1,0 +1,53 @@
+/**
+ * Two datacenters whose servers meet in the WAN pool (-retry-join-wan): each sees the other's server
+ * as <node>.<dc>, and /v1/catalog/datacenters lists its own datacenter first, then the other.
+ */
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
+
+const cli = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
+const work = mkdtempSync(join(tmpdir(), "causeway-wan-"));
+const running: AgentProcess[] = [];
+afterAll(async () => {
+  for (const a of running) await a.stop("SIGKILL").catch(() => {});
+  rmSync(work, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+test("servers of two datacenters join over the WAN and list both datacenters, their own first", async () => {
+  const wan1 = await freePort();
+  const start = (dc: string, wanPort: number, wanJoin: string[]) =>
+    startAgentProcess(process.execPath, [
+      cli, "agent", "-server", "-bootstrap-expect", "1", "-datacenter", dc, "-node", `srv-${dc}`, "-data-dir", `${work}/${dc}`,
+      "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", String(wanPort),
+      ...wanJoin.flatMap((a) => ["-retry-join-wan", a]), "-retry-interval-wan", "1s",
+    ]);
+  const a = await start("east", wan1, []);
+  running.push(a);
+  const b = await start("west", 0, [`127.0.0.1:${wan1}`]);
+  running.push(b);
+  const end = performance.now() + 30_000;
+  let seen: string[] = [];
+  while (performance.now() < end) {
+    const members = (await (await fetch(`${a.httpUrl}/v1/agent/members?wan=1`)).json()) as { Name: string; Status: number }[];
+    seen = members.filter((m) => m.Status === 1).map((m) => m.Name).sort();
+    if (seen.length === 2) break;
+    await Bun.sleep(100);
+  }
+  expect(seen).toEqual(["srv-east.east", "srv-west.west"]);
+  expect(await (await fetch(`${a.httpUrl}/v1/catalog/datacenters`)).json()).toEqual(["east", "west"]);
+  expect(await (await fetch(`${b.httpUrl}/v1/catalog/datacenters`)).json()).toEqual(["west", "east"]);
+}, 60_000);
