@@ -46,3 +46,19 @@ describe("reconcileServers", () => {
     expect(reconcileServers(["1", "2", "3", "4", "5"], [], five, new Map([["5", 0]]), 10_000, 1000)).toHaveLength(1);
   });
 });
+
+describe("reconcileServers, ghosts and learners", () => {
+  test("a configured server gossip no longer shows is removed after the grace period (e.g. replaced by a new ID)", () => {
+    const seen = [s("1"), s("2"), s("3"), s("4")]; // "9" was wiped and came back as "4"
+    const voters = ["1", "2", "3", "9"];
+    expect(reconcileServers(voters, [], seen, new Map([["9", 0]]), 500, 1000)).toEqual([{ kind: "add", id: "4", name: "n-4" }]);
+    expect(reconcileServers(voters, [], seen, new Map([["9", 0]]), 1500, 1000)).toEqual([
+      { kind: "add", id: "4", name: "n-4" },
+      { kind: "remove", id: "9", name: "9", reason: "not in the gossip pool for more than 1000 ms" },
+    ]);
+  });
+
+  test("an alive learner is promoted", () => {
+    expect(reconcileServers(["1", "2", "3"], ["4"], [s("1"), s("2"), s("3"), s("4")], new Map(), 0, 1000)).toEqual([{ kind: "promote", id: "4", name: "n-4" }]);
+  });
+});

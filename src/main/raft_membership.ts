@@ -36,14 +36,17 @@ export function decideBootstrap(expect: number, selfId: string, seen: readonly S
 
 export type ReconcileStep =
   | { readonly kind: "add"; readonly id: string; readonly name: string }
+  | { readonly kind: "promote"; readonly id: string; readonly name: string }
   | { readonly kind: "remove"; readonly id: string; readonly name: string; readonly reason: string };
 
 /**
  * What the leader changes in the Raft configuration so that it matches the servers gossip shows:
  * alive servers missing from it are added (as learners, promoted once caught up); servers that left
  * are removed; servers failed for longer than `graceMs` are removed only while the voters that stay
- * remain a majority of the new configuration (never below quorum by accident). At most one removal per
- * call, so each change commits before the next is considered.
+ * remain a majority of the new configuration (never below quorum by accident). A server in the
+ * configuration that gossip no longer shows at all (reaped, or replaced by a new ID under the same
+ * name) counts as failed since `failedSince` says. Alive learners are promoted (a learner left behind
+ * by an interrupted add). At most one removal per call, so each change commits before the next.
  */
 export function reconcileServers(
   voters: readonly string[],
@@ -57,19 +60,20 @@ export function reconcileServers(
   const steps: ReconcileStep[] = [];
   for (const s of [...seen].sort((a, b) => (a.id < b.id ? -1 : 1))) {
     if (s.status === "alive" && !inConfig.has(s.id)) steps.push({ kind: "add", id: s.id, name: s.name });
+    else if (s.status === "alive" && learners.includes(s.id)) steps.push({ kind: "promote", id: s.id, name: s.name });
   }
   const byId = new Map(seen.map((s) => [s.id, s]));
   const healthy = (id: string) => byId.get(id)?.status === "alive";
   for (const id of [...inConfig].sort()) {
     const s = byId.get(id);
-    if (!s) continue;
-    const gone = s.status === "left";
-    const deadLongEnough = s.status === "failed" && now - (failedSince.get(id) ?? now) >= graceMs;
+    const status = s?.status ?? "failed";
+    const gone = status === "left";
+    const deadLongEnough = status === "failed" && now - (failedSince.get(id) ?? now) >= graceMs;
     if (!gone && !deadLongEnough) continue;
     const remainingVoters = voters.filter((v) => v !== id);
     const healthyRemaining = remainingVoters.filter(healthy).length;
     if (voters.includes(id) && healthyRemaining <= remainingVoters.length / 2) continue;
-    steps.push({ kind: "remove", id, name: s.name, reason: gone ? "left the cluster" : `failed for more than ${graceMs} ms` });
+    steps.push({ kind: "remove", id, name: s?.name ?? id, reason: gone ? "left the cluster" : s ? `failed for more than ${graceMs} ms` : `not in the gossip pool for more than ${graceMs} ms` });
     break;
   }
   return steps;

@@ -18,6 +18,8 @@ import type { RuntimeConfig } from "./config.ts";
 import type { LoadedTls } from "./tls_files.ts";
 import { decideBootstrap, reconcileServers, type SeenServer } from "./raft_membership.ts";
 import { addServerSafely } from "../consensus/index.ts";
+import { createClient } from "@connectrpc/connect";
+import { Status } from "../gen/causeway/status/v1/status_pb.ts";
 
 export interface RunningServer {
   /** The server port's `host:port` as bound. */
@@ -148,22 +150,57 @@ export async function startServer(o: {
     let bootstrapped = bootstrap;
     let reconciling = false;
     const raftLog = logger.named("raft");
+    /** bootstrap_expect: bootstrap a new cluster once enough servers are seen and none of them has one. */
+    const maybeBootstrap = async (st: ReturnType<typeof consensus.status>) => {
+      if (st.lastIndex > 0 || st.term > 0) {
+        bootstrapped = true; // this server already belongs to a cluster
+      } else {
+        const d = decideBootstrap(config.bootstrapExpect, nodeId, seen);
+        if (d.kind === "refuse") raftLog.error("not bootstrapping", { reason: d.reason });
+        if (d.kind === "bootstrap") {
+          // Consul's maybeBootstrap: never start a second cluster. Ask every other server for its Raft
+          // peers first; if any has a configuration already, it will bring us in instead.
+          const others = seen.filter((x) => x.status === "alive" && x.id !== nodeId);
+          const answers = await Promise.all(others.map(async (x) => {
+            try {
+              const r = await createClient(Status, pool.transport({ datacenter: config.datacenter, node: x.name })).peers({}, { timeoutMs: 5000 });
+              return r.addresses.length > 0 ? "has-cluster" : "empty";
+            } catch {
+              return "unreachable";
+            }
+          }));
+          if (answers.includes("has-cluster")) {
+            bootstrapped = true;
+            raftLog.info("not bootstrapping: another server already belongs to a cluster, which will add this one");
+            return;
+          }
+          if (answers.includes("unreachable")) {
+            raftLog.debug("not bootstrapping yet: some servers did not answer a peers query");
+            return;
+          }
+          bootstrapped = true;
+          const did = await consensus.bootstrap(d.voters);
+          raftLog.info(did ? "bootstrapped from gossip" : "joined an existing cluster instead of bootstrapping", { voters: d.voters.join(",") });
+        }
+      }
+    };
+    let bootstrapChecking = false;
     const reconcile = async () => {
       const st = consensus.status();
-      if (!bootstrapped && config.bootstrapExpect > 1) {
-        if (st.lastIndex > 0 || st.term > 0) {
-          bootstrapped = true; // this server already belongs to a cluster
-        } else {
-          const d = decideBootstrap(config.bootstrapExpect, nodeId, seen);
-          if (d.kind === "refuse") raftLog.error("not bootstrapping", { reason: d.reason });
-          if (d.kind === "bootstrap") {
-            bootstrapped = true;
-            const did = await consensus.bootstrap(d.voters);
-            raftLog.info(did ? "bootstrapped from gossip" : "joined an existing cluster instead of bootstrapping", { voters: d.voters.join(",") });
-          }
+      if (!bootstrapped && !bootstrapChecking && config.bootstrapExpect > 1) {
+        bootstrapChecking = true;
+        try {
+          await maybeBootstrap(st);
+        } finally {
+          bootstrapChecking = false;
         }
       }
       if (st.role !== "Leader" || reconciling) return;
+      // Configured servers that gossip no longer shows count as failed from the moment we notice.
+      const seenIds = new Set(seen.map((x) => x.id));
+      for (const id of [...st.config.voters, ...st.config.learners]) {
+        if (id !== nodeId && !seenIds.has(id) && !failedSince.has(id)) failedSince.set(id, clock.monotonic());
+      }
       const steps = reconcileServers(st.config.voters, st.config.learners, seen, failedSince, clock.monotonic(), 30_000);
       if (!steps.length) return;
       reconciling = true;
@@ -172,6 +209,12 @@ export async function startServer(o: {
           if (step.kind === "add") {
             raftLog.info("adding server", { id: step.id, node: step.name });
             await addServerSafely(consensus, step.id, { clock });
+          } else if (step.kind === "promote") {
+            // A learner left behind by an interrupted add: promote it once it has caught up.
+            const p = consensus.progress(step.id);
+            if (!p || p.match < consensus.status().commit) continue;
+            raftLog.info("promoting server", { id: step.id, node: step.name });
+            await consensus.changeMembership({ transition: "Auto", changes: [{ type: "AddNode", nodeId: step.id }] });
           } else {
             raftLog.info("removing server", { id: step.id, node: step.name, reason: step.reason });
             await consensus.changeMembership({ transition: "Auto", changes: [{ type: "RemoveNode", nodeId: step.id }] });

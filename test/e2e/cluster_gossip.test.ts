@@ -81,3 +81,25 @@ test("three servers bootstrap from gossip, survive losing one, and take it back"
   const table = Bun.spawnSync([process.execPath, cli, "members", "-http-addr", survivor.httpUrl]);
   expect(new TextDecoder().decode(table.stdout)).toMatch(new RegExp(`s${victim}\\s+127\\.0\\.0\\.1:\\d+\\s+left\\s+server`));
 }, 120_000);
+
+test("a fresh server started later with the same bootstrap_expect joins the cluster instead of bootstrapping a second one", async () => {
+  const lanPorts = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const start = (i: number) =>
+    startAgentProcess(process.execPath, [
+      cli, "agent", "-server", "-bootstrap-expect", "3", "-node", `late${i}`, "-data-dir", join(work, `late${i}`), "-bind", "127.0.0.1",
+      "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", String(lanPorts[i]), "-serf-wan-port", "0",
+      ...lanPorts.flatMap((p) => ["-retry-join", `127.0.0.1:${p}`]), "-retry-interval", "1s",
+    ]);
+  const first = [await start(0), await start(1), await start(2)];
+  running.push(...first);
+  const leader = await poll(() => getJson(first[0]!, "/v1/status/leader"), (l) => typeof l === "string" && l !== "", 30_000, "a leader");
+  await poll(() => getJson(first[0]!, "/v1/status/peers"), (p) => Array.isArray(p) && p.length === 3, 30_000, "3 raft peers");
+  const late = await start(3);
+  running.push(late);
+  // The leader adds it (as a learner, promoted once caught up); it never leads a cluster of its own.
+  const peers = await poll(() => getJson(first[1]!, "/v1/status/peers"), (p) => Array.isArray(p) && p.length === 4, 30_000, "4 raft peers");
+  const lateAddr = /Cluster Addr: (\S+)/.exec(late.output())![1]!;
+  expect(peers).toContain(lateAddr);
+  expect(await poll(() => getJson(late, "/v1/status/leader"), (l) => l !== "", 30_000, "the late server to follow")).toBe(leader);
+  expect(late.output()).not.toContain("bootstrapped from gossip");
+}, 120_000);
