@@ -70,7 +70,13 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       config, logger, clock: systemClock(), nodeId, advertiseAddr, serverPort: server?.port,
       onLeft: () => hooks.onLeft?.(),
     });
-    cleanups.push(() => gossip.stop());
+    cleanups.push(async () => {
+      // Like Consul's defaults (leave_on_terminate for clients): a client agent that is shut down leaves
+      // the pool, so others record it as left rather than failed. Servers stay members: a server that
+      // stops is expected back, and leaving would shrink the Raft quorum.
+      if (!config.server) await gossip.lan.leave().catch((err) => logger.warn("leaving the LAN pool failed", { error: err }));
+      await gossip.stop();
+    });
     addresses.serfLan = gossip.lan.localAddr;
     if (gossip.wan) addresses.serfWan = gossip.wan.localAddr;
     if (server) {

@@ -64,8 +64,15 @@ export async function startServer(o: {
 }): Promise<RunningServer> {
   const { config, logger, clock, nodeId } = o;
   const cleanups: (() => unknown)[] = [];
+  /** Stops every part in reverse order of start; a part that fails to stop does not keep the others running. */
   const close = async () => {
-    for (const c of cleanups.splice(0).reverse()) await c();
+    for (const c of cleanups.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.warn("server shutdown step failed", { error: err });
+      }
+    }
   };
   try {
     const port = createServerPort({ logger: logger.named("server-port"), clock, tls: o.tls ? { material: o.tls.material, verifyIncomingRpc: o.tls.verifyIncomingRpc } : undefined });

@@ -41,6 +41,17 @@ test("agents with the same key gossip; a plaintext agent cannot join an encrypte
   const plain = spawnSync(process.execPath, [cli, ...base("plain-c"), "-join", lan], { encoding: "utf8", timeout: 30_000 });
   expect(plain.status).toBe(1);
   expect(plain.stderr).toContain(`failed to join ${lan}`);
+
+  // A client agent stopped with SIGTERM leaves the pool (Consul's leave_on_terminate for clients).
+  expect(await b.stop("SIGTERM")).toBe(0);
+  const deadline = performance.now() + 20_000;
+  let status = 0;
+  while (performance.now() < deadline && status !== 3) {
+    const members = (await (await fetch(`${a.httpUrl}/v1/agent/members`)).json()) as { Name: string; Status: number }[];
+    status = members.find((m) => m.Name === "enc-b")?.Status ?? 0;
+    if (status !== 3) await Bun.sleep(100);
+  }
+  expect(status).toBe(3);
 }, 60_000);
 
 test("a key that is not 16, 24 or 32 bytes of base64 is refused at start, naming the setting", () => {
