@@ -17,6 +17,7 @@
  * `maxStreamFrameBytes` closes the stream and is logged with the peer's name. The whole exchange on
  * either side is bounded by `streamTimeoutMs`.
  */
+import { createEventChannel } from "./event_channel.ts";
 import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
 import { CodecError, PACKET_MAGIC, STREAM_MAGIC, decodeStream, encodeStream } from "./codec.ts";
 import { ENCRYPTION_VERSION, createDecryptFailureCounter, decryptOrDrop, encryptPacket } from "./crypto.ts";
@@ -119,7 +120,6 @@ export interface GossipDriver {
 const DEFAULT_STREAM_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** Events kept for the first subscriber; beyond this nobody is listening and newer ones are discarded. */
-const MAX_HELD_EVENTS = 4096;
 const REASONS: readonly DropReason[] = ["malformed", "decrypt-failed", "unencrypted", "encrypted", "oversize", "timeout", "stream-failed"];
 
 /** An exchange failed for `reason`; `message` is for logs and join errors. */
@@ -138,9 +138,7 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
   const decryptFailures = createDecryptFailureCounter();
   const zero = () => Object.fromEntries(REASONS.map((r) => [r, 0])) as Record<DropReason, number>;
   const c = { packetsReceived: 0, packetsSent: 0, sendErrors: 0, streamsIn: 0, streamsOut: 0, packetDrops: zero(), streamDrops: zero() };
-  const subscribers = new Set<(e: MemberEvent) => void>();
-  const pending: MemberEvent[] = [];
-  let delivering = false;
+  const events = createEventChannel<MemberEvent>(log, "gossip event");
   const inflight = new Set<Promise<void>>();
   const openStreams = new Set<GossipStream>();
   let leaveWaiters: Array<() => void> = [];
@@ -168,29 +166,6 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
     if (!keyring) return bytes[0] === ENCRYPTION_VERSION ? "encrypted" : bytes;
     if (bytes[0] === magic) return "unencrypted";
     return (await decryptOrDrop(keyring, bytes, decryptFailures, label)) ?? "decrypt-failed";
-  };
-
-  /**
-   * Delivers queued events in order. Re-entrant calls (a subscriber that gossips, which drains the
-   * core again) only queue, so subscribers always see the core's order. Without any subscriber yet,
-   * events stay queued (up to MAX_HELD_EVENTS) for the first one.
-   */
-  const deliverEvents = () => {
-    if (delivering || subscribers.size === 0) return;
-    delivering = true;
-    try {
-      for (let e = pending.shift(); e !== undefined; e = pending.shift()) {
-        for (const fn of [...subscribers]) {
-          try {
-            fn(e);
-          } catch (err) {
-            log.error("gossip event subscriber threw", { event: e.type, error: err });
-          }
-        }
-      }
-    } finally {
-      delivering = false;
-    }
   };
 
   const sendPacket = (p: OutPacket) => {
@@ -227,8 +202,7 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
     if (!stopped) for (const p of out.packets) sendPacket(p);
     const started = stopped ? [] : out.streamRequests.map((req) => ({ req, done: exchangeOut(req) }));
     for (const s of started) s.done.catch(() => {}); // counted and logged inside; join awaits its own
-    for (const e of out.events) if (subscribers.size > 0 || pending.length < MAX_HELD_EVENTS) pending.push(e);
-    deliverEvents();
+    events.publish(out.events);
     if (ml.leaveComplete && leaveWaiters.length > 0) {
       const waiters = leaveWaiters;
       leaveWaiters = [];
@@ -355,10 +329,7 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
       ml.broadcastUser(key, payload);
       pump();
     },
-    subscribe(fn) {
-      subscribers.add(fn);
-      return () => void subscribers.delete(fn);
-    },
+    subscribe: (fn) => events.subscribe(fn),
     stats: () => ({
       ...c,
       packetDrops: { ...c.packetDrops },

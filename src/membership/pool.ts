@@ -11,6 +11,7 @@
  * No runtime globals: time comes from the Clock, randomness from the Rng (it also draws encryption
  * nonces, so it must be a CSPRNG such as `cryptoRng()` in production).
  */
+import { createEventChannel } from "./event_channel.ts";
 import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
 import { memberlistConfig, type ProfileName, type Timing } from "./config.ts";
 import { hostOf } from "./consul_tags.ts";
@@ -114,7 +115,6 @@ export interface GossipPool {
   stop(): Promise<void>;
 }
 
-const MAX_HELD_EVENTS = 4096;
 /** serf DefaultConfig LeavePropagateDelay. */
 const DEFAULT_LEAVE_PROPAGATE_DELAY_MS = 1000;
 
@@ -158,9 +158,7 @@ function startPool(
   name: string, serf: Serf, driver: GossipDriver, clock: Clock, log: Logger, leaveDelayMs: number, rttMs: (member: string) => number | undefined,
 ): GossipPool {
   const now = () => clock.monotonic();
-  const subscribers = new Set<(e: SerfEvent) => void>();
-  const pending: SerfEvent[] = [];
-  let delivering = false;
+  const events = createEventChannel<SerfEvent>(log, "gossip pool");
   let stopped = false;
   let stopping: Promise<void> | undefined;
   let leaving: Promise<void> | undefined;
@@ -169,25 +167,6 @@ function startPool(
   let endLinger: (() => void) | undefined;
   let tickAt: number | undefined;
   const counters = { reconnectsOk: 0, reconnectsFailed: 0 };
-
-  /** Delivers queued events in order; re-entrant calls only queue. */
-  const deliver = () => {
-    if (delivering || subscribers.size === 0) return;
-    delivering = true;
-    try {
-      for (let e = pending.shift(); e !== undefined; e = pending.shift()) {
-        for (const fn of [...subscribers]) {
-          try {
-            fn(e);
-          } catch (err) {
-            log.error("gossip pool subscriber threw", { event: e.type, error: err });
-          }
-        }
-      }
-    } finally {
-      delivering = false;
-    }
-  };
 
   const execute = (r: SerfRequest) => {
     if (stopped) return;
@@ -214,9 +193,8 @@ function startPool(
   /** Drains the Serf: the only place its output leaves it. */
   const drain = () => {
     const out = serf.outbox();
-    for (const e of out.events) if (subscribers.size > 0 || pending.length < MAX_HELD_EVENTS) pending.push(e);
+    events.publish(out.events);
     for (const r of out.requests) execute(r);
-    deliver();
     schedule();
   };
 
@@ -298,9 +276,7 @@ function startPool(
       drain();
     },
     subscribe(fn) {
-      subscribers.add(fn);
-      deliver();
-      return () => void subscribers.delete(fn);
+      return events.subscribe(fn);
     },
     stats() {
       const members: Record<MemberStatus, number> = { alive: 0, leaving: 0, left: 0, failed: 0 };
