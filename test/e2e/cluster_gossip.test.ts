@@ -4,10 +4,9 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
+import { freePort, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 
 const cli = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
 const work = mkdtempSync(join(tmpdir(), "causeway-cluster-"));
@@ -17,26 +16,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** A free TCP port (the gossip port must be known in advance for -retry-join). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
-async function poll<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms: number, what: string): Promise<T> {
-  const end = performance.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined as T);
-    if (v !== undefined && ok(v)) return v;
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(v)})`);
-    await Bun.sleep(100);
-  }
-}
 
 const getJson = async (a: AgentProcess, path: string) => (await fetch(`${a.httpUrl}${path}`)).json() as Promise<any>;
 

@@ -4,10 +4,9 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
+import { freePort, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 
 const cli = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
 const work = mkdtempSync(join(tmpdir(), "causeway-wan-"));
@@ -17,15 +16,6 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 test("servers of two datacenters join over the WAN and list both datacenters, their own first", async () => {
   const wan1 = await freePort();

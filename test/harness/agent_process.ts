@@ -3,6 +3,7 @@
  * its banner reports the listeners, so tests talk to the real thing over loopback.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 
 export interface AgentProcess {
   readonly child: ChildProcess;
@@ -52,4 +53,26 @@ export function startAgentProcess(cmd: string, args: readonly string[], options:
       reject(new Error(`agent exited with ${code} before starting:\n${out}`));
     });
   });
+}
+
+/** A TCP port that was free a moment ago (for ports that must be known before start, e.g. -retry-join targets). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Calls `f` every 100 ms until `ok` holds for its value; rejects with the last value after `ms`. */
+export async function poll<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms: number, what: string): Promise<T> {
+  const end = performance.now() + ms;
+  for (;;) {
+    const v = await f().catch(() => undefined as T);
+    if (v !== undefined && ok(v)) return v;
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(v)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
