@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHttpApi } from "../../http/index.ts";
+import { runCommand as run, startFakeAgent } from "../../../test/harness/cli_agent.ts";
 import type { MembershipApi } from "../../http/deps.ts";
-import { serveHttp, type HttpServerHandle } from "../../platform/index.ts";
+import type { HttpServerHandle } from "../../platform/index.ts";
 import type { Command } from "../command.ts";
 import { createForceLeaveCommand } from "./force_leave.ts";
 
@@ -16,27 +16,12 @@ const membership: MembershipApi = {
   },
 };
 
-async function startAgent(m: MembershipApi | undefined): Promise<HttpServerHandle> {
-  const app = createHttpApi({
-    agent: { datacenter: "dc1", primaryDatacenter: "dc1", nodeName: "s1", nodeId: "id", server: true, version: "0.1.0", revision: "", advertiseAddr: "10.0.0.1", serfLanPort: 8301, serverPort: 8300, nodeMeta: {}, debugConfig: {}, stats: () => ({}) },
-    raft: { leader: () => "", peers: () => [] },
-    membership: m,
-  });
-  return serveHttp({ host: "127.0.0.1", port: 0, handler: (req) => app.fetch(req) });
-}
-
-async function run(command: Command, argv: string[]) {
-  let out = "", err = "";
-  const code = await command.run(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
-  return { code, out, err };
-}
-
 let agent: HttpServerHandle;
 let addr: string;
 const forceLeave = createForceLeaveCommand({ env: () => ({}) });
 
 beforeAll(async () => {
-  agent = await startAgent(membership);
+  agent = await startFakeAgent(membership);
   addr = `-http-addr=http://127.0.0.1:${agent.port}`;
 });
 afterAll(() => agent.close());

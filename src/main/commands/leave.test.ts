@@ -1,24 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { createHttpApi } from "../../http/index.ts";
+import { runCommand as run, startFakeAgent } from "../../../test/harness/cli_agent.ts";
 import type { MembershipApi } from "../../http/deps.ts";
-import { serveHttp, type HttpServerHandle } from "../../platform/index.ts";
+import type { HttpServerHandle } from "../../platform/index.ts";
 import type { Command } from "../command.ts";
 import { createLeaveCommand } from "./leave.ts";
-
-async function startAgent(m: MembershipApi | undefined): Promise<HttpServerHandle> {
-  const app = createHttpApi({
-    agent: { datacenter: "dc1", primaryDatacenter: "dc1", nodeName: "s1", nodeId: "id", server: true, version: "0.1.0", revision: "", advertiseAddr: "10.0.0.1", serfLanPort: 8301, serverPort: 8300, nodeMeta: {}, debugConfig: {}, stats: () => ({}) },
-    raft: { leader: () => "", peers: () => [] },
-    membership: m,
-  });
-  return serveHttp({ host: "127.0.0.1", port: 0, handler: (req) => app.fetch(req) });
-}
-
-async function run(command: Command, argv: string[]) {
-  let out = "", err = "";
-  const code = await command.run(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
-  return { code, out, err };
-}
 
 function membership(leave: () => Promise<void>): MembershipApi {
   return { members: () => [], join: async () => 1, leave, forceLeave: async () => {} };
@@ -29,7 +14,7 @@ const leave = createLeaveCommand({ env: () => ({}) });
 describe("causeway leave", () => {
   test("asks the agent to leave and reports a graceful leave", async () => {
     let left = 0;
-    const agent = await startAgent(membership(async () => void left++));
+    const agent = await startFakeAgent(membership(async () => void left++));
     try {
       const { code, out, err } = await run(leave, [`-http-addr=http://127.0.0.1:${agent.port}`]);
       expect({ code, out, err }).toEqual({ code: 0, out: "Graceful leave complete\n", err: "" });
@@ -40,7 +25,7 @@ describe("causeway leave", () => {
   });
 
   test("a failed leave is exit 1 with the agent's message", async () => {
-    const agent = await startAgent(membership(async () => Promise.reject(new Error("timeout waiting for leave broadcast"))));
+    const agent = await startFakeAgent(membership(async () => Promise.reject(new Error("timeout waiting for leave broadcast"))));
     try {
       const { code, out, err } = await run(leave, [`-http-addr=http://127.0.0.1:${agent.port}`]);
       expect(code).toBe(1);
@@ -52,7 +37,7 @@ describe("causeway leave", () => {
   });
 
   test("the address comes from the environment when no flag is given", async () => {
-    const agent = await startAgent(membership(async () => {}));
+    const agent = await startFakeAgent(membership(async () => {}));
     try {
       const viaEnv = createLeaveCommand({ env: () => ({ CONSUL_HTTP_ADDR: `127.0.0.1:${agent.port}` }) });
       expect((await run(viaEnv, [])).code).toBe(0);
@@ -69,7 +54,7 @@ describe("causeway leave", () => {
   });
 
   test("an unreachable agent is exit 1", async () => {
-    const gone = await startAgent(undefined);
+    const gone = await startFakeAgent(undefined);
     const port = gone.port;
     await gone.close();
     const { code, err } = await run(leave, [`-http-addr=127.0.0.1:${port}`]);

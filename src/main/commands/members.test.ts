@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHttpApi } from "../../http/index.ts";
+import { runCommand as run, startFakeAgent } from "../../../test/harness/cli_agent.ts";
+const startFakeAgentAs = (m: MembershipApi | undefined, server = true) => startFakeAgent(m, server, "server-1");
 import type { MemberView, MembershipApi } from "../../http/deps.ts";
-import { serveHttp, type HttpServerHandle } from "../../platform/index.ts";
+import type { HttpServerHandle } from "../../platform/index.ts";
 import type { Command } from "../command.ts";
 import { columnize, createMembersCommand } from "./members.ts";
 
@@ -23,28 +24,12 @@ const membership: MembershipApi = {
   forceLeave: async () => {},
 };
 
-/** An agent's HTTP API on a loopback port, with the given membership (or none) and role. */
-async function startAgent(m: MembershipApi | undefined, server = true): Promise<HttpServerHandle> {
-  const app = createHttpApi({
-    agent: { datacenter: "dc1", primaryDatacenter: "dc1", nodeName: "server-1", nodeId: "id", server, version: "0.1.0", revision: "", advertiseAddr: "10.0.0.1", serfLanPort: 8301, serverPort: 8300, nodeMeta: {}, debugConfig: {}, stats: () => ({}) },
-    raft: { leader: () => "", peers: () => [] },
-    membership: m,
-  });
-  return serveHttp({ host: "127.0.0.1", port: 0, handler: (req) => app.fetch(req) });
-}
-
-async function run(command: Command, argv: string[]) {
-  let out = "", err = "";
-  const code = await command.run(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
-  return { code, out, err };
-}
-
 let serverAgent: HttpServerHandle, clientAgent: HttpServerHandle, noGossip: HttpServerHandle;
 const url = (h: HttpServerHandle) => `http://127.0.0.1:${h.port}`;
 const members = createMembersCommand({ env: () => ({}) });
 
 beforeAll(async () => {
-  [serverAgent, clientAgent, noGossip] = await Promise.all([startAgent(membership), startAgent(membership, false), startAgent(undefined)]);
+  [serverAgent, clientAgent, noGossip] = await Promise.all([startFakeAgentAs(membership), startFakeAgentAs(membership, false), startFakeAgentAs(undefined)]);
 });
 afterAll(async () => {
   await Promise.all([serverAgent.close(), clientAgent.close(), noGossip.close()]);
@@ -127,7 +112,7 @@ describe("causeway members", () => {
   });
 
   test("an unreachable agent is exit 1 naming the URL", async () => {
-    const gone = await startAgent(membership);
+    const gone = await startFakeAgentAs(membership);
     const port = gone.port;
     await gone.close();
     const { code, out, err } = await run(members, [`-http-addr=127.0.0.1:${port}`]);
