@@ -1,0 +1,8 @@
+/** Consul's domain types in their wire shape, shared by the state store, the agent and the HTTP API. */
+export type * from "./catalog.ts";
+export { CONSUL_SERVICE, SERF_CHECK_ID, SERF_CHECK_NAME } from "./catalog.ts";
+export type * from "./kv.ts";
+export { MAX_KV_VALUE_BYTES } from "./kv.ts";
+export type * from "./session.ts";
+export { DEFAULT_LOCK_DELAY_NS, SESSION_TTL_MAX_MS, SESSION_TTL_MIN_MS } from "./session.ts";
+export type * from "./requests.ts";
