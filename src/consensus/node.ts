@@ -54,6 +54,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   let freshSnapshotWanted = false;
   let confState: ConfState | undefined;
   let soft: SoftState = { lead: "", raftState: "Follower" };
+  /** Monotonic time of the last message from the current leader (followers' X-Consul-LastContact). */
+  let lastLeaderContact: number | undefined;
   let readSeq = 0;
   let loopDone: Promise<void> = Promise.resolve();
   /** Snapshot bytes received from a leader, by index, until the core asks us to install them. */
@@ -101,6 +103,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
           return;
         case "message":
           r.step(e.msg);
+          if (e.msg.from === soft.lead && e.msg.from !== o.id) lastLeaderContact = o.clock.monotonic();
           return;
         case "propose":
           r.propose(e.data);
@@ -360,6 +363,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         id: o.id,
         leader: soft.lead,
         role: soft.raftState,
+        lastLeaderContactMs:
+          soft.raftState === "Leader" ? 0 : soft.lead && lastLeaderContact !== undefined ? o.clock.monotonic() - lastLeaderContact : undefined,
         term: s?.hardState.term ?? 0,
         commit: s?.hardState.commit ?? 0,
         applied,

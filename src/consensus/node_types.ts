@@ -59,6 +59,11 @@ export interface ConsensusStatus {
   readonly applied: number;
   readonly lastIndex: number;
   readonly config: ConfState;
+  /**
+   * Milliseconds since this node last heard from the current leader: 0 on the leader itself, undefined
+   * when no leader is known or none has been heard from yet (Consul's X-Consul-LastContact).
+   */
+  readonly lastLeaderContactMs: number | undefined;
 }
 
 export interface ConsensusNode<R> {

@@ -37,13 +37,14 @@ export type RoutingPolicy = "local" | "leader";
 
 /**
  * Serves a request here or forwards it. `remote` makes the same call on another server through the
- * given transport, passing `headers` on.
+ * given transport, passing `headers` on. `call` is the incoming RPC, or undefined for a request that
+ * starts in this process (the local HTTP API), which has never been forwarded.
  */
 export async function route<T>(
   ctx: RpcContext,
   datacenter: string | undefined,
   policy: RoutingPolicy,
-  call: HandlerContext,
+  call: HandlerContext | undefined,
   local: () => T | Promise<T>,
   remote: (transport: Transport, headers: Headers) => Promise<T>,
 ): Promise<T> {
@@ -52,7 +53,7 @@ export async function route<T>(
   if (policy === "local") return local();
   const status = ctx.raft.status();
   if (status.role === "Leader") return local();
-  if (call.requestHeader.get(FORWARDED_HEADER)) {
+  if (call?.requestHeader.get(FORWARDED_HEADER)) {
     throw new ConnectError(`${ctx.node} is not the leader (leadership moved while forwarding)`, Code.Unavailable);
   }
   const leader = status.leader ? ctx.servers.lookup(status.leader) : undefined;

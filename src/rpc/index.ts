@@ -10,3 +10,5 @@ export type { RaftView, RoutingPolicy, RpcContext, ServerDirectory } from "./for
 export { registerStatusServices } from "./status_service.ts";
 export { dialServer, serverName } from "./dialer.ts";
 export type { DialProtocol, ServerDialSettings } from "./dialer.ts";
+export { createRemoteStateCaller, createServerStateCaller, isNoLeaderError, registerStateService } from "./state_service.ts";
+export type { Consistency, QueryOptions, QueryOutcome, StateBackend, StateCaller } from "./state_service.ts";

@@ -4,7 +4,10 @@
  */
 import type { Duplex } from "node:stream";
 import { createGrpcServer, seededRng, silentLogger, systemClock, type TlsMaterial } from "../../src/platform/index.ts";
-import { createRpcPool, dialServer, registerStatusServices, type RpcContext, type RpcDialer, type RpcPool, type RpcTarget } from "../../src/rpc/index.ts";
+import {
+  createRpcPool, createServerStateCaller, dialServer, registerStateService, registerStatusServices,
+  type RpcContext, type RpcDialer, type RpcPool, type RpcTarget, type StateBackend, type StateCaller,
+} from "../../src/rpc/index.ts";
 import { startRealNode, type RealNode } from "./real_raft.ts";
 
 export interface ServerEntry {
@@ -27,6 +30,10 @@ export interface RpcServer {
   readonly real: RealNode;
   readonly pool: RpcPool;
   readonly entry: ServerEntry;
+  /** The State service as this server's local HTTP API would use it (commands are test KV commands, queries are keys). */
+  readonly state: StateCaller;
+  /** Queries this server's State backend served itself (its own key reads). */
+  readonly servedQueries: string[];
   /** Every target this server's pool dialled, in order. */
   readonly dialed: RpcTarget[];
   close(): Promise<void>;
@@ -72,7 +79,27 @@ export async function startRpcServer(o: {
     },
     pool,
   };
-  const grpc = createGrpcServer({ routes: (r) => registerStatusServices(r, ctx), logger: silentLogger() });
+  const servedQueries: string[] = [];
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  /** The State service over the test KV state machine: a query is a key; its result is the value. */
+  const backend: StateBackend = {
+    apply: async (command) => enc.encode(JSON.stringify(await real!.node.propose(command))),
+    query: async (query) => {
+      const key = dec.decode(query);
+      servedQueries.push(key);
+      return { result: enc.encode(real!.sm.get(key) ?? ""), index: real!.sm.lastIndex() };
+    },
+    linearizableRead: () => real!.node.read(),
+  };
+  const state = createServerStateCaller(ctx, backend);
+  const grpc = createGrpcServer({
+    routes: (r) => {
+      registerStatusServices(r, ctx);
+      registerStateService(r, state);
+    },
+    logger: silentLogger(),
+  });
   real = await startRealNode({
     id: o.id,
     dir: o.dir,
@@ -93,6 +120,8 @@ export async function startRpcServer(o: {
     pool,
     entry,
     dialed,
+    state,
+    servedQueries,
     async close() {
       pool.close();
       await grpc.close();

@@ -1,0 +1,142 @@
+/**
+ * The State service: replicated writes and reads over internal RPC, with Consul's routing (writes and
+ * default or consistent reads on the leader, stale reads anywhere, other datacenters forwarded) and
+ * blocking queries. Commands, queries and results are opaque bytes: the backend (the state store's
+ * codec, wired in by src/main) gives them meaning.
+ */
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type ConnectRouter, type HandlerContext, type Transport } from "@connectrpc/connect";
+import { ApplyResponseSchema, Consistency as WireConsistency, QueryResponseSchema, State } from "../gen/causeway/state/v1/state_pb.ts";
+import { route, type RpcContext } from "./forward.ts";
+
+/** Consul's read consistency modes. */
+export type Consistency = "default" | "stale" | "consistent";
+
+/** What the State service runs on the server that serves a request. */
+export interface StateBackend {
+  /** Replicates `command` (this server leads) and resolves with the encoded result once applied here. */
+  apply(command: Uint8Array): Promise<Uint8Array>;
+  /**
+   * Runs `query` against local state: returns at once when its index exceeds `minIndex` (or minIndex is
+   * 0), otherwise when what it read changes or after `maxWaitMs`, with the result as of then.
+   */
+  query(query: Uint8Array, options: { readonly minIndex: number; readonly maxWaitMs: number }): Promise<{ result: Uint8Array; index: number }>;
+  /** Resolves once everything committed before the call is applied locally (ReadIndex). */
+  linearizableRead(): Promise<void>;
+}
+
+export interface QueryOptions {
+  readonly datacenter?: string;
+  readonly consistency?: Consistency;
+  readonly minIndex?: number;
+  readonly maxWaitMs?: number;
+}
+
+export interface QueryOutcome {
+  readonly result: Uint8Array;
+  /** The result's index, at least 1 (X-Consul-Index). */
+  readonly index: number;
+  /** Whether the serving server knew a leader (X-Consul-KnownLeader). */
+  readonly knownLeader: boolean;
+  /** Milliseconds since the serving server heard from the leader; 0 on the leader (X-Consul-LastContact). */
+  readonly lastContactMs: number;
+}
+
+/** Reads and writes of the replicated state, from wherever the caller is. */
+export interface StateCaller {
+  apply(command: Uint8Array, datacenter?: string): Promise<Uint8Array>;
+  query(query: Uint8Array, options?: QueryOptions): Promise<QueryOutcome>;
+}
+
+/** Extra time a forwarded blocking call is given beyond its wait, so the server answers before the caller gives up. */
+const FORWARD_SLACK_MS = 30_000;
+
+const toWire = (c: Consistency | undefined) =>
+  c === "stale" ? WireConsistency.STALE : c === "consistent" ? WireConsistency.CONSISTENT : WireConsistency.DEFAULT;
+const fromWire = (c: WireConsistency): Consistency =>
+  c === WireConsistency.STALE ? "stale" : c === WireConsistency.CONSISTENT ? "consistent" : "default";
+
+/**
+ * The State service's logic on a server, usable in-process (call undefined: the local HTTP API) and
+ * behind the RPC handler. Forwarding uses the context's pool.
+ */
+export function createServerStateCaller(ctx: RpcContext, backend: StateBackend): StateCaller & {
+  handleApply(command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
+  handleQuery(query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined): Promise<QueryOutcome>;
+} {
+  const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
+    route(ctx, datacenter, "leader", call, () => backend.apply(command), (t, headers) => remoteApply(t, command, datacenter, headers));
+  const handleQuery = (query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined) =>
+    route(ctx, options.datacenter, options.consistency === "stale" ? "local" : "leader", call, async () => {
+      if (options.consistency === "consistent") await backend.linearizableRead();
+      const { result, index } = await backend.query(query, { minIndex: options.minIndex ?? 0, maxWaitMs: options.maxWaitMs ?? 0 });
+      const status = ctx.raft.status();
+      return {
+        result,
+        index: Math.max(1, index),
+        knownLeader: status.leader !== "",
+        lastContactMs: status.lastLeaderContactMs ?? 0,
+      };
+    }, (t, headers) => remoteQuery(t, query, options, headers));
+  return {
+    handleApply,
+    handleQuery,
+    apply: (command, datacenter) => handleApply(command, datacenter, undefined),
+    query: (query, options = {}) => handleQuery(query, options, undefined),
+  };
+}
+
+/** Registers the State service on a server's RPC router. */
+export function registerStateService(router: ConnectRouter, server: ReturnType<typeof createServerStateCaller>): void {
+  router.service(State, {
+    apply: async (req, call) =>
+      create(ApplyResponseSchema, { result: await server.handleApply(req.command, req.routing?.datacenter, call) }),
+    query: async (req, call) => {
+      const out = await server.handleQuery(req.query, {
+        datacenter: req.routing?.datacenter,
+        consistency: fromWire(req.consistency),
+        minIndex: Number(req.minIndex),
+        maxWaitMs: Number(req.maxWaitMs),
+      }, call);
+      return create(QueryResponseSchema, {
+        result: out.result,
+        index: BigInt(out.index),
+        knownLeader: out.knownLeader,
+        lastContactMs: BigInt(Math.max(0, Math.round(out.lastContactMs))),
+      });
+    },
+  });
+}
+
+/**
+ * A client agent's view: every call goes to a server of its own datacenter (`transport`, any server),
+ * which serves or forwards it. Consul's clients never talk to other datacenters directly.
+ */
+export function createRemoteStateCaller(transport: () => Transport): StateCaller {
+  return {
+    apply: (command, datacenter) => remoteApply(transport(), command, datacenter, new Headers()),
+    query: (query, options = {}) => remoteQuery(transport(), query, options, new Headers()),
+  };
+}
+
+async function remoteApply(t: Transport, command: Uint8Array, datacenter: string | undefined, headers: Headers): Promise<Uint8Array> {
+  const res = await createClient(State, t).apply({ routing: { datacenter: datacenter ?? "" }, command }, { headers, timeoutMs: FORWARD_SLACK_MS });
+  return res.result;
+}
+
+async function remoteQuery(t: Transport, query: Uint8Array, options: QueryOptions, headers: Headers): Promise<QueryOutcome> {
+  const maxWaitMs = options.maxWaitMs ?? 0;
+  const res = await createClient(State, t).query({
+    routing: { datacenter: options.datacenter ?? "" },
+    query,
+    minIndex: BigInt(options.minIndex ?? 0),
+    maxWaitMs: BigInt(maxWaitMs),
+    consistency: toWire(options.consistency),
+  }, { headers, timeoutMs: maxWaitMs + FORWARD_SLACK_MS });
+  return { result: res.result, index: Number(res.index), knownLeader: res.knownLeader, lastContactMs: Number(res.lastContactMs) };
+}
+
+/** Whether an error from the State service means no leader could serve it (Consul answers 500 "No cluster leader"). */
+export function isNoLeaderError(err: unknown): boolean {
+  return err instanceof ConnectError && err.code === Code.Unavailable;
+}
