@@ -16,7 +16,7 @@ import { Operator, PingRequestSchema, PingResponseSchema, RoutingSchema, Status,
 import { asPlainStream, dialTcp, dialTls, seededRng, silentLogger, systemClock } from "../../src/platform/index.ts";
 import { ALPN, createRpcPool, MARKER } from "../../src/rpc/index.ts";
 import { waitFor } from "../harness/real_raft.ts";
-import { Directory, directDialer, startRpcServer, type RpcServer } from "../harness/rpc_cluster.ts";
+import { Directory, directDialer, startRpcCluster, type RpcServer } from "../harness/rpc_cluster.ts";
 import { testPki } from "../harness/tls_fixtures.ts";
 
 const pki = testPki();
@@ -30,17 +30,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function cluster(dc: string, ids: string[], material: typeof dc1): Promise<RpcServer[]> {
-  const ports = new Map<string, number>();
-  const out: RpcServer[] = [];
-  for (const id of ids) {
-    const s = await startRpcServer({ id, datacenter: dc, dir: join(work, dc, id), bootstrap: ids, directory, material, peerPorts: ports });
-    out.push(s);
-    servers.push(s);
-  }
-  await waitFor(() => out.some((s) => s.real.node.status().role === "Leader"), 10_000, `a leader in ${dc}`);
-  return out;
-}
+const cluster = (dc: string, ids: string[], material: typeof dc1) => startRpcCluster({ work, dc, ids, material, directory, started: servers });
 
 /**
  * Status.Ping as raw gRPC over an HTTP/2 session on `stream` (a plain node:http2 client: ConnectRPC's

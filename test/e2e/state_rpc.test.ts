@@ -12,7 +12,7 @@ import { seededRng, silentLogger, systemClock } from "../../src/platform/index.t
 import { createRemoteStateCaller, createRpcPool } from "../../src/rpc/index.ts";
 import { encodeKvCommand } from "../harness/kv_state_machine.ts";
 import { waitFor } from "../harness/real_raft.ts";
-import { Directory, directDialer, startRpcServer, type RpcServer } from "../harness/rpc_cluster.ts";
+import { Directory, directDialer, startRpcCluster, type RpcServer } from "../harness/rpc_cluster.ts";
 import { testPki } from "../harness/tls_fixtures.ts";
 
 const pki = testPki();
@@ -24,17 +24,7 @@ const directory = new Directory();
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-async function cluster(dc: string, ids: string[], material: typeof dc1): Promise<RpcServer[]> {
-  const ports = new Map<string, number>();
-  const out: RpcServer[] = [];
-  for (const id of ids) {
-    const s = await startRpcServer({ id, datacenter: dc, dir: join(work, dc, id), bootstrap: ids, directory, material, peerPorts: ports });
-    out.push(s);
-    servers.push(s);
-  }
-  await waitFor(() => out.some((s) => s.real.node.status().role === "Leader"), 10_000, `a leader in ${dc}`);
-  return out;
-}
+const cluster = (dc: string, ids: string[], material: typeof dc1) => startRpcCluster({ work, dc, ids, material, directory, started: servers });
 
 let leader: RpcServer;
 let follower: RpcServer;

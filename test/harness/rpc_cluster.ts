@@ -8,7 +8,8 @@ import {
   createRpcPool, createServerStateCaller, dialServer, registerStateService, registerStatusServices,
   type RpcContext, type RpcDialer, type RpcPool, type RpcTarget, type StateBackend, type StateCaller,
 } from "../../src/rpc/index.ts";
-import { startRealNode, type RealNode } from "./real_raft.ts";
+import { join } from "node:path";
+import { startRealNode, waitFor, type RealNode } from "./real_raft.ts";
 
 export interface ServerEntry {
   readonly id: string;
@@ -128,4 +129,27 @@ export async function startRpcServer(o: {
       await real!.close();
     },
   };
+}
+
+/**
+ * Starts `ids` as one datacenter's servers bootstrapped together (data under `<work>/<dc>/<id>`),
+ * appends them to `started` (for the caller's cleanup) and waits for a leader.
+ */
+export async function startRpcCluster(o: {
+  work: string;
+  dc: string;
+  ids: readonly string[];
+  material: TlsMaterial;
+  directory: Directory;
+  started: RpcServer[];
+}): Promise<RpcServer[]> {
+  const ports = new Map<string, number>();
+  const out: RpcServer[] = [];
+  for (const id of o.ids) {
+    const s = await startRpcServer({ id, datacenter: o.dc, dir: join(o.work, o.dc, id), bootstrap: o.ids, directory: o.directory, material: o.material, peerPorts: ports });
+    out.push(s);
+    o.started.push(s);
+  }
+  await waitFor(() => out.some((s) => s.real.node.status().role === "Leader"), 10_000, `a leader in ${o.dc}`);
+  return out;
 }
