@@ -1,0 +1,75 @@
+/**
+ * Consul's read options and response metadata for every read endpoint (agent/http.go parseWait,
+ * parseConsistency, parseDC, setMeta; agent/consul/rpc.go blockingQuery for the wait limits).
+ */
+import type { Context } from "hono";
+import { parseDuration } from "../lib/index.ts";
+
+export type Consistency = "default" | "stale" | "consistent";
+
+export interface ReadOptions {
+  /** `?dc=`, or undefined for the agent's own datacenter. */
+  readonly datacenter: string | undefined;
+  readonly consistency: Consistency;
+  /** `?index=`: block until the result's index passes this (0: do not block). */
+  readonly minIndex: number;
+  /** How long the server may block: `?wait=` clamped to Consul's maximum, plus jitter; 0 when not blocking. */
+  readonly maxWaitMs: number;
+}
+
+/** Consul's defaults: a blocking query waits 5 minutes unless told otherwise, 10 at most (agent/consul/rpc.go). */
+export const DEFAULT_WAIT_MS = 5 * 60_000;
+export const MAX_WAIT_MS = 10 * 60_000;
+/** The server adds up to wait/16 of random jitter so that many watchers do not return at once (structs.JitterFraction). */
+export const JITTER_FRACTION = 16;
+
+/** A request Consul would refuse with 400 and this message. */
+export class BadRequestError extends Error {
+  override readonly name = "BadRequestError";
+}
+
+/**
+ * Parses `dc`, `stale`, `consistent`, `index` and `wait` with Consul's messages. `random` is a number in
+ * [0, 1) for the jitter (injected so tests can pin it).
+ */
+export function parseReadOptions(c: Context, random: () => number): ReadOptions {
+  const q = (name: string) => c.req.query(name);
+  const stale = q("stale") !== undefined;
+  const consistent = q("consistent") !== undefined;
+  if (stale && consistent) throw new BadRequestError("Cannot specify ?stale with ?consistent, conflicting semantics.");
+  let minIndex = 0;
+  const index = q("index");
+  if (index !== undefined && index !== "") {
+    if (!/^\d+$/.test(index) || !Number.isSafeInteger(Number(index))) throw new BadRequestError("Invalid index");
+    minIndex = Number(index);
+  }
+  let waitMs = 0;
+  const wait = q("wait");
+  if (wait !== undefined && wait !== "") {
+    try {
+      waitMs = parseDuration(wait);
+    } catch {
+      throw new BadRequestError("Invalid wait time");
+    }
+  }
+  let maxWaitMs = 0;
+  if (minIndex > 0) {
+    const base = waitMs > MAX_WAIT_MS ? MAX_WAIT_MS : waitMs <= 0 ? DEFAULT_WAIT_MS : waitMs;
+    maxWaitMs = Math.round(base + random() * (base / JITTER_FRACTION));
+  }
+  const dc = q("dc");
+  return { datacenter: dc ? dc : undefined, consistency: stale ? "stale" : consistent ? "consistent" : "default", minIndex, maxWaitMs };
+}
+
+export interface QueryMeta {
+  readonly index: number;
+  readonly knownLeader: boolean;
+  readonly lastContactMs: number;
+}
+
+/** Sets X-Consul-Index (at least 1), X-Consul-KnownLeader and X-Consul-LastContact (whole milliseconds). */
+export function setQueryMeta(c: Context, meta: QueryMeta): void {
+  c.header("X-Consul-Index", String(Math.max(1, meta.index)));
+  c.header("X-Consul-KnownLeader", meta.knownLeader ? "true" : "false");
+  c.header("X-Consul-LastContact", String(Math.max(0, Math.round(meta.lastContactMs))));
+}
