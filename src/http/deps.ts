@@ -42,8 +42,8 @@ export interface HttpApiDeps {
 
 /** The catalog as far as it exists today: datacenters known through the WAN pool. */
 export interface CatalogApi {
-  /** Known datacenters, nearest first (round-trip time); throws with a message when this agent cannot tell. */
-  datacenters(): readonly string[];
+  /** Known datacenters, nearest first (round-trip time); fails with a message when this agent cannot tell. */
+  datacenters(): readonly string[] | Promise<readonly string[]>;
 }
 
 /** Serf member status, as Consul's HTTP API reports it (an integer on the wire, see `MEMBER_STATUS_CODES`). */

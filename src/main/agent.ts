@@ -7,10 +7,11 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHttpApi, type AgentInfo } from "../http/index.ts";
 import type { Logger } from "../platform/index.ts";
-import { createGrpcServer, readFileIfExists, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
+import { createGrpcServer, cryptoRng, readFileIfExists, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { startServer, type RunningServer } from "./server.ts";
 import { startGossip } from "./gossip.ts";
+import { startClientRpc } from "./client_rpc.ts";
 import { datacentersByDistance } from "./datacenters.ts";
 import { parseServer, type PoolMember } from "../membership/index.ts";
 import type { SeenServer } from "./raft_membership.ts";
@@ -59,9 +60,14 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     const addresses: { -readonly [K in keyof AgentAddresses]: AgentAddresses[K] } = {};
 
     let server: RunningServer | undefined;
+    const tls = await loadTlsFiles(config);
+    /** Servers know the datacenters from the WAN pool (set once gossip runs). */
+    let knownDatacenters = (): readonly string[] => {
+      throw new Error("The WAN pool is not running yet");
+    };
+    let remoteServers = (_dc: string): readonly { node: string; address: string }[] => [];
     if (config.server && config.ports.server !== -1) {
-      const tls = await loadTlsFiles(config);
-      server = await startServer({ config, logger, clock: systemClock(), dataDir, nodeId, advertiseAddr, tls });
+      server = await startServer({ config, logger, clock: systemClock(), dataDir, nodeId, advertiseAddr, tls, datacenters: () => knownDatacenters(), remoteServers: (dc) => remoteServers(dc) });
       cleanups.push(() => server!.close());
       addresses.server = server.address;
     }
@@ -78,7 +84,29 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       await gossip.stop();
     });
     addresses.serfLan = gossip.lan.localAddr;
-    if (gossip.wan) addresses.serfWan = gossip.wan.localAddr;
+    const wan = gossip.wan;
+    if (wan) {
+      addresses.serfWan = wan.localAddr;
+      knownDatacenters = () =>
+        datacentersByDistance(config.datacenter, wan.members().map((m) => ({ datacenter: m.tags.dc ?? "", status: m.status, rttMs: m.rttMs })).filter((s) => s.datacenter !== ""));
+      remoteServers = (dc) =>
+        wan.members().flatMap((m) => {
+          const s = m.status === "alive" ? parseServer({ name: m.name, addr: `${m.addr}:${m.port}`, tags: m.tags, status: m.status }) : undefined;
+          return s && s.datacenter === dc ? [{ node: s.shortName, address: s.rpcAddr }] : [];
+        });
+    }
+    // A client agent reaches the servers of its datacenter, found in the LAN pool, over RPC.
+    const clientRpc = server
+      ? undefined
+      : startClientRpc({
+          datacenter: config.datacenter,
+          dial: { datacenter: config.datacenter, domain: config.domain, tls: tls ? { material: tls.material, verifyOutgoing: tls.verifyOutgoing } : undefined },
+          clock: systemClock(),
+          rng: cryptoRng(),
+          logger: logger.named("rpc-pool"),
+          members: () => gossip.lan.members(),
+        });
+    if (clientRpc) cleanups.push(() => clientRpc.close());
     if (server) {
       // Servers of this datacenter, as the LAN pool shows them, drive Raft membership.
       const feed = () => server!.updateServers(seenServers(gossip.lan.members(), config.datacenter));
@@ -119,13 +147,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       // A client agent has no Raft of its own; until it can ask a server over RPC (a later issue) it
       // reports no leader and no peers rather than inventing them.
       const raft = server?.raft ?? { leader: () => "", peers: () => [] };
-      const catalog = {
-        datacenters: () => {
-          // Servers know the datacenters from the WAN pool; clients ask a server in a later issue.
-          if (!gossip.wan) throw new Error("This agent is not a server: it learns the datacenters from servers over RPC, which clients cannot do yet");
-          return datacentersByDistance(config.datacenter, gossip.wan.members().map((m) => ({ datacenter: m.tags.dc ?? "", status: m.status, rttMs: m.rttMs })).filter((s) => s.datacenter !== ""));
-        },
-      };
+      const catalog = { datacenters: () => (clientRpc ? clientRpc.datacenters() : knownDatacenters()) };
       const app = createHttpApi({ agent: agentInfo, raft, membership: gossip.membership, catalog });
       const httpLog = logger.named("http");
       http = await serveHttp({

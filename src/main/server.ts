@@ -48,7 +48,7 @@ const NO_COMMANDS_YET: StateMachine<void> = {
   restore() {},
 };
 
-interface ServerInfo {
+export interface ServerInfo {
   readonly node: string;
   readonly address: string;
 }
@@ -61,6 +61,10 @@ export async function startServer(o: {
   nodeId: string;
   advertiseAddr: string;
   tls: LoadedTls | undefined;
+  /** Datacenters known from the WAN pool, nearest first (served to client agents over RPC). */
+  datacenters: () => readonly string[];
+  /** Alive servers of another datacenter, from the WAN pool: node name and server-port address. */
+  remoteServers: (datacenter: string) => readonly ServerInfo[];
 }): Promise<RunningServer> {
   const { config, logger, clock, nodeId } = o;
   const cleanups: (() => unknown)[] = [];
@@ -129,10 +133,14 @@ export async function startServer(o: {
     await consensus.start();
     cleanups.push(() => consensus.stop());
 
+    const rpcRng = cryptoRng();
     const pool = createRpcPool({
       dial: (target: RpcTarget) => {
-        const found = [...servers.values()].find((s) => target.datacenter === config.datacenter && (!target.node || s.node === target.node));
-        if (!found) return Promise.reject(new Error(`no server known for ${target.node ?? "any node"} in ${target.datacenter}`));
+        const candidates = target.datacenter === config.datacenter ? [...servers.values()] : o.remoteServers(target.datacenter);
+        const matching = candidates.filter((s) => !target.node || s.node === target.node);
+        if (!matching.length) return Promise.reject(new Error(`no server known for ${target.node ?? "any node"} in ${target.datacenter}`));
+        // Any server of another datacenter will do: spread over them, a failed one is redialled next time.
+        const found = matching[rpcRng.int(matching.length)]!;
         return dialServer(dialSettings, found.address, target, "rpc");
       },
       clock,
@@ -146,6 +154,7 @@ export async function startServer(o: {
       raft: consensus,
       servers: { lookup: (id) => servers.get(id) },
       pool,
+      datacenters: o.datacenters,
     };
     const grpc = createGrpcServer({ routes: (r) => registerStatusServices(r, ctx), logger: logger.named("rpc") });
     cleanups.push(() => grpc.close());

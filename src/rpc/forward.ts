@@ -31,6 +31,8 @@ export interface RpcContext {
   readonly raft: RaftView;
   readonly servers: ServerDirectory;
   readonly pool: RpcPool;
+  /** Datacenters known from the WAN pool, nearest first; throws with a message when unknown. */
+  readonly datacenters?: () => readonly string[];
 }
 
 export type RoutingPolicy = "local" | "leader";

@@ -6,7 +6,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type ConnectRouter } from "@connectrpc/connect";
 import {
-  LeaderResponseSchema, Operator, PeersResponseSchema, PingResponseSchema, RaftGetConfigurationResponseSchema,
+  DatacentersResponseSchema, LeaderResponseSchema, Operator, PeersResponseSchema, PingResponseSchema, RaftGetConfigurationResponseSchema,
   RaftRemovePeerResponseSchema, RaftServerSchema, RaftStatsResponseSchema, Status,
 } from "../gen/causeway/status/v1/status_pb.ts";
 import { route, type RpcContext } from "./forward.ts";
@@ -40,6 +40,10 @@ export function registerStatusServices(router: ConnectRouter, ctx: RpcContext): 
           numPeers: s.config.voters.length,
         });
       }, (t, headers) => createClient(Status, t).raftStats(req, { headers })),
+    datacenters: () => {
+      if (!ctx.datacenters) throw new ConnectError("this server does not know the WAN pool", Code.Unavailable);
+      return create(DatacentersResponseSchema, { datacenters: [...ctx.datacenters()] });
+    },
   });
   router.service(Operator, {
     raftGetConfiguration: (req, call) =>
