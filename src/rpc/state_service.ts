@@ -6,7 +6,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type ConnectRouter, type HandlerContext, type Transport } from "@connectrpc/connect";
-import { ApplyResponseSchema, Consistency as WireConsistency, QueryResponseSchema, State } from "../gen/causeway/state/v1/state_pb.ts";
+import { ApplyResponseSchema, Consistency as WireConsistency, QueryResponseSchema, RenewSessionResponseSchema, State } from "../gen/causeway/state/v1/state_pb.ts";
 import { route, type RpcContext } from "./forward.ts";
 
 /** Consul's read consistency modes. */
@@ -23,6 +23,8 @@ export interface StateBackend {
   query(query: Uint8Array, options: { readonly minIndex: number; readonly maxWaitMs: number }): Promise<{ result: Uint8Array; index: number }>;
   /** Resolves once everything committed before the call is applied locally (ReadIndex). */
   linearizableRead(): Promise<void>;
+  /** On the leader: restarts session `id`'s TTL timer; the encoded session, or an empty array when unknown. */
+  renewSession(id: string): Promise<Uint8Array>;
 }
 
 export interface QueryOptions {
@@ -46,6 +48,7 @@ export interface QueryOutcome {
 export interface StateCaller {
   apply(command: Uint8Array, datacenter?: string): Promise<Uint8Array>;
   query(query: Uint8Array, options?: QueryOptions): Promise<QueryOutcome>;
+  renewSession(id: string, datacenter?: string): Promise<Uint8Array>;
 }
 
 /** Extra time a forwarded blocking call is given beyond its wait, so the server answers before the caller gives up. */
@@ -63,6 +66,7 @@ const fromWire = (c: WireConsistency): Consistency =>
 export function createServerStateCaller(ctx: RpcContext, backend: StateBackend): StateCaller & {
   handleApply(command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
   handleQuery(query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined): Promise<QueryOutcome>;
+  handleRenew(id: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
 } {
   const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
     route(ctx, datacenter, "leader", call, () => backend.apply(command), (t, headers) => remoteApply(t, command, datacenter, headers));
@@ -78,11 +82,15 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
         lastContactMs: status.lastLeaderContactMs ?? 0,
       };
     }, (t, headers) => remoteQuery(t, query, options, headers));
+  const handleRenew = (id: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
+    route(ctx, datacenter, "leader", call, () => backend.renewSession(id), (t, headers) => remoteRenew(t, id, datacenter, headers));
   return {
     handleApply,
     handleQuery,
+    handleRenew,
     apply: (command, datacenter) => handleApply(command, datacenter, undefined),
     query: (query, options = {}) => handleQuery(query, options, undefined),
+    renewSession: (id, datacenter) => handleRenew(id, datacenter, undefined),
   };
 }
 
@@ -105,6 +113,8 @@ export function registerStateService(router: ConnectRouter, server: ReturnType<t
         lastContactMs: BigInt(Math.max(0, Math.round(out.lastContactMs))),
       });
     },
+    renewSession: async (req, call) =>
+      create(RenewSessionResponseSchema, { result: await server.handleRenew(req.sessionId, req.routing?.datacenter, call) }),
   });
 }
 
@@ -116,11 +126,17 @@ export function createRemoteStateCaller(transport: () => Transport): StateCaller
   return {
     apply: (command, datacenter) => remoteApply(transport(), command, datacenter, new Headers()),
     query: (query, options = {}) => remoteQuery(transport(), query, options, new Headers()),
+    renewSession: (id, datacenter) => remoteRenew(transport(), id, datacenter, new Headers()),
   };
 }
 
 async function remoteApply(t: Transport, command: Uint8Array, datacenter: string | undefined, headers: Headers): Promise<Uint8Array> {
   const res = await createClient(State, t).apply({ routing: { datacenter: datacenter ?? "" }, command }, { headers, timeoutMs: FORWARD_SLACK_MS });
+  return res.result;
+}
+
+async function remoteRenew(t: Transport, sessionId: string, datacenter: string | undefined, headers: Headers): Promise<Uint8Array> {
+  const res = await createClient(State, t).renewSession({ routing: { datacenter: datacenter ?? "" }, sessionId }, { headers, timeoutMs: FORWARD_SLACK_MS });
   return res.result;
 }
 

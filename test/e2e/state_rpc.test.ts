@@ -70,6 +70,11 @@ describe("State service", () => {
     expect(stale.lastContactMs).toBeLessThan(5_000);
   }, 20_000);
 
+  test("a session renewal is served by the leader, which keeps the TTL timers", async () => {
+    expect(dec.decode(await follower.state.renewSession("known"))).toBe(`renewed on ${leader.entry.id}`);
+    expect(dec.decode(await follower.state.renewSession("unknown"))).toBe("");
+  }, 20_000);
+
   test("a client agent's caller reaches dc2 through a dc1 server", async () => {
     const pool = createRpcPool({ dial: directDialer(directory, dc1), clock: systemClock(), rng: seededRng(3), logger: silentLogger() });
     try {

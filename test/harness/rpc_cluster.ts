@@ -92,6 +92,7 @@ export async function startRpcServer(o: {
       return { result: enc.encode(real!.sm.get(key) ?? ""), index: real!.sm.lastIndex() };
     },
     linearizableRead: () => real!.node.read(),
+    renewSession: async (id) => enc.encode(id === "known" ? `renewed on ${o.id}` : ""),
   };
   const state = createServerStateCaller(ctx, backend);
   const grpc = createGrpcServer({
