@@ -7,13 +7,19 @@
  */
 import { join } from "node:path";
 import {
-  createConsensusNode, createTcpTransport, decodeMessage, encodeMessage, openLogStore, type ConsensusNode, type StateMachine,
+  createConsensusNode, createTcpTransport, decodeMessage, encodeMessage, openLogStore, type ConsensusNode,
 } from "../consensus/index.ts";
 import type { RaftStatus } from "../http/index.ts";
 import {
   createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type TcpListener,
 } from "../platform/index.ts";
-import { createRpcPool, createServerPort, dialServer, registerStatusServices, type RpcContext, type RpcTarget, type ServerDialSettings } from "../rpc/index.ts";
+import {
+  createRpcPool, createServerPort, createServerStateCaller, dialServer, registerStateService, registerStatusServices,
+  type RpcContext, type RpcTarget, type ServerDialSettings, type StateCaller,
+} from "../rpc/index.ts";
+import type { PoolMember } from "../membership/index.ts";
+import type { StateResult } from "../state/index.ts";
+import { createReplicatedState } from "./replicated_state.ts";
 import type { RuntimeConfig } from "./config.ts";
 import type { LoadedTls } from "./tls_files.ts";
 import { decideBootstrap, reconcileServers, type SeenServer } from "./raft_membership.ts";
@@ -32,21 +38,14 @@ export interface RunningServer {
    */
   updateServers(seen: readonly SeenServer[]): void;
   readonly raft: RaftStatus;
-  readonly consensus: ConsensusNode<void>;
+  readonly consensus: ConsensusNode<StateResult>;
+  /** The replicated state as this server's own HTTP API reaches it (served here or forwarded). */
+  readonly state: StateCaller;
+  /** The LAN pool's members now: the leader keeps the catalog in step with them. */
+  updateMembers(members: readonly PoolMember[]): void;
   close(): Promise<void>;
 }
 
-/**
- * The replicated state until the state store exists (issue 6): Raft runs, elects and replicates its own
- * no-op entries, and no command can be proposed yet, so applying one is a bug.
- */
-const NO_COMMANDS_YET: StateMachine<void> = {
-  apply(index) {
-    throw new Error(`no replicated commands exist yet, but one was committed at index ${index}`);
-  },
-  snapshot: () => new Uint8Array(),
-  restore() {},
-};
 
 export interface ServerInfo {
   readonly node: string;
@@ -119,19 +118,30 @@ export async function startServer(o: {
     const log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") });
     cleanups.push(() => log.close());
     const bootstrap = config.dev || config.bootstrapExpect === 1;
-    const consensus = createConsensusNode<void>({
+    const replicated = createReplicatedState({ clock, logger: logger.named("state"), datacenter: config.datacenter, nodeName: config.nodeName });
+    const consensus = createConsensusNode<StateResult>({
       id: nodeId,
       clock,
       rng: cryptoRng(),
       logger: logger.named("raft"),
       log,
       transport,
-      stateMachine: NO_COMMANDS_YET,
+      stateMachine: replicated.stateMachine,
       bootstrapVoters: bootstrap ? [nodeId] : undefined,
       tickMs: config.dev ? 50 : 100,
     });
+    replicated.attach(consensus);
+    let lanMembers: readonly PoolMember[] = [];
+    consensus.onLeaderChange((leaderId) => {
+      replicated.setLeader(leaderId === nodeId);
+      if (leaderId === nodeId) void replicated.reconcileMembers(lanMembers);
+    });
     await consensus.start();
     cleanups.push(() => consensus.stop());
+    cleanups.push(() => replicated.setLeader(false));
+    // Consul's periodic reconcile (reconcile_interval 60 s) repairs anything a missed event left behind.
+    const stopMemberReconcile = clock.setInterval(60_000, () => void replicated.reconcileMembers(lanMembers));
+    cleanups.push(() => stopMemberReconcile());
 
     const rpcRng = cryptoRng();
     const pool = createRpcPool({
@@ -156,7 +166,14 @@ export async function startServer(o: {
       pool,
       datacenters: o.datacenters,
     };
-    const grpc = createGrpcServer({ routes: (r) => registerStatusServices(r, ctx), logger: logger.named("rpc") });
+    const stateCaller = createServerStateCaller(ctx, replicated.backend);
+    const grpc = createGrpcServer({
+      routes: (r) => {
+        registerStatusServices(r, ctx);
+        registerStateService(r, stateCaller);
+      },
+      logger: logger.named("rpc"),
+    });
     cleanups.push(() => grpc.close());
     for (const protocol of ["rpc", "multiplexed-rpc", "grpc"] as const) port.serve(protocol, (s) => grpc.acceptSocket(s));
 
@@ -249,6 +266,11 @@ export async function startServer(o: {
       address: `${listener.host}:${listener.port}`,
       port: listener.port,
       consensus,
+      state: stateCaller,
+      updateMembers(members) {
+        lanMembers = members;
+        void replicated.reconcileMembers(members);
+      },
       raft: {
         leader: () => {
           const id = consensus.status().leader;

@@ -1,0 +1,40 @@
+/**
+ * The reads the HTTP API asks of the replicated state, as data: a discriminated union that travels
+ * to whichever server serves the read (the local one, the leader, or one in another datacenter),
+ * where src/main runs it against the state store. `ReadValue` maps each read to its result type.
+ */
+import type {
+  CheckServiceNode, DirEntry, HealthCheck, HealthStateFilter, Node, NodeServices, ServiceNode, ServiceTagsMap, Session, TxnOp,
+} from "../model/index.ts";
+
+export type NodeMetaFilter = Readonly<Record<string, string>>;
+
+export interface Reads {
+  "kv-get": { args: { key: string }; value: DirEntry | null };
+  "kv-list": { args: { prefix: string }; value: readonly DirEntry[] };
+  "kv-keys": { args: { prefix: string; separator: string }; value: readonly string[] };
+  "catalog-nodes": { args: { nodeMeta?: NodeMetaFilter }; value: readonly Node[] };
+  "catalog-services": { args: { nodeMeta?: NodeMetaFilter }; value: ServiceTagsMap };
+  "catalog-service-nodes": { args: { service: string; tags?: readonly string[]; nodeMeta?: NodeMetaFilter; connect: boolean }; value: readonly ServiceNode[] };
+  "catalog-node-services": { args: { node: string }; value: NodeServices | null };
+  "health-node-checks": { args: { node: string }; value: readonly HealthCheck[] };
+  "health-service-checks": { args: { service: string; nodeMeta?: NodeMetaFilter }; value: readonly HealthCheck[] };
+  "health-state": { args: { state: HealthStateFilter; nodeMeta?: NodeMetaFilter }; value: readonly HealthCheck[] };
+  "health-service-nodes": {
+    args: { service: string; tags?: readonly string[]; nodeMeta?: NodeMetaFilter; passingOnly: boolean; connect: boolean };
+    value: readonly CheckServiceNode[];
+  };
+  "session-info": { args: { id: string }; value: readonly Session[] };
+  "session-list": { args: Record<never, never>; value: readonly Session[] };
+  "session-node": { args: { node: string }; value: readonly Session[] };
+  /** A transaction of read-only KV operations (no Raft round): Consul's Txn.Read. */
+  "txn-read": { args: { ops: readonly TxnOp[] }; value: unknown };
+}
+
+export type ReadKind = keyof Reads;
+
+/** One read: `{ type: "kv-get", key: "a/b" }`. */
+export type ReadQuery = { [K in ReadKind]: { readonly type: K } & Readonly<Reads[K]["args"]> }[ReadKind];
+
+/** The result type of a read. */
+export type ReadValue<Q extends ReadQuery> = Reads[Q["type"]]["value"];

@@ -1,0 +1,160 @@
+/**
+ * The replicated state on a server: the state store as the Raft state machine, the State service
+ * backend that proposes and reads it, and the leader's duties over it (session TTL timers, KV
+ * tombstone GC, gossip members in the catalog). Built before the consensus node (which needs the
+ * state machine) and attached to it afterwards.
+ */
+import type { ConsensusNode } from "../consensus/index.ts";
+import type { ReadQuery } from "../http/index.ts";
+import type { PoolMember } from "../membership/index.ts";
+import { SERF_CHECK_ID } from "../model/index.ts";
+import type { Clock, Logger } from "../platform/index.ts";
+import type { StateBackend } from "../rpc/index.ts";
+import {
+  blockingQuery, catalogNode, catalogNodeServices, createStateMachine, createStateStore, createTombstoneGc, decodeCommand,
+  encodeCommand, healthChecksInState, healthNodeChecks, lockDelayRejection, sessionGet, sessionList, WatchSet,
+  type ReplicatedStateMachine, type StateCommand, type StateResult, type StateStore,
+} from "../state/index.ts";
+import { handlesMember, memberWrite, reapedNodes } from "./catalog_members.ts";
+import { createSessionTimers } from "./session_timers.ts";
+import { runRead } from "./state_reads.ts";
+import { decodeWire, encodeWire } from "./state_wire.ts";
+
+/** Consul's defaults: tombstones live 15 minutes, expiring in 30-second buckets. */
+const TOMBSTONE_TTL_MS = 15 * 60_000;
+const TOMBSTONE_GRANULARITY_MS = 30_000;
+
+export interface ReplicatedState {
+  readonly store: StateStore;
+  readonly stateMachine: ReplicatedStateMachine<StateResult>;
+  readonly backend: StateBackend;
+  /** Connects the consensus node once it exists; nothing is proposed before. */
+  attach(consensus: ConsensusNode<StateResult>): void;
+  /** Starts or stops the leader's duties. */
+  setLeader(leader: boolean): void;
+  /** On the leader: makes the catalog agree with the LAN pool (Consul's reconcile). Serialised. */
+  reconcileMembers(members: readonly PoolMember[]): Promise<void>;
+}
+
+export function createReplicatedState(o: { clock: Clock; logger: Logger; datacenter: string; nodeName: string }): ReplicatedState {
+  const log = o.logger;
+  let consensus: ConsensusNode<StateResult> | undefined;
+  let leader = false;
+  const propose = async (cmd: StateCommand): Promise<StateResult> => {
+    if (!consensus) throw new Error("Raft is not running yet");
+    return consensus.propose(encodeCommand(cmd));
+  };
+  /** Proposes a duty's command; failures are logged (the duty retries on its next round). */
+  const proposeDuty = (what: string, cmd: StateCommand) =>
+    propose(cmd).then((r) => {
+      if (r.type === "error") log.warn(`${what} was refused`, { error: r.error });
+    }, (err) => log.warn(`${what} failed`, { error: err }));
+
+  const tombstones = createTombstoneGc({
+    clock: o.clock,
+    ttlMs: TOMBSTONE_TTL_MS,
+    granularityMs: TOMBSTONE_GRANULARITY_MS,
+    onExpire: (reapIndex) => void proposeDuty("reaping KV tombstones", { type: "tombstone-reap", reapIndex }),
+  });
+  const store = createStateStore({ clock: o.clock, onTombstone: (index) => tombstones.hint(index) });
+  const sessions = createSessionTimers({
+    clock: o.clock,
+    logger: log,
+    expire: (id) => {
+      log.info("session expired: its TTL passed without a renewal", { session: id });
+      void proposeDuty("destroying an expired session", { type: "session", op: "destroy", id });
+    },
+  });
+
+  const backend: StateBackend = {
+    async apply(bytes) {
+      const cmd = decodeCommand(bytes);
+      const rejected = lockDelayRejection(store, cmd);
+      if (rejected) return encodeWire(rejected);
+      const result = await consensus!.propose(bytes);
+      if (leader && cmd.type === "session") {
+        if (cmd.op === "destroy") sessions.clear(cmd.id);
+        else if (result.type === "session") {
+          const created = sessionGet(store, new WatchSet(), result.id).value;
+          if (created) sessions.reset(created);
+        }
+      }
+      return encodeWire(result);
+    },
+    async query(bytes, options) {
+      const q = decodeWire<ReadQuery>(bytes);
+      const r = await blockingQuery({ minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, clock: o.clock, run: (ws) => runRead(store, ws, q) });
+      return { result: encodeWire(r.value), index: r.index };
+    },
+    linearizableRead: () => consensus!.read(),
+    async renewSession(id) {
+      const session = sessionGet(store, new WatchSet(), id).value;
+      if (!session) return encodeWire([]);
+      sessions.reset(session);
+      return encodeWire([session]);
+    },
+  };
+
+  let reconciling: Promise<void> = Promise.resolve();
+  let reconcileQueued = false;
+  let latestMembers: readonly PoolMember[] = [];
+  const reconcileOnce = async (members: readonly PoolMember[]) => {
+    const ws = new WatchSet();
+    const opts = { datacenter: o.datacenter, selfName: o.nodeName };
+    for (const m of members) {
+      if (!leader) return;
+      if (!handlesMember(m, o.datacenter)) continue;
+      const node = catalogNode(store, ws, m.name).value;
+      const services = node ? Object.keys(catalogNodeServices(store, ws, m.name).value?.Services ?? {}) : [];
+      const serf = node ? healthNodeChecks(store, ws, m.name).value.find((c) => c.CheckID === SERF_CHECK_ID) : undefined;
+      const write = memberWrite(m, { node: node ?? undefined, serviceIds: services, serfStatus: serf?.Status }, opts);
+      if (!write) continue;
+      log.info(write.kind === "register" ? `member ${m.status}: updating the catalog` : "member gone: deregistering", { member: m.name });
+      await proposeDuty(`reconciling member ${m.name}`, write.kind === "register" ? { type: "register", req: write.request } : { type: "deregister", req: write.request });
+    }
+    const serfNodes = [...new Set(healthChecksInState(store, ws, "any").value.filter((c) => c.CheckID === SERF_CHECK_ID).map((c) => c.Node))];
+    for (const name of reapedNodes(serfNodes, members, o.nodeName)) {
+      if (!leader) return;
+      log.info("member reaped: deregistering", { member: name });
+      await proposeDuty(`deregistering reaped member ${name}`, { type: "deregister", req: { Datacenter: o.datacenter, Node: name } });
+    }
+  };
+
+  return {
+    store,
+    stateMachine: createStateMachine(store),
+    backend,
+    attach(c) {
+      consensus = c;
+    },
+    setLeader(now) {
+      if (now === leader) return;
+      leader = now;
+      tombstones.setEnabled(now);
+      if (!now) {
+        sessions.clearAll();
+        return;
+      }
+      // A new leader becomes the authority for expiries: time every TTL session afresh, and start the
+      // tombstone clock for whatever tombstones exist (Consul's establishLeadership).
+      for (const s of sessionList(store, new WatchSet()).value) sessions.reset(s);
+      tombstones.hint(store.lastIndex());
+    },
+    reconcileMembers(members) {
+      // Coalesced: a run in progress picks up only the latest member list afterwards.
+      latestMembers = members;
+      if (!reconcileQueued) {
+        reconcileQueued = true;
+        reconciling = reconciling.then(async () => {
+          reconcileQueued = false;
+          if (!leader || !consensus) return;
+          // Like Consul's barrier after winning an election: apply everything committed first, so
+          // decisions are made on the latest catalog.
+          await consensus.read();
+          await reconcileOnce(latestMembers);
+        }).catch((err) => log.warn("member reconcile failed; will retry", { error: err }));
+      }
+      return reconciling;
+    },
+  };
+}

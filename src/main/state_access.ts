@@ -1,0 +1,49 @@
+/**
+ * The HTTP API's way to the replicated state (its StateAccess dependency) over a StateCaller: the
+ * server's own (serve here or forward) or a client agent's (ask a server). Reads and results travel
+ * in the wire encoding of state_wire.ts, commands in the state store's codec.
+ */
+import { ConnectError } from "@connectrpc/connect";
+import type { StateAccess } from "../http/index.ts";
+import type { Session } from "../model/index.ts";
+import type { StateCaller } from "../rpc/index.ts";
+import { encodeCommand, type StateResult } from "../state/index.ts";
+import { decodeWire, encodeWire } from "./state_wire.ts";
+
+/** An RPC failure as the HTTP client should read it: the server's own words, without gRPC's code prefix. */
+function plain(err: unknown): Error {
+  if (err instanceof ConnectError) return new Error(err.rawMessage);
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+export function createStateAccess(caller: StateCaller): StateAccess & { renewSession(id: string, dc: string | undefined): Promise<readonly Session[]> } {
+  return {
+    async read(query, options) {
+      try {
+        const out = await caller.query(encodeWire(query), {
+          datacenter: options.datacenter,
+          consistency: options.consistency,
+          minIndex: options.minIndex,
+          maxWaitMs: options.maxWaitMs,
+        });
+        return { value: decodeWire(out.result), meta: { index: out.index, knownLeader: out.knownLeader, lastContactMs: out.lastContactMs } };
+      } catch (err) {
+        throw plain(err);
+      }
+    },
+    async write(command, datacenter) {
+      try {
+        return decodeWire<StateResult>(await caller.apply(encodeCommand(command), datacenter));
+      } catch (err) {
+        throw plain(err);
+      }
+    },
+    async renewSession(id, datacenter) {
+      try {
+        return decodeWire<Session[]>(await caller.renewSession(id, datacenter));
+      } catch (err) {
+        throw plain(err);
+      }
+    },
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Runs the HTTP API's reads (src/http/reads.ts) against the state store on the server that serves
+ * them. Every read records what it depended on in `ws`, so a blocking read wakes on exactly that.
+ */
+import type { ReadQuery } from "../http/index.ts";
+import {
+  catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServices, healthChecksInState, healthNodeChecks,
+  healthServiceChecks, healthServiceNodes, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
+  type QueryResult, type StateStore, type WatchSet,
+} from "../state/index.ts";
+
+export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery): QueryResult<unknown> {
+  switch (q.type) {
+    case "kv-get":
+      return kvGet(store, ws, q.key);
+    case "kv-list":
+      return kvList(store, ws, q.prefix);
+    case "kv-keys":
+      return kvKeys(store, ws, q.prefix, q.separator);
+    case "catalog-nodes":
+      return catalogNodes(store, ws, { nodeMeta: q.nodeMeta });
+    case "catalog-services":
+      return catalogServices(store, ws, { nodeMeta: q.nodeMeta });
+    case "catalog-service-nodes":
+      return catalogServiceNodes(store, ws, q.service, { tags: q.tags, nodeMeta: q.nodeMeta, connect: q.connect });
+    case "catalog-node-services":
+      return catalogNodeServices(store, ws, q.node);
+    case "health-node-checks":
+      return healthNodeChecks(store, ws, q.node);
+    case "health-service-checks":
+      return healthServiceChecks(store, ws, q.service, { nodeMeta: q.nodeMeta });
+    case "health-state":
+      return healthChecksInState(store, ws, q.state, { nodeMeta: q.nodeMeta });
+    case "health-service-nodes":
+      return healthServiceNodes(store, ws, q.service, { tags: q.tags, nodeMeta: q.nodeMeta, passingOnly: q.passingOnly, connect: q.connect });
+    case "session-info": {
+      const r = sessionGet(store, ws, q.id);
+      return { index: r.index, value: r.value ? [r.value] : [] };
+    }
+    case "session-list":
+      return sessionList(store, ws);
+    case "session-node":
+      return sessionsForNode(store, ws, q.node);
+    case "txn-read": {
+      const { index, Results, Errors } = kvReadTxn(store, q.ops);
+      return { index, value: { Results, Errors } };
+    }
+    default:
+      throw new RangeError(`unknown read ${JSON.stringify((q as { type: unknown }).type)}`);
+  }
+}

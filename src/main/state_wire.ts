@@ -1,0 +1,25 @@
+/**
+ * How reads and their results travel between servers: JSON in which byte arrays (KV values) become
+ * `{"$bytes": "<base64>"}`, so a result decodes to exactly the value the serving server produced.
+ */
+import { Buffer } from "node:buffer";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const BYTES = "$bytes";
+
+export function encodeWire(value: unknown): Uint8Array {
+  return enc.encode(JSON.stringify(value, (_key, v: unknown) =>
+    v instanceof Uint8Array ? { [BYTES]: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64") } : v));
+}
+
+/** Parses what encodeWire wrote; throws SyntaxError on anything else. */
+export function decodeWire<T>(bytes: Uint8Array): T {
+  return JSON.parse(dec.decode(bytes), (_key, v: unknown) => {
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      const b = (v as Record<string, unknown>)[BYTES];
+      if (typeof b === "string" && Object.keys(v).length === 1) return new Uint8Array(Buffer.from(b, "base64"));
+    }
+    return v;
+  }) as T;
+}
