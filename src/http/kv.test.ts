@@ -1,0 +1,159 @@
+import { describe, expect, test } from "bun:test";
+import type { DirEntry } from "../model/index.ts";
+import { fakeState } from "../../test/harness/fake_state.ts";
+import { createHttpApi } from "./app.ts";
+import type { AgentInfo } from "./deps.ts";
+
+const agent = { datacenter: "dc1", nodeName: "n1", server: true } as AgentInfo;
+const enc = new TextEncoder();
+const entry = (Key: string, value: string | null, extra: Partial<DirEntry> = {}): DirEntry => ({
+  Key, Flags: 0, Value: value === null ? null : enc.encode(value), LockIndex: 0, CreateIndex: 5, ModifyIndex: 7, ...extra,
+});
+
+function setup() {
+  const state = fakeState();
+  const app = createHttpApi({ agent, raft: { leader: () => "", peers: () => [] }, state, random: () => 0 });
+  return { state, app };
+}
+
+describe("GET /v1/kv", () => {
+  test("a key answers a one-entry array with a base64 value and the X-Consul headers", async () => {
+    const { state, app } = setup();
+    state.values["kv-get"] = entry("a/b", "hello", { Session: "s1" });
+    const res = await app.request("/v1/kv/a/b?dc=dc2&index=3&wait=1s");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("X-Consul-Index")).toBe("42");
+    expect(await res.json()).toEqual([{ LockIndex: 0, Key: "a/b", Flags: 0, Value: "aGVsbG8=", Session: "s1", CreateIndex: 5, ModifyIndex: 7 }]);
+    expect(state.reads[0]).toEqual({ query: { type: "kv-get", key: "a/b" }, options: { datacenter: "dc2", consistency: "default", minIndex: 3, maxWaitMs: 1000 } });
+  });
+
+  test("percent-escapes in the key are decoded; a null value stays null", async () => {
+    const { state, app } = setup();
+    state.values["kv-get"] = entry("a b", null);
+    const body = (await (await app.request("/v1/kv/a%20b")).json()) as { Value: unknown }[];
+    expect(state.reads[0]!.query).toEqual({ type: "kv-get", key: "a b" });
+    expect(body[0]!.Value).toBeNull();
+  });
+
+  test("a missing key is 404 with an empty body but still carries the index", async () => {
+    const { state, app } = setup();
+    state.values["kv-get"] = null;
+    const res = await app.request("/v1/kv/nope");
+    expect(res.status).toBe(404);
+    expect(await res.text()).toBe("");
+    expect(res.headers.get("X-Consul-Index")).toBe("42");
+  });
+
+  test("?raw answers the bare value", async () => {
+    const { state, app } = setup();
+    state.values["kv-get"] = entry("k", "raw bytes");
+    const res = await app.request("/v1/kv/k?raw");
+    expect(await res.text()).toBe("raw bytes");
+  });
+
+  test("?recurse lists a prefix, ?keys lists keys with a separator (also Consul's old spelling)", async () => {
+    const { state, app } = setup();
+    state.values["kv-list"] = [entry("a/1", "x"), entry("a/2", "y")];
+    expect(((await (await app.request("/v1/kv/a/?recurse")).json()) as unknown[]).length).toBe(2);
+    state.values["kv-keys"] = ["a/1", "a/sub/"];
+    expect(await (await app.request("/v1/kv/a/?keys&separator=/")).json()).toEqual(["a/1", "a/sub/"]);
+    await app.request("/v1/kv/a/?keys&seperator=-");
+    expect(state.reads.map((r) => r.query)).toEqual([
+      { type: "kv-list", prefix: "a/" },
+      { type: "kv-keys", prefix: "a/", separator: "/" },
+      { type: "kv-keys", prefix: "a/", separator: "-" },
+    ]);
+  });
+
+  test("no keys under a prefix is 404, but the root lists as []", async () => {
+    const { state, app } = setup();
+    state.values["kv-keys"] = [];
+    expect((await app.request("/v1/kv/x/?keys")).status).toBe(404);
+    expect(await (await app.request("/v1/kv/?keys")).json()).toEqual([]);
+  });
+
+  test("bad requests: no key, bad options, conflicting consistency", async () => {
+    const { state, app } = setup();
+    const expect400 = async (path: string, message: string) => {
+      const res = await app.request(path);
+      expect(res.status).toBe(400);
+      expect((await res.text()).trim()).toBe(message);
+    };
+    await expect400("/v1/kv/", "Missing key name");
+    await expect400("/v1/kv/k?index=x", "Invalid index");
+    await expect400("/v1/kv/k?index=1&wait=forever", "Invalid wait time");
+    await expect400("/v1/kv/k?stale&consistent", "Cannot specify ?stale with ?consistent, conflicting semantics.");
+    expect(state.reads).toEqual([]);
+  });
+
+  test("a failed read is 500 with its message", async () => {
+    const { state, app } = setup();
+    state.failWith = "No cluster leader";
+    const res = await app.request("/v1/kv/k");
+    expect(res.status).toBe(500);
+    expect((await res.text()).trim()).toBe("No cluster leader");
+  });
+});
+
+describe("PUT and DELETE /v1/kv", () => {
+  const put = (app: ReturnType<typeof setup>["app"], path: string, body: string | Uint8Array = "v") => app.request(path, { method: "PUT", body });
+
+  test("a plain PUT sets the key with the raw body and flags, answering true", async () => {
+    const { state, app } = setup();
+    const res = await put(app, "/v1/kv/a/b?flags=42", "value");
+    expect(await res.json()).toBe(true);
+    expect(state.writes[0]!.command).toEqual({ type: "kv", op: "set", entry: { Key: "a/b", Flags: 42, Value: enc.encode("value"), Session: undefined, ModifyIndex: undefined } });
+  });
+
+  test("cas, acquire and release become their verbs and answer the store's verdict", async () => {
+    const { state, app } = setup();
+    state.writeResult = { type: "kv", ok: false };
+    expect(await (await put(app, "/v1/kv/k?cas=9")).json()).toBe(false);
+    expect(await (await put(app, "/v1/kv/k?acquire=s1")).json()).toBe(false);
+    expect(await (await put(app, "/v1/kv/k?release=s1")).json()).toBe(false);
+    expect(state.writes.map((w) => w.command.type === "kv" && [w.command.op, w.command.entry.ModifyIndex, w.command.entry.Session])).toEqual([
+      ["cas", 9, undefined], ["lock", undefined, "s1"], ["unlock", undefined, "s1"],
+    ]);
+  });
+
+  test("bad PUTs write nothing: no key, bad numbers, conflicting verbs, no session, too large", async () => {
+    const { state, app } = setup();
+    const cases: [string, number, string | RegExp][] = [
+      ["/v1/kv/", 400, "Missing key name"],
+      ["/v1/kv/k?flags=x", 400, /Invalid flags value "x"/],
+      ["/v1/kv/k?cas=-1", 400, /Invalid cas value/],
+      ["/v1/kv/k?cas=1&acquire=s", 400, /^Conflicting flags: /],
+      ["/v1/kv/k?acquire", 400, "Missing session ID for ?acquire"],
+    ];
+    for (const [path, status, message] of cases) {
+      const res = await put(app, path);
+      expect(res.status).toBe(status);
+      const text = (await res.text()).trim();
+      if (typeof message === "string") expect(text).toBe(message);
+      else expect(text).toMatch(message);
+    }
+    const big = await put(app, "/v1/kv/k", new Uint8Array(512 * 1024 + 1));
+    expect(big.status).toBe(413);
+    expect(await big.text()).toContain("Request body(524289 bytes) too large, max size: 524288 bytes.");
+    expect(state.writes).toEqual([]);
+  });
+
+  test("DELETE: a key, a tree with ?recurse, and delete-cas with its verdict", async () => {
+    const { state, app } = setup();
+    expect(await (await app.request("/v1/kv/k", { method: "DELETE" })).json()).toBe(true);
+    expect(await (await app.request("/v1/kv/p/?recurse", { method: "DELETE" })).json()).toBe(true);
+    state.writeResult = { type: "kv", ok: false };
+    expect(await (await app.request("/v1/kv/k?cas=3", { method: "DELETE" })).json()).toBe(false);
+    expect(state.writes.map((w) => w.command.type === "kv" && [w.command.op, w.command.entry.Key])).toEqual([["delete", "k"], ["delete-tree", "p/"], ["delete-cas", "k"]]);
+    expect((await app.request("/v1/kv/", { method: "DELETE" })).status).toBe(400);
+    expect((await app.request("/v1/kv/k?recurse&cas=1", { method: "DELETE" })).status).toBe(400);
+  });
+
+  test("a write the store refuses is 500 with its message", async () => {
+    const { state, app } = setup();
+    state.writeResult = { type: "error", error: "invalid session \"s9\"" };
+    const res = await put(app, "/v1/kv/k?acquire=s9");
+    expect(res.status).toBe(500);
+    expect((await res.text()).trim()).toBe('invalid session "s9"');
+  });
+});
