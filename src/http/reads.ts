@@ -29,6 +29,8 @@ export interface Reads {
   "session-node": { args: { node: string }; value: readonly Session[] };
   /** A transaction of read-only KV operations (no Raft round): Consul's Txn.Read. */
   "txn-read": { args: { ops: readonly TxnOp[] }; value: unknown };
+  /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */
+  "snapshot": { args: Record<never, never>; value: { readonly state: Uint8Array; readonly index: number; readonly term: number } };
 }
 
 export type ReadKind = keyof Reads;

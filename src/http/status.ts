@@ -1,9 +1,22 @@
 import type { Hono } from "hono";
 import type { RaftStatus } from "./deps.ts";
-import { jsonResponse } from "./respond.ts";
+import { messageOf } from "./read_route.ts";
+import { jsonResponse, textError } from "./respond.ts";
 
 /** /v1/status/leader (a JSON string, "" without a leader) and /v1/status/peers (a JSON array). */
 export function mountStatus(app: Hono, raft: RaftStatus): void {
-  app.get("/v1/status/leader", (c) => jsonResponse(c, raft.leader()));
-  app.get("/v1/status/peers", (c) => jsonResponse(c, [...raft.peers()]));
+  app.get("/v1/status/leader", async (c) => {
+    try {
+      return jsonResponse(c, await raft.leader());
+    } catch (err) {
+      return textError(c, 500, messageOf(err));
+    }
+  });
+  app.get("/v1/status/peers", async (c) => {
+    try {
+      return jsonResponse(c, [...(await raft.peers())]);
+    } catch (err) {
+      return textError(c, 500, messageOf(err));
+    }
+  });
 }

@@ -66,6 +66,7 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
     },
   });
 
+  const readContext = { term: () => consensus?.status().term ?? 0 };
   const backend: StateBackend = {
     async apply(bytes) {
       const cmd = decodeCommand(bytes);
@@ -83,7 +84,7 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
     },
     async query(bytes, options) {
       const q = decodeWire<ReadQuery>(bytes);
-      const r = await blockingQuery({ minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, clock: o.clock, run: (ws) => runRead(store, ws, q) });
+      const r = await blockingQuery({ minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, clock: o.clock, run: (ws) => runRead(store, ws, q, readContext) });
       return { result: encodeWire(r.value), index: r.index };
     },
     linearizableRead: () => consensus!.read(),

@@ -24,7 +24,7 @@ import type { RuntimeConfig } from "./config.ts";
 import type { LoadedTls } from "./tls_files.ts";
 import { decideBootstrap, reconcileServers, type SeenServer } from "./raft_membership.ts";
 import { addServerSafely } from "../consensus/index.ts";
-import { createClient } from "@connectrpc/connect";
+import { createClient, createRouterTransport, type ConnectRouter, type Transport } from "@connectrpc/connect";
 import { Status } from "../gen/causeway/status/v1/status_pb.ts";
 
 export interface RunningServer {
@@ -39,6 +39,8 @@ export interface RunningServer {
   updateServers(seen: readonly SeenServer[]): void;
   readonly raft: RaftStatus;
   readonly consensus: ConsensusNode<StateResult>;
+  /** The internal RPC services of this server, called in process (they forward as needed). */
+  readonly rpc: () => Transport;
   /** The replicated state as this server's own HTTP API reaches it (served here or forwarded). */
   readonly state: StateCaller;
   /** The LAN pool's members now: the leader keeps the catalog in step with them. */
@@ -167,13 +169,13 @@ export async function startServer(o: {
       datacenters: o.datacenters,
     };
     const stateCaller = createServerStateCaller(ctx, replicated.backend);
-    const grpc = createGrpcServer({
-      routes: (r) => {
-        registerStatusServices(r, ctx);
-        registerStateService(r, stateCaller);
-      },
-      logger: logger.named("rpc"),
-    });
+    const routes = (r: ConnectRouter) => {
+      registerStatusServices(r, ctx);
+      registerStateService(r, stateCaller);
+    };
+    const grpc = createGrpcServer({ routes, logger: logger.named("rpc") });
+    // This server's own calls (the local HTTP API) go to the same services in process.
+    const inProcess = createRouterTransport(routes);
     cleanups.push(() => grpc.close());
     for (const protocol of ["rpc", "multiplexed-rpc", "grpc"] as const) port.serve(protocol, (s) => grpc.acceptSocket(s));
 
@@ -267,6 +269,7 @@ export async function startServer(o: {
       port: listener.port,
       consensus,
       state: stateCaller,
+      rpc: () => inProcess,
       updateMembers(members) {
         lanMembers = members;
         void replicated.reconcileMembers(members);

@@ -9,7 +9,12 @@ import {
   type QueryResult, type StateStore, type WatchSet,
 } from "../state/index.ts";
 
-export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery): QueryResult<unknown> {
+/** What a read may need beyond the store: the serving server's Raft term (for snapshots). */
+export interface ReadContext {
+  term(): number;
+}
+
+export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: ReadContext): QueryResult<unknown> {
   switch (q.type) {
     case "kv-get":
       return kvGet(store, ws, q.key);
@@ -44,6 +49,10 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery): QueryRes
     case "txn-read": {
       const { index, Results, Errors } = kvReadTxn(store, q.ops);
       return { index, value: { Results, Errors } };
+    }
+    case "snapshot": {
+      const index = store.lastIndex();
+      return { index, value: { state: store.snapshot(), index, term: ctx.term() } };
     }
     default:
       throw new RangeError(`unknown read ${JSON.stringify((q as { type: unknown }).type)}`);

@@ -1,0 +1,53 @@
+/**
+ * Raft operator endpoints (Consul's agent/operator_endpoint.go): GET /v1/operator/raft/configuration
+ * and DELETE /v1/operator/raft/peer?id=|address=.
+ */
+import type { Hono } from "hono";
+import type { HttpApiDeps } from "./deps.ts";
+import { hasParam, messageOf } from "./read_route.ts";
+import { jsonResponse, textError } from "./respond.ts";
+
+/** One server of the Raft configuration in Consul's api.RaftServer shape. */
+export interface RaftServerView {
+  readonly ID: string;
+  readonly Node: string;
+  readonly Address: string;
+  readonly Leader: boolean;
+  readonly ProtocolVersion: string;
+  readonly Voter: boolean;
+}
+
+/** Raft membership as an operator sees it; calls are served by the datacenter's leader (or any server with stale). */
+export interface OperatorApi {
+  raftConfiguration(o: { datacenter: string | undefined; stale: boolean }): Promise<{ readonly Servers: readonly RaftServerView[]; readonly Index: number }>;
+  /** Removes a server by Raft ID or by server address; rejects with the reason (e.g. unknown id). */
+  removePeer(o: { datacenter: string | undefined; id?: string; address?: string }): Promise<void>;
+}
+
+const UNAVAILABLE = "Raft operations are not available on this agent";
+
+export function mountOperator(app: Hono, deps: HttpApiDeps): void {
+  app.get("/v1/operator/raft/configuration", async (c) => {
+    if (!deps.operator) return textError(c, 500, UNAVAILABLE);
+    try {
+      return jsonResponse(c, await deps.operator.raftConfiguration({ datacenter: c.req.query("dc") || undefined, stale: hasParam(c, "stale") }));
+    } catch (err) {
+      return textError(c, 500, messageOf(err));
+    }
+  });
+
+  app.delete("/v1/operator/raft/peer", async (c) => {
+    if (!deps.operator) return textError(c, 500, UNAVAILABLE);
+    const id = c.req.query("id") || undefined;
+    const address = c.req.query("address") || undefined;
+    if ((id === undefined) === (address === undefined)) {
+      return textError(c, 400, "Must specify either ?id with the server's ID or ?address with IP:port of peer to remove");
+    }
+    try {
+      await deps.operator.removePeer({ datacenter: c.req.query("dc") || undefined, id, address });
+    } catch (err) {
+      return textError(c, 500, messageOf(err));
+    }
+    return c.body(null, 200);
+  });
+}

@@ -1,0 +1,27 @@
+/**
+ * The local agent's catalog (its anti-entropy CatalogPort) over the replicated state: the same reads
+ * and writes the HTTP API makes, so a client agent syncs through a server like any other caller.
+ */
+import type { CatalogPort } from "../agent/index.ts";
+import type { ReadOptions, StateAccess } from "../http/index.ts";
+import type { StateCommand } from "../state/index.ts";
+
+const DEFAULT_READ: ReadOptions = { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0 };
+
+export function catalogPortOver(state: StateAccess): CatalogPort {
+  const write = async (command: StateCommand) => {
+    const result = await state.write(command, undefined);
+    if (result.type === "error") throw new Error(result.error);
+  };
+  return {
+    async nodeServices(node) {
+      const { value, meta } = await state.read({ type: "catalog-node-services", node }, DEFAULT_READ);
+      return value ? { index: meta.index, node: value.Node, services: Object.values(value.Services) } : undefined;
+    },
+    async nodeChecks(node) {
+      return (await state.read({ type: "health-node-checks", node }, DEFAULT_READ)).value;
+    },
+    register: (req) => write({ type: "register", req }),
+    deregister: (req) => write({ type: "deregister", req }),
+  };
+}

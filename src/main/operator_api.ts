@@ -1,0 +1,45 @@
+/**
+ * `/v1/operator/raft/*` and, on client agents, `/v1/status/*` over the internal RPC: a server calls its
+ * own services in process (which forward to the leader or another datacenter as needed), a client agent
+ * calls a server of its datacenter.
+ */
+import { createClient, type Transport } from "@connectrpc/connect";
+import { Operator, Status } from "../gen/causeway/status/v1/status_pb.ts";
+import type { HttpApiDeps, RaftStatus } from "../http/index.ts";
+import { CONSUL_RAFT_PROTOCOL_DEFAULT } from "../membership/index.ts";
+
+const TIMEOUT_MS = 10_000;
+
+export function operatorApiOver(transport: () => Transport): NonNullable<HttpApiDeps["operator"]> {
+  const op = () => createClient(Operator, transport());
+  const configuration = async (datacenter: string | undefined) => {
+    const r = await op().raftGetConfiguration({ routing: { datacenter: datacenter ?? "" } }, { timeoutMs: TIMEOUT_MS });
+    return {
+      Servers: r.servers.map((s) => ({
+        ID: s.id, Node: s.node, Address: s.address, Leader: s.leader, ProtocolVersion: String(CONSUL_RAFT_PROTOCOL_DEFAULT), Voter: s.voter,
+      })),
+      Index: Number(r.index),
+    };
+  };
+  return {
+    // Consul lets ?stale read any server's configuration; ours is always the leader's, which is never staler.
+    raftConfiguration: ({ datacenter }) => configuration(datacenter),
+    async removePeer({ datacenter, id, address }) {
+      let target = id;
+      if (!target) {
+        target = (await configuration(datacenter)).Servers.find((s) => s.Address === address)?.ID;
+        if (!target) throw new Error(`address "${address}" was not found in the Raft configuration`);
+      }
+      await op().raftRemovePeer({ routing: { datacenter: datacenter ?? "" }, id: target }, { timeoutMs: TIMEOUT_MS });
+    },
+  };
+}
+
+/** A client agent's /v1/status/leader and /peers: what a server of its datacenter knows. */
+export function raftStatusOver(transport: () => Transport): RaftStatus {
+  const status = () => createClient(Status, transport());
+  return {
+    leader: async () => (await status().leader({}, { timeoutMs: TIMEOUT_MS })).address,
+    peers: async () => (await status().peers({}, { timeoutMs: TIMEOUT_MS })).addresses,
+  };
+}
