@@ -160,3 +160,15 @@ export const SERF_CHECK_ID = "serfHealth";
 export const SERF_CHECK_NAME = "Serf Health Status";
 /** The service every server registers (Consul's `structs.ConsulServiceID`). */
 export const CONSUL_SERVICE = "consul";
+
+/** `/v1/catalog/node/:node`: the node and its services keyed by service ID. */
+export interface NodeServices {
+  readonly Node: Node;
+  readonly Services: Readonly<Record<string, NodeService>>;
+}
+
+/** `/v1/catalog/services`: service name -> its distinct tags. */
+export type ServiceTagsMap = Readonly<Record<string, readonly string[]>>;
+
+/** A check-state filter: a status or "any" (Consul's api.HealthAny). */
+export type HealthStateFilter = HealthStatus | "any";

@@ -4,5 +4,7 @@ export { CONSUL_SERVICE, SERF_CHECK_ID, SERF_CHECK_NAME } from "./catalog.ts";
 export type * from "./kv.ts";
 export { MAX_KV_VALUE_BYTES } from "./kv.ts";
 export type * from "./session.ts";
-export { DEFAULT_LOCK_DELAY_NS, SESSION_TTL_MAX_MS, SESSION_TTL_MIN_MS } from "./session.ts";
+export { DEFAULT_LOCK_DELAY_NS, MAX_LOCK_DELAY_MS, SESSION_TTL_MAX_MS, SESSION_TTL_MIN_MS } from "./session.ts";
 export type * from "./requests.ts";
+export type * from "./txn.ts";
+export { TXN_MAX_OPS, TXN_READ_VERBS } from "./txn.ts";

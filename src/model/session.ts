@@ -26,3 +26,5 @@ export interface Session extends RaftIndex {
 export const DEFAULT_LOCK_DELAY_NS = 15_000_000_000;
 export const SESSION_TTL_MIN_MS = 10_000;
 export const SESSION_TTL_MAX_MS = 24 * 3600_000;
+/** Consul's cap on a session's lock delay (structs.MaxLockDelay): 60 s, in milliseconds. */
+export const MAX_LOCK_DELAY_MS = 60_000;

@@ -14,3 +14,4 @@ export * from "./mux.ts";
 export * from "./http2.ts";
 export * from "./udp.ts";
 export * from "./streams.ts";
+export * from "./probes.ts";

@@ -1,0 +1,223 @@
+/**
+ * The local agent (Consul's Agent.AddService/AddCheck/RemoveService/..., minus ACLs and persistence):
+ * registered services and checks, their runners, the critical-service reaper and anti-entropy to the
+ * catalog, behind one object that the HTTP routes and src/main call.
+ */
+import type { HealthStatus } from "../model/index.ts";
+import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
+import { createAntiEntropy, type AntiEntropy } from "./anti_entropy.ts";
+import { CheckRuntime } from "./check_runtime.ts";
+import { DEFAULT_SIDECAR_PORTS, expandSidecar, healthCheckOf, sidecarId, toNodeService } from "./convert.ts";
+import { badRequest, notFound } from "./errors.ts";
+import { LocalState, type LocalCheck, type LocalService } from "./local_state.ts";
+import { maintenance, type Maintenance } from "./maintenance.ts";
+import { CHECK_BUF_SIZE } from "./output.ts";
+import type { CatalogPort, Probes } from "./ports.ts";
+import type { AgentCheck, AgentService, CheckRegistration, CheckType, NodeInfo, ServiceRegistration } from "./types.ts";
+import { toAgentCheck, toAgentService, toAgentServiceWithHash } from "./views.ts";
+
+export interface LocalAgentOptions {
+  readonly nodeName: string;
+  readonly datacenter: string;
+  /** Node ID, advertise address, tagged addresses and node meta, as synced to the catalog. */
+  readonly node: NodeInfo;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly logger: Logger;
+  readonly probes: Probes;
+  readonly catalog: CatalogPort;
+  /** Consul's check_update_interval (default 5 minutes; 0 syncs every output change). */
+  readonly checkUpdateIntervalMs?: number;
+  /** Consul's discard_check_output. */
+  readonly discardCheckOutput?: boolean;
+  /** Consul's check_output_max_size (default 4096 bytes). */
+  readonly checkOutputMaxSize?: number;
+  /** Full anti-entropy period before stagger (default 1 minute). */
+  readonly aeIntervalMs?: number;
+  /** LAN pool size, which stretches anti-entropy periods beyond 128 nodes. */
+  readonly clusterSize?: () => number;
+  /** First anti-entropy retry delay after a failure (default 15 s). */
+  readonly aeRetryFailMs?: number;
+  /** How often critical services are reaped (Consul's check_reap_interval, default 30 s). */
+  readonly checkReapIntervalMs?: number;
+  /** Shortest DeregisterCriticalServiceAfter honoured (Consul's check_deregister_interval_min, default 1 minute). */
+  readonly checkDeregisterIntervalMinMs?: number;
+  /** Port range for sidecar_service ports (default 21000-21255). */
+  readonly sidecarPorts?: { readonly min: number; readonly max: number };
+}
+
+export interface RegisterServiceOptions {
+  /** `?replace-existing-checks`: drop the service's checks that this registration does not list. */
+  readonly replaceExistingChecks?: boolean;
+}
+
+export interface LocalAgent extends Maintenance {
+  /** The local state, for read access and change notification. */
+  readonly state: LocalState;
+  readonly antiEntropy: AntiEntropy;
+  /** Starts anti-entropy (first full sync now) and the reaper. Checks run from registration on. */
+  start(): void;
+  /** Stops runners, timers and anti-entropy. */
+  stop(): void;
+  /** Registers (or replaces) a service with its checks and sidecar. Returns warnings (values raised to minimums). Throws AgentError. */
+  registerService(reg: ServiceRegistration, opts?: RegisterServiceOptions): string[];
+  /** Deregisters a service, its checks and its sidecar_service proxy. Throws AgentError("not-found"). */
+  deregisterService(serviceId: string): void;
+  /** Registers (or replaces) a check. Throws AgentError("bad-request") if its ServiceID is unknown. */
+  registerCheck(reg: CheckRegistration): string[];
+  /** Deregisters a check. Throws AgentError("not-found"). */
+  deregisterCheck(checkId: string): void;
+  /**
+   * Sets a TTL check's status (`/v1/agent/check/pass|warn|fail/:id?note=`, `/v1/agent/check/update/:id`);
+   * output is truncated to 4 KiB. Throws AgentError: not-found for an unknown check, bad-request for a non-TTL check or bad status.
+   */
+  updateTTL(checkId: string, status: string, output: string): void;
+  /** Live services and checks, sorted by ID. */
+  services(): LocalService[];
+  service(id: string): LocalService | undefined;
+  checks(): LocalCheck[];
+  check(id: string): LocalCheck | undefined;
+  /** `GET /v1/agent/services` body. */
+  agentServices(): Record<string, AgentService>;
+  /** `GET /v1/agent/service/:id` body (with ContentHash), or undefined. */
+  agentService(id: string): AgentService | undefined;
+  /** `GET /v1/agent/checks` body. */
+  agentChecks(): Record<string, AgentCheck>;
+  /** Calls fn after every visible change (blocking agent queries). Returns the unsubscribe. */
+  onChange(fn: () => void): Cancel;
+  /** Updates node-level facts (address, tagged addresses, node meta, node ID); a difference is synced to the catalog. */
+  setNodeInfo(info: Partial<NodeInfo>): void;
+  /** Pushes pending changes now and resolves when done (never rejects), as Consul's endpoints do after a write. */
+  syncChanges(): Promise<void>;
+}
+
+/** Creates the agent. Nothing runs until the first registration or start(). */
+export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
+  const logger = o.logger;
+  const state = new LocalState({
+    nodeName: o.nodeName, datacenter: o.datacenter, node: o.node, clock: o.clock, rng: o.rng,
+    ...(o.checkUpdateIntervalMs !== undefined ? { checkUpdateIntervalMs: o.checkUpdateIntervalMs } : {}),
+    ...(o.discardCheckOutput !== undefined ? { discardCheckOutput: o.discardCheckOutput } : {}),
+  });
+  const runtime = new CheckRuntime({
+    state, clock: o.clock, rng: o.rng, probes: o.probes, logger,
+    outputMaxSize: o.checkOutputMaxSize ?? CHECK_BUF_SIZE,
+    deregisterMinMs: o.checkDeregisterIntervalMinMs ?? 60_000,
+  });
+  const antiEntropy = createAntiEntropy({
+    state, catalog: o.catalog, clock: o.clock, rng: o.rng, logger: logger.named("anti_entropy"),
+    ...(o.aeIntervalMs !== undefined ? { intervalMs: o.aeIntervalMs } : {}),
+    ...(o.clusterSize ? { clusterSize: o.clusterSize } : {}),
+    ...(o.aeRetryFailMs !== undefined ? { retryFailMs: o.aeRetryFailMs } : {}),
+  });
+  let reaper: Cancel | undefined;
+
+  const addCheck = (check: LocalCheck, type: CheckType): string[] => {
+    runtime.stop(check.CheckID);
+    state.addCheck(check);
+    return runtime.start(check.CheckID, type);
+  };
+
+  const removeCheck = (checkId: string): boolean => {
+    runtime.stop(checkId);
+    return state.removeCheck(checkId);
+  };
+
+  const removeService = (serviceId: string): boolean => {
+    if (!state.removeService(serviceId)) return false;
+    for (const c of state.checks()) if (c.ServiceID === serviceId) removeCheck(c.CheckID);
+    const sidecar = sidecarId(serviceId);
+    if (state.sidecarParent(sidecar) === serviceId) removeService(sidecar);
+    return true;
+  };
+
+  /** Adds a service and its checks; check statuses of a re-registered service carry over (Consul's snapshot restore). */
+  const addService = (service: LocalService, types: readonly CheckType[], replace: boolean, sidecarOf?: string): string[] => {
+    const previous = new Map(state.checks().filter((c) => c.ServiceID === service.ID).map((c) => [c.CheckID, c]));
+    const checks = types.map((t, i) => {
+      const id = t.CheckID || (types.length > 1 ? `service:${service.ID}:${i + 1}` : `service:${service.ID}`);
+      const prev = previous.get(id);
+      const type = { ...t, Name: t.Name || `Service '${service.Service}' check` };
+      return { check: healthCheckOf(o.nodeName, id, type, service, prev?.Status, prev?.Output ?? ""), type };
+    });
+    state.addService(service, sidecarOf);
+    const warnings = checks.flatMap(({ check, type }) => addCheck(check, type));
+    if (replace) {
+      const keep = new Set(checks.map((c) => c.check.CheckID));
+      for (const id of previous.keys()) if (!keep.has(id)) removeCheck(id);
+    }
+    return warnings;
+  };
+
+  const agent: LocalAgent = {
+    state,
+    antiEntropy,
+    start() {
+      antiEntropy.start();
+      reaper ??= o.clock.setInterval(o.checkReapIntervalMs ?? 30_000, () => {
+        for (const { serviceId, checkId } of runtime.servicesToReap()) {
+          if (removeService(serviceId)) {
+            logger.info("check for service has been critical for too long; deregistered service", { check: checkId, service: serviceId });
+          }
+        }
+      });
+    },
+    stop() {
+      reaper?.();
+      reaper = undefined;
+      runtime.stopAll();
+      antiEntropy.stop();
+      state.close();
+    },
+    registerService(reg, opts = {}) {
+      const service = toNodeService(reg);
+      const sidecarDef = reg.Connect?.SidecarService;
+      const sidecar = sidecarDef ? expandSidecar(service, sidecarDef, state.services(), o.sidecarPorts ?? DEFAULT_SIDECAR_PORTS) : undefined;
+      const replace = opts.replaceExistingChecks ?? false;
+      const warnings = addService(service, reg.Checks, replace);
+      // As in Consul, a sidecar left out of a re-registration stays until its parent is deregistered.
+      if (sidecar) warnings.push(...addService(sidecar.service, sidecar.checks, replace, service.ID));
+      return warnings;
+    },
+    deregisterService(serviceId) {
+      if (!removeService(serviceId)) {
+        throw notFound(`Unknown service ID ${JSON.stringify(serviceId)}. Ensure that the service ID is passed, not the service name.`);
+      }
+    },
+    registerCheck(reg) {
+      const service = reg.ServiceID ? state.service(reg.ServiceID) : undefined;
+      if (reg.ServiceID && !service) throw badRequest(`ServiceID ${JSON.stringify(reg.ServiceID)} does not exist`);
+      const id = reg.CheckID || reg.Name;
+      return addCheck(healthCheckOf(o.nodeName, id, reg, service), reg);
+    },
+    deregisterCheck(checkId) {
+      if (!removeCheck(checkId)) {
+        throw notFound(`Unknown check ID ${JSON.stringify(checkId)}. Ensure that the check ID is passed, not the check name.`);
+      }
+    },
+    updateTTL(checkId, status, output) {
+      if (status !== "passing" && status !== "warning" && status !== "critical") throw badRequest(`Invalid check status: '${status}'`);
+      if (!state.check(checkId)) {
+        throw notFound(`Unknown check ID ${JSON.stringify(checkId)}. Ensure that the check ID is passed, not the check name.`);
+      }
+      const ttl = runtime.ttl(checkId);
+      if (!ttl) throw badRequest(`CheckID ${JSON.stringify(checkId)} does not have associated TTL`);
+      ttl.setStatus(status as HealthStatus, output);
+    },
+    ...maintenance({ state, nodeName: o.nodeName, addCheck, removeCheck, logger }),
+    services: () => state.services(),
+    service: (id) => state.service(id),
+    checks: () => state.checks(),
+    check: (id) => state.check(id),
+    agentServices: () => Object.fromEntries(state.services().map((s) => [s.ID, toAgentService(s)])),
+    agentService(id) {
+      const s = state.service(id);
+      return s ? toAgentServiceWithHash(s) : undefined;
+    },
+    agentChecks: () => Object.fromEntries(state.checks().map((c) => [c.CheckID, toAgentCheck(c)])),
+    onChange: (fn) => state.onChange(fn),
+    setNodeInfo: (info) => state.setNodeInfo(info),
+    syncChanges: () => antiEntropy.syncChanges(),
+  };
+  return agent;
+}

@@ -1,0 +1,32 @@
+/**
+ * Public face of src/agent: the local agent's services and checks, their runners, maintenance modes
+ * and anti-entropy to the catalog (Consul's agent, agent/local, agent/checks, agent/ae), plus the pure
+ * decode/validate functions behind `/v1/agent/service/register`, `/v1/agent/check/register` and the
+ * service/check blocks of config files.
+ */
+export { createLocalAgent } from "./agent.ts";
+export type { LocalAgent, LocalAgentOptions, RegisterServiceOptions } from "./agent.ts";
+export { aeScaleFactor, createAntiEntropy } from "./anti_entropy.ts";
+export type { AntiEntropy, AntiEntropyOptions, AntiEntropyStats } from "./anti_entropy.ts";
+export { MIN_CHECK_INTERVAL_MS } from "./check_runtime.ts";
+export { DEFAULT_SIDECAR_PORTS, sidecarId, toNodeService } from "./convert.ts";
+export { AgentError, badRequest, notFound } from "./errors.ts";
+export type { AgentErrorKind } from "./errors.ts";
+export { DEFAULT_CHECK_UPDATE_INTERVAL_MS, LocalState } from "./local_state.ts";
+export type { LocalCheck, LocalService, LocalStateOptions } from "./local_state.ts";
+export { NODE_MAINTENANCE_CHECK_ID, SERVICE_MAINTENANCE_PREFIX } from "./maintenance.ts";
+export type { Maintenance } from "./maintenance.ts";
+export { CHECK_BUF_SIZE, truncateOutput } from "./output.ts";
+export type {
+  CatalogNodeServices, CatalogPort, HttpProbe, HttpProbeRequest, HttpProbeResponse, Probes, TcpProbe,
+} from "./ports.ts";
+export { definitionsFromConfig, parseCheckRegistration, parseServiceRegistration } from "./registration.ts";
+export type { ConfigDefinitions } from "./registration.ts";
+export { DEFAULT_CHECK_TIMEOUT_MS, HTTP_CHECK_USER_AGENT } from "./runners.ts";
+export type {
+  AgentCheck, AgentService, CheckRegistration, CheckType, NodeInfo, ServiceRegistration,
+} from "./types.ts";
+export { isValidStatus, validateNodeMeta } from "./validate.ts";
+export { contentHash, toAgentCheck, toAgentService, toAgentServiceWithHash } from "./views.ts";
+export { createMemoryCatalog } from "./memory_catalog.ts";
+export type { MemoryCatalog, MemoryCatalogCall } from "./memory_catalog.ts";

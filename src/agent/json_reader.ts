@@ -1,0 +1,153 @@
+/**
+ * Reads Consul-style JSON bodies the way Consul's decoders accept them: field names match
+ * case-insensitively (Go's encoding/json and mapstructure) and snake_case aliases match their
+ * PascalCase field (Consul's TranslateKeys: "enable_tag_override" == "EnableTagOverride"). Values of
+ * opaque maps (Meta, Proxy.Config, Header) keep their keys exactly. Type mismatches throw an
+ * AgentError worded like Go's "Request decode failed: json: cannot unmarshal ...".
+ */
+import { parseDuration } from "../lib/index.ts";
+import { badRequest } from "./errors.ts";
+
+type Json = unknown;
+type JsonObject = Readonly<Record<string, Json>>;
+
+const normalize = (key: string): string => key.replace(/_/g, "").toLowerCase();
+
+function jsonType(v: Json): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v === "object" ? "object" : typeof v;
+}
+
+/** Throws the decode error Consul's HTTP handlers answer with. */
+export function decodeError(detail: string): never {
+  throw badRequest(`Request decode failed: ${detail}`);
+}
+
+function mismatch(v: Json, path: string, goType: string): never {
+  const what = typeof v === "number" ? `number ${v}` : jsonType(v);
+  decodeError(`json: cannot unmarshal ${what} into Go struct field ${path} of type ${goType}`);
+}
+
+/** True for a plain JSON object (not null, not an array). */
+export function isObject(v: Json): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** A view of one JSON object; `path` names it in error messages ("ServiceDefinition.Check"). */
+export class JsonReader {
+  private readonly byKey = new Map<string, string>();
+
+  constructor(readonly obj: JsonObject, readonly path: string) {
+    for (const key of Object.keys(obj)) {
+      const n = normalize(key);
+      if (!this.byKey.has(n)) this.byKey.set(n, key);
+    }
+  }
+
+  /** Reads an object value as a reader; throws if `v` is not an object. */
+  static of(v: Json, path: string): JsonReader {
+    if (!isObject(v)) mismatch(v, path, "struct");
+    return new JsonReader(v, path);
+  }
+
+  /** The raw value of the first of `names` present (null counts as absent), or undefined. */
+  raw(...names: string[]): Json {
+    const key = this.keyOf(...names);
+    const v = Object.hasOwn(this.obj, key) ? this.obj[key] : undefined;
+    return v === null ? undefined : v;
+  }
+
+  /**
+   * The key as written in the input for the first of `names` present, for error messages. An exact
+   * spelling wins over a case or snake_case variant, as Go's decoder prefers an exact match.
+   */
+  keyOf(...names: string[]): string {
+    for (const name of names) {
+      const v = Object.hasOwn(this.obj, name) ? this.obj[name] : undefined;
+      if (v !== undefined && v !== null) return name;
+      const key = this.byKey.get(normalize(name));
+      if (key !== undefined && this.obj[key] !== undefined && this.obj[key] !== null) return key;
+    }
+    return names[0]!;
+  }
+
+  private at(name: string): string {
+    return this.path ? `${this.path}.${name}` : name;
+  }
+
+  str(...names: string[]): string {
+    const v = this.raw(...names);
+    if (v === undefined) return "";
+    if (typeof v !== "string") mismatch(v, this.at(names[0]!), "string");
+    return v;
+  }
+
+  bool(...names: string[]): boolean {
+    const v = this.raw(...names);
+    if (v === undefined) return false;
+    if (typeof v !== "boolean") mismatch(v, this.at(names[0]!), "bool");
+    return v;
+  }
+
+  int(...names: string[]): number {
+    const v = this.raw(...names);
+    if (v === undefined) return 0;
+    if (typeof v !== "number" || !Number.isInteger(v)) mismatch(v, this.at(names[0]!), "int");
+    return v;
+  }
+
+  /** A Go duration: a string ("10s") or a number of nanoseconds; returns milliseconds, 0 when absent. */
+  durationMs(...names: string[]): number {
+    const v = this.raw(...names);
+    if (v === undefined) return 0;
+    const key = this.keyOf(...names);
+    if (typeof v === "number") return v / 1e6;
+    if (typeof v !== "string") decodeError(`invalid ${JSON.stringify(key)}: invalid format`);
+    try {
+      return parseDuration(v);
+    } catch {
+      return decodeError(`invalid ${JSON.stringify(key)}: time: invalid duration ${JSON.stringify(v)}`);
+    }
+  }
+
+  /** An array of strings, or null when absent. */
+  strList(...names: string[]): string[] | null {
+    const v = this.raw(...names);
+    if (v === undefined) return null;
+    if (!Array.isArray(v)) mismatch(v, this.at(names[0]!), "[]string");
+    return v.map((x) => (typeof x === "string" ? x : mismatch(x, this.at(names[0]!), "string")));
+  }
+
+  /** A map of strings (keys kept as written), or null when absent. */
+  strMap(...names: string[]): Record<string, string> | null {
+    const v = this.raw(...names);
+    if (v === undefined) return null;
+    if (!isObject(v)) mismatch(v, this.at(names[0]!), "map[string]string");
+    const out: Record<string, string> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = typeof x === "string" ? x : mismatch(x, this.at(names[0]!), "string");
+    return out;
+  }
+
+  /** An opaque JSON object (keys kept as written), or undefined when absent. */
+  opaque(...names: string[]): Record<string, unknown> | undefined {
+    const v = this.raw(...names);
+    if (v === undefined) return undefined;
+    if (!isObject(v)) mismatch(v, this.at(names[0]!), "map[string]interface {}");
+    return { ...v };
+  }
+
+  /** A nested object as a reader, or undefined when absent. */
+  child(...names: string[]): JsonReader | undefined {
+    const v = this.raw(...names);
+    return v === undefined ? undefined : JsonReader.of(v, this.at(names[0]!));
+  }
+
+  /** A nested array of objects as readers ([] when absent). */
+  children(...names: string[]): JsonReader[] {
+    const v = this.raw(...names);
+    if (v === undefined) return [];
+    if (!Array.isArray(v)) mismatch(v, this.at(names[0]!), "[]struct");
+    return v.filter((x) => x !== null).map((x, i) => JsonReader.of(x, `${this.at(names[0]!)}[${i}]`));
+  }
+}

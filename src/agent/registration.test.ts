@@ -1,0 +1,155 @@
+import { describe, expect, test } from "bun:test";
+import { AgentError } from "./errors.ts";
+import { definitionsFromConfig, parseCheckRegistration, parseServiceRegistration } from "./registration.ts";
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(AgentError);
+    expect((err as AgentError).kind).toBe("bad-request");
+    return (err as Error).message;
+  }
+  throw new Error("expected an AgentError");
+}
+
+describe("parseServiceRegistration", () => {
+  test("decodes api.AgentServiceRegistration with its checks", () => {
+    const reg = parseServiceRegistration({
+      ID: "web-1", Name: "web", Tags: ["v1"], Port: 8080, Address: "10.0.0.5",
+      TaggedAddresses: { lan: { Address: "10.0.0.5", Port: 8080 }, wan: { Address: "1.2.3.4", Port: 80 } },
+      Meta: { version: "1" }, Weights: { Passing: 10, Warning: 1 }, EnableTagOverride: true,
+      Check: { TTL: "15s", Status: "passing" },
+      Checks: [{ HTTP: "http://127.0.0.1:8080/health", Interval: "10s", Timeout: "2s", Header: { X: ["a"] }, Method: "POST", Body: "{}" }, { TCP: "127.0.0.1:8080", Interval: 5_000_000_000 }],
+    });
+    expect(reg).toMatchObject({ ID: "web-1", Name: "web", Tags: ["v1"], Port: 8080, EnableTagOverride: true, Weights: { Passing: 10, Warning: 1 } });
+    expect(reg.TaggedAddresses?.wan).toEqual({ Address: "1.2.3.4", Port: 80 });
+    expect(reg.Checks.map((c) => [c.TTLMs, c.HTTP, c.IntervalMs, c.TimeoutMs, c.Status])).toEqual([
+      [15_000, "", 0, 0, "passing"],
+      [0, "http://127.0.0.1:8080/health", 10_000, 2_000, ""],
+      [0, "", 5_000, 0, ""],
+    ]);
+    expect(reg.Checks[1]!.Header).toEqual({ X: ["a"] });
+  });
+
+  test("accepts snake_case and any letter case like Consul's decoders", () => {
+    const reg = parseServiceRegistration({
+      name: "web", enable_tag_override: true, tagged_addresses: { lan: { address: "10.0.0.1", port: 1 } },
+      meta: { Some_Key: "v" }, check: { ttl: "10s", deregister_critical_service_after: "90m" },
+      connect: { sidecar_service: { port: 21000, proxy: { local_service_port: 80, upstreams: [{ destination_name: "db", local_bind_port: 9000 }] } } },
+    });
+    expect(reg.EnableTagOverride).toBe(true);
+    expect(reg.Meta).toEqual({ Some_Key: "v" });
+    expect(reg.TaggedAddresses).toEqual({ lan: { Address: "10.0.0.1", Port: 1 } });
+    expect(reg.Checks[0]!.DeregisterCriticalServiceAfterMs).toBe(90 * 60_000);
+    const sidecar = reg.Connect?.SidecarService;
+    expect(sidecar?.Port).toBe(21000);
+    expect(sidecar?.Proxy?.LocalServicePort).toBe(80);
+    expect(sidecar?.Proxy?.Upstreams).toEqual([
+      { DestinationType: "service", DestinationNamespace: "", DestinationName: "db", Datacenter: "", LocalBindAddress: "", LocalBindPort: 9000, MeshGateway: {} },
+    ]);
+  });
+
+  test("an empty or null Check is ignored (api clients send null)", () => {
+    expect(parseServiceRegistration({ Name: "a", Check: null, Checks: null }).Checks).toEqual([]);
+    expect(parseServiceRegistration({ Name: "a", Check: {} }).Checks).toEqual([]);
+  });
+
+  const cases: [string, unknown, string][] = [
+    ["not an object", [], "Request decode failed: json: cannot unmarshal array into Go struct field ServiceDefinition of type struct"],
+    ["wrong type", { Name: "a", Port: "80" }, "Request decode failed: json: cannot unmarshal string into Go struct field ServiceDefinition.Port of type int"],
+    ["bad duration", { Name: "a", Check: { TTL: "10x" } }, `Request decode failed: invalid "TTL": time: invalid duration "10x"`],
+    ["bad header", { Name: "a", Check: { HTTP: "http://x", Interval: "1s", Header: { A: "b" } } }, `Request decode failed: invalid "Header": agent: invalid format of 'header' field`],
+    ["missing name", { Port: 80 }, "Missing service name"],
+    ["any address", { Name: "a", Address: "0.0.0.0" }, "Invalid service address"],
+    ["weights passing", { Name: "a", Weights: { Passing: 0, Warning: 1 } }, "Invalid Weights: Passing must be greater than 0"],
+    ["weights warning", { Name: "a", Weights: { Passing: 1, Warning: -1 } }, "Invalid Weights: Warning must be greater or equal than 0"],
+    ["weights range", { Name: "a", Weights: { Passing: 70000, Warning: 1 } }, "Invalid Weights: DNS Weight must be between 0 and 65535"],
+    ["meta chars", { Name: "a", Meta: { "a b": "v" } }, "Invalid Service Meta: Couldn't load metadata pair ('a b', 'v'): Key contains invalid characters"],
+    ["meta reserved", { Name: "a", Meta: { "consul-x": "v" } }, "Invalid Service Meta: Couldn't load metadata pair ('consul-x', 'v'): Key prefix 'consul-' is reserved for internal use"],
+    ["meta value", { Name: "a", Meta: { k: "x".repeat(513) } }, `Invalid Service Meta: Couldn't load metadata pair ('k', '${"x".repeat(513)}'): Value is too long (limit: 512 characters)`],
+    ["meta count", { Name: "a", Meta: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, "v"])) }, "Invalid Service Meta: Node metadata cannot contain more than 64 key/value pairs"],
+    ["proxy without destination", { Name: "p", Kind: "connect-proxy", Port: 21000 }, "1 error occurred:\n\t* Proxy.DestinationServiceName must be non-empty for Connect proxy services\n\n"],
+    ["proxy without port", { Name: "p", Kind: "connect-proxy", Proxy: { DestinationServiceName: "web" } }, "1 error occurred:\n\t* Port must be set for a Connect proxy\n\n"],
+    ["duplicate upstream bind", { Name: "p", Kind: "connect-proxy", Port: 1, Proxy: { DestinationServiceName: "web", Upstreams: [{ DestinationName: "a", LocalBindPort: 9 }, { DestinationName: "b", LocalBindPort: 9 }] } },
+      `1 error occurred:\n\t* upstreams cannot contain duplicates by local bind address and port; "127.0.0.1:9" is specified twice\n\n`],
+    ["gateway without port", { Name: "gw", Kind: "mesh-gateway", Proxy: { Upstreams: [{ DestinationName: "a", LocalBindPort: 1 }] } },
+      "2 errors occurred:\n\t* Port must be non-zero for a mesh-gateway\n\t* The Proxy.Upstreams configuration is invalid for a mesh-gateway\n\n"],
+    ["sidecar with ID", { Name: "a", Connect: { SidecarService: { ID: "x" } } }, "1 error occurred:\n\t* A SidecarService cannot specify an ID as this is managed by the agent\n\n"],
+    ["ttl zero", { Name: "a", Check: { Name: "c" } }, "Invalid check: TTL must be > 0 for TTL checks"],
+    ["http without interval", { Name: "a", Checks: [{ HTTP: "http://x" }] }, "Invalid check: Interval must be > 0 for Script, HTTP, or TCP checks"],
+    ["interval and ttl", { Name: "a", Check: { TCP: "x:1", Interval: "1s", TTL: "1s" } }, "Invalid check: Interval and TTL cannot both be specified"],
+    ["script", { Name: "a", Check: { Args: ["/bin/true"], Interval: "10s" } }, "Invalid check: script checks are not supported by this agent (Args/ScriptArgs)"],
+    ["docker", { Name: "a", Check: { DockerContainerID: "abc", Interval: "10s" } }, "Invalid check: docker checks are not supported by this agent (DockerContainerID)"],
+    ["grpc", { Name: "a", Check: { GRPC: "127.0.0.1:1", Interval: "10s" } }, "Invalid check: gRPC checks are not supported by this agent (GRPC)"],
+    ["alias", { Name: "a", Check: { AliasService: "db" } }, "Invalid check: alias checks are not supported by this agent (AliasService/AliasNode)"],
+    ["bad status", { Name: "a", Check: { TTL: "1s", Status: "ok" } }, "Status for checks must 'passing', 'warning', 'critical'"],
+    ["sidecar check", { Name: "a", Connect: { SidecarService: { Check: { TCP: "foo" } } } }, "Invalid check in sidecar_service: Interval must be > 0 for Script, HTTP, or TCP checks"],
+    ["sidecar meta", { Name: "a", Connect: { SidecarService: { Meta: { "consul-x": "1" } } } },
+      "Invalid SidecarService: Couldn't load metadata pair ('consul-x', '1'): Key prefix 'consul-' is reserved for internal use"],
+    ["tagged ipv4", { Name: "a", TaggedAddresses: { lan_ipv4: { Address: "::1", Port: 1 } } }, `Service tagged address "lan_ipv4" must be a valid ipv4 address`],
+    ["bad mesh gateway mode", { Name: "a", Kind: "mesh-gateway", Port: 443, Proxy: { MeshGateway: { Mode: "far" } } }, `Invalid Mesh Gateway Mode: "far"`],
+  ];
+  for (const [name, body, message] of cases) {
+    test(`rejects: ${name}`, () => expect(errorOf(() => parseServiceRegistration(body))).toBe(message));
+  }
+
+  test("mesh gateways may carry the consul-wan-federation meta key", () => {
+    expect(parseServiceRegistration({ Name: "gw", Kind: "mesh-gateway", Port: 443, Meta: { "consul-wan-federation": "1" } }).Meta)
+      .toEqual({ "consul-wan-federation": "1" });
+  });
+});
+
+describe("parseCheckRegistration", () => {
+  test("decodes api.AgentCheckRegistration; the ID defaults to the name", () => {
+    const c = parseCheckRegistration({ Name: "mem", ServiceID: "web", Notes: "n", TTL: "30s", Status: "warning" });
+    expect(c).toMatchObject({ CheckID: "mem", Name: "mem", ServiceID: "web", Notes: "n", TTLMs: 30_000, Status: "warning" });
+    expect(parseCheckRegistration({ ID: "x", Name: "mem", TTL: "1s" }).CheckID).toBe("x");
+    expect(parseCheckRegistration({ CheckID: "y", Name: "mem", TTL: "1s" }).CheckID).toBe("y");
+    const http = parseCheckRegistration({ name: "h", http: "https://x/", tls_skip_verify: true, interval: "5s", service_id: "s" });
+    expect(http).toMatchObject({ HTTP: "https://x/", TLSSkipVerify: true, IntervalMs: 5_000, ServiceID: "s" });
+  });
+
+  const cases: [string, unknown, string][] = [
+    ["decode", { Name: "a", TTL: 5 }, ""],
+    ["missing name", { TTL: "1s" }, "Missing check name"],
+    ["bad status", { Name: "a", TTL: "1s", Status: "up" }, "Bad check status"],
+    ["no type", { Name: "a" }, "Invalid check: TTL must be > 0 for TTL checks"],
+    ["tcp without interval", { Name: "a", TCP: "h:1" }, "Invalid check: Interval must be > 0 for Script, HTTP, or TCP checks"],
+    ["script", { Name: "a", Script: "/bin/true", Interval: "1s" }, "Invalid check: script checks are not supported by this agent (Args/ScriptArgs)"],
+    ["bad interval", { Name: "a", TCP: "h:1", Interval: true }, `Request decode failed: invalid "Interval": invalid format`],
+  ];
+  for (const [name, body, message] of cases) {
+    if (message === "") {
+      test("durations may be nanosecond numbers", () => expect(parseCheckRegistration(body).TTLMs).toBe(5e-6));
+      continue;
+    }
+    test(`rejects: ${name}`, () => expect(errorOf(() => parseCheckRegistration(body))).toBe(message));
+  }
+});
+
+describe("definitionsFromConfig", () => {
+  test("reads service, services, check and checks blocks in config-file snake_case", () => {
+    const defs = definitionsFromConfig({
+      datacenter: "dc1",
+      service: { name: "web", port: 80, check: { id: "web-alive", http: "http://localhost/", interval: "10s" } },
+      services: [{ name: "db", id: "db-1", tags: ["primary"], checks: [{ tcp: "localhost:5432", interval: "5s" }, { ttl: "30s", name: "db-ttl" }] }],
+      check: { id: "mem", name: "Memory", ttl: "1m" },
+      checks: [{ name: "disk", service_id: "db-1", ttl: "1m" }],
+    });
+    expect(defs.services.map((s) => [s.Name, s.ID, s.Checks.length])).toEqual([["web", "", 1], ["db", "db-1", 2]]);
+    expect(defs.services[0]!.Checks[0]!.CheckID).toBe("web-alive");
+    expect(defs.checks.map((c) => [c.CheckID, c.ServiceID])).toEqual([["mem", ""], ["disk", "db-1"]]);
+  });
+
+  test("names the block that failed", () => {
+    expect(errorOf(() => definitionsFromConfig({ services: [{ name: "a" }, { port: 1 }] }))).toBe("services[1]: Missing service name");
+    expect(errorOf(() => definitionsFromConfig({ check: { name: "x", args: ["/bin/true"], interval: "10s" } })))
+      .toBe("check: Invalid check: script checks are not supported by this agent (Args/ScriptArgs)");
+  });
+
+  test("ignores configs without definitions", () => {
+    expect(definitionsFromConfig({ datacenter: "dc1" })).toEqual({ services: [], checks: [] });
+    expect(definitionsFromConfig(null)).toEqual({ services: [], checks: [] });
+  });
+});

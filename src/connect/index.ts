@@ -1,0 +1,5 @@
+/**
+ * The connect layer's public face: CA and leaf certificates, intentions, the discovery chain compiler and
+ * bexpr filters. Everything here is pure: no clock, no randomness, no I/O.
+ */
+export * from "./bexpr/index.ts";

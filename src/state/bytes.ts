@@ -1,0 +1,34 @@
+/** Base64 and canonical JSON helpers for the command codec and snapshots. */
+
+interface Base64Bytes {
+  toBase64(): string;
+}
+interface Base64Ctor {
+  fromBase64(s: string): Uint8Array;
+}
+
+/** Standard base64 of `b` (ES2025 Uint8Array.prototype.toBase64, on Bun and Deno). */
+export function toBase64(b: Uint8Array): string {
+  return (b as unknown as Base64Bytes).toBase64();
+}
+
+/** Decodes standard base64; throws SyntaxError on malformed input. */
+export function fromBase64(s: string): Uint8Array {
+  return (Uint8Array as unknown as Base64Ctor).fromBase64(s);
+}
+
+/**
+ * JSON with object keys sorted at every level, so equal values always give equal text.
+ * Values must be JSON values (no undefined inside arrays, no Uint8Array).
+ */
+export function canonicalJson(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  const o = v as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const k of Object.keys(o).sort()) {
+    if (o[k] === undefined) continue;
+    parts.push(`${JSON.stringify(k)}:${canonicalJson(o[k])}`);
+  }
+  return `{${parts.join(",")}}`;
+}

@@ -1,0 +1,146 @@
+/**
+ * The log encoding of state commands: UTF-8 JSON, with KV values as base64 strings. decodeCommand
+ * checks the shape of everything it returns (types of every known field, required fields, verbs) and
+ * throws StateCommandError naming the offending path; semantic checks (unknown session behavior,
+ * missing node...) are the store's, with Consul's messages.
+ */
+import type { KVWriteVerb, TxnOp } from "../model/index.ts";
+import { fromBase64, toBase64 } from "./bytes.ts";
+import { StateCommandError, type StateCommand } from "./commands.ts";
+import { checkShape, isObj, optNum, optStr, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder("utf-8", { fatal: true });
+
+const KV_VERBS: ReadonlySet<string> = new Set<KVWriteVerb>(["set", "cas", "lock", "unlock", "delete", "delete-cas", "delete-tree"]);
+
+const b64 = (v: Uint8Array | null | undefined) => (v ? toBase64(v) : v);
+
+/** Encodes a command for the Raft log. */
+export function encodeCommand(cmd: StateCommand): Uint8Array {
+  let wire: unknown = cmd;
+  if (cmd.type === "kv") wire = { ...cmd, entry: { ...cmd.entry, Value: b64(cmd.entry.Value) } };
+  else if (cmd.type === "restore") wire = { type: "restore", data: toBase64(cmd.data) };
+  else if (cmd.type === "txn") wire = { type: "txn", ops: cmd.ops.map((o) => ({ KV: { ...o.KV, Value: b64(o.KV?.Value) } })) };
+  return enc.encode(JSON.stringify(wire));
+}
+
+function bad(path: string, what: string): never {
+  throw new StateCommandError(`invalid state command: ${path} ${what}`);
+}
+
+function bytesField(o: Obj, k: string, path: string): Uint8Array | null | undefined {
+  const v = o[k];
+  if (v === undefined || v === null) return v;
+  if (typeof v !== "string") bad(`${path}.${k}`, "must be a base64 string or null");
+  try {
+    return fromBase64(v);
+  } catch {
+    return bad(`${path}.${k}`, "is not valid base64");
+  }
+}
+
+/** Decodes and validates a command; throws StateCommandError on anything that is not a valid command. */
+export function decodeCommand(bytes: Uint8Array): StateCommand {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(dec.decode(bytes));
+  } catch {
+    throw new StateCommandError("invalid state command: not UTF-8 JSON");
+  }
+  if (!isObj(raw)) bad("command", "must be an object");
+  switch (raw.type) {
+    case "register": {
+      const req = raw.req;
+      if (!isObj(req)) bad("register.req", "must be an object");
+      reqStr(req, "Node", "register.req");
+      for (const k of ["Datacenter", "ID", "Address"]) optStr(req, k, "register.req");
+      checkShape(req, "register.req", { TaggedAddresses: "strMap", NodeMeta: "strMap", SkipNodeUpdate: "bool" });
+      if (req.Service !== undefined) serviceShape(req.Service, "register.req.Service");
+      if (req.Check !== undefined) checkShapeOf(req.Check, "register.req.Check");
+      if (req.Checks !== undefined && req.Checks !== null) {
+        if (!Array.isArray(req.Checks)) bad("register.req.Checks", "must be an array");
+        req.Checks.forEach((c, i) => checkShapeOf(c, `register.req.Checks[${i}]`));
+      }
+      return raw as unknown as StateCommand;
+    }
+    case "deregister": {
+      const req = raw.req;
+      if (!isObj(req)) bad("deregister.req", "must be an object");
+      reqStr(req, "Node", "deregister.req");
+      for (const k of ["Datacenter", "ServiceID", "CheckID"]) optStr(req, k, "deregister.req");
+      return raw as unknown as StateCommand;
+    }
+    case "kv": {
+      if (typeof raw.op !== "string" || !KV_VERBS.has(raw.op)) bad("kv.op", `must be one of ${[...KV_VERBS].join(", ")}`);
+      const e = raw.entry;
+      if (!isObj(e)) bad("kv.entry", "must be an object");
+      reqStr(e, "Key", "kv.entry");
+      optStr(e, "Session", "kv.entry");
+      optNum(e, "Flags", "kv.entry");
+      optNum(e, "ModifyIndex", "kv.entry");
+      return { type: "kv", op: raw.op as KVWriteVerb, entry: { ...e, Value: bytesField(e, "Value", "kv.entry") } } as StateCommand;
+    }
+    case "session":
+      return decodeSession(raw);
+    case "txn": {
+      if (!Array.isArray(raw.ops)) bad("txn.ops", "must be an array");
+      const ops = raw.ops.map((op, i): TxnOp => {
+        const path = `txn.ops[${i}].KV`;
+        if (!isObj(op) || !isObj(op.KV)) bad(path, "must be an object");
+        const kv = op.KV;
+        reqStr(kv, "Verb", path);
+        if (typeof kv.Key !== "string") bad(`${path}.Key`, "must be a string");
+        optStr(kv, "Session", path);
+        optNum(kv, "Flags", path);
+        optNum(kv, "Index", path);
+        return { KV: { ...kv, Value: bytesField(kv, "Value", path) } } as TxnOp;
+      });
+      return { type: "txn", ops };
+    }
+    case "restore": {
+      const data = bytesField(raw, "data", "restore");
+      if (!data) bad("restore.data", "must be a base64 string");
+      return { type: "restore", data };
+    }
+    case "tombstone-reap":
+      if (typeof raw.reapIndex !== "number" || !Number.isSafeInteger(raw.reapIndex) || raw.reapIndex < 0) {
+        bad("tombstone-reap.reapIndex", "must be a non-negative integer");
+      }
+      return { type: "tombstone-reap", reapIndex: raw.reapIndex };
+    default:
+      return bad("type", `${JSON.stringify(raw.type)} is not a known command type`);
+  }
+}
+
+function checkShapeOf(c: unknown, path: string): void {
+  if (!isObj(c)) bad(path, "must be an object");
+  for (const k of ["Node", "CheckID", "Name", "Status", "Notes", "Output", "ServiceID", "ServiceName", "Type"]) optStr(c, k, path);
+  if (typeof c.Status === "string" && !["", "passing", "warning", "critical"].includes(c.Status)) {
+    bad(`${path}.Status`, "must be passing, warning or critical");
+  }
+  checkShape(c, path, { ServiceTags: "strArr", Definition: "obj" });
+}
+
+function decodeSession(raw: Obj): StateCommand {
+  if (raw.op === "destroy") {
+    reqStr(raw, "id", "session");
+    return { type: "session", op: "destroy", id: raw.id as string };
+  }
+  if (raw.op !== "create") bad("session.op", "must be create or destroy");
+  const s = raw.session;
+  if (!isObj(s)) bad("session.session", "must be an object");
+  reqStr(s, "ID", "session.session");
+  reqStr(s, "Node", "session.session");
+  for (const k of ["Name", "Behavior", "TTL"]) optStr(s, k, "session.session");
+  optNum(s, "LockDelay", "session.session");
+  checkShape(s, "session.session", { NodeChecks: "strArr" });
+  if (s.ServiceChecks !== undefined && s.ServiceChecks !== null) {
+    if (!Array.isArray(s.ServiceChecks)) bad("session.session.ServiceChecks", "must be an array");
+    s.ServiceChecks.forEach((c, i) => {
+      if (!isObj(c)) bad(`session.session.ServiceChecks[${i}]`, "must be an object");
+      reqStr(c, "ID", `session.session.ServiceChecks[${i}]`);
+    });
+  }
+  return raw as unknown as StateCommand;
+}

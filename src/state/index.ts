@@ -1,0 +1,41 @@
+/**
+ * The replicated state store (Consul's memdb state store and FSM for catalog, health, KV and sessions).
+ *
+ * Writes: build a StateCommand, check `lockDelayRejection` (leader side), `encodeCommand` and propose it;
+ * the Raft driver applies it through `createStateMachine(store)` and hands back a StateResult.
+ * Reads: call a query with a fresh WatchSet, or wrap it in `blockingQuery` for `?index=` requests.
+ */
+export type { SessionCreate, StateCommand, StateCommandType, StateResult } from "./commands.ts";
+export { StateCommandError } from "./commands.ts";
+export { decodeCommand, encodeCommand } from "./codec.ts";
+export { createStateStore, StateStore, type StateStoreOptions } from "./store.ts";
+export { createStateMachine, type ReplicatedStateMachine } from "./state_machine.ts";
+export { lockDelayRejection, type LockDelaySource } from "./lock_delay.ts";
+export { createTombstoneGc, type TombstoneGc, type TombstoneGcOptions } from "./tombstone_gc.ts";
+export {
+  blockingQuery,
+  waitFor,
+  WatchSet,
+  type BlockingQueryOptions,
+  type QueryResult,
+  type WaitOptions,
+  type WaitOutcome,
+} from "./watch.ts";
+export {
+  catalogNode,
+  catalogNodes,
+  catalogNodeServices,
+  catalogServiceNodes,
+  catalogServices,
+  type NodeMetaFilter,
+  type ServiceNodesOptions,
+} from "./queries_catalog.ts";
+export {
+  healthChecksInState,
+  healthNodeChecks,
+  healthServiceChecks,
+  healthServiceNodes,
+  healthServicesOfKind,
+  type HealthServiceOptions,
+} from "./queries_health.ts";
+export { kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode } from "./queries_kv.ts";

@@ -1,0 +1,109 @@
+/**
+ * Health queries (Consul's Health.* endpoints over agent/consul/state/catalog.go, v1.8). Checks come
+ * in memdb order (lowercase node, then lowercase check ID); results are read-only.
+ */
+import type { CheckServiceNode, HealthCheck, HealthStateFilter, ServiceKind } from "../model/index.ts";
+import { findInstances, type NodeMetaFilter } from "./queries_catalog.ts";
+import { hasTags, inKeyOrder, matchesMeta, maxIndex, maxIndexForService } from "./query_common.ts";
+import type { StateStore } from "./store.ts";
+import { lower } from "./tables.ts";
+import { INDEX, topic } from "./topics.ts";
+import type { QueryResult, WatchSet } from "./watch.ts";
+
+function byNodeMeta(store: StateStore, ws: WatchSet, checks: HealthCheck[], opts: NodeMetaFilter): HealthCheck[] {
+  if (!opts.nodeMeta) return checks;
+  ws.addTopic(store.hub, topic.index(INDEX.nodes));
+  return checks.filter((c) => matchesMeta(store.db.nodes.get(lower(c.Node))?.Meta, opts.nodeMeta));
+}
+
+/** `/v1/health/node/:node`: the node's checks. Index: the checks table. */
+export function healthNodeChecks(store: StateStore, ws: WatchSet, node: string): QueryResult<readonly HealthCheck[]> {
+  const nk = lower(node);
+  ws.addTopic(store.hub, topic.nodeChecks(nk));
+  return { index: maxIndex(store.db, INDEX.checks), value: inKeyOrder(store.db.checks.get(nk)) };
+}
+
+/**
+ * `/v1/health/checks/:service`: checks of all instances of a service (by name). Index: the checks
+ * table; with a node-meta filter, the service's entry (Consul's ServiceChecksByNodeMeta).
+ */
+export function healthServiceChecks(store: StateStore, ws: WatchSet, service: string, opts: NodeMetaFilter = {}): QueryResult<readonly HealthCheck[]> {
+  const key = lower(service);
+  ws.addTopic(store.hub, topic.serviceChecks(key));
+  const value = byNodeMeta(store, ws, inKeyOrder(store.db.checksByService.get(key)), opts);
+  const index = opts.nodeMeta ? maxIndexForService(store.db, key, true, true) : maxIndex(store.db, INDEX.checks);
+  return { index, value };
+}
+
+/** `/v1/health/state/:state`: checks in a status, or all with "any". Index: the checks table. */
+export function healthChecksInState(store: StateStore, ws: WatchSet, state: HealthStateFilter, opts: NodeMetaFilter = {}): QueryResult<readonly HealthCheck[]> {
+  const db = store.db;
+  let checks: HealthCheck[];
+  if (state === "any") {
+    ws.addTopic(store.hub, topic.index(INDEX.checks));
+    checks = inKeyOrder(db.checks).flatMap((m) => inKeyOrder(m));
+  } else {
+    ws.addTopic(store.hub, topic.status(state));
+    checks = inKeyOrder(db.checksByStatus.get(state));
+  }
+  return { index: maxIndex(db, INDEX.checks), value: byNodeMeta(store, ws, checks, opts) };
+}
+
+/** Filters of `/v1/health/service/:service` and `/v1/health/connect/:service`. */
+export interface HealthServiceOptions extends NodeMetaFilter {
+  /** Only instances having every one of these tags (case-insensitive). */
+  readonly tags?: readonly string[];
+  /** Drop instances with any check not "passing" (`?passing`, Consul's filterNonPassing). */
+  readonly passingOnly?: boolean;
+  /** Connect-capable instances for the service: its proxies and native instances (`/v1/health/connect/`). */
+  readonly connect?: boolean;
+}
+
+/**
+ * `/v1/health/service/:service`: instances with their node and checks (node checks first, then the
+ * service's, each by check ID). Index: the max of the entries of the service names found (Consul's
+ * checkServiceNodesTxn), or when none, the extinction index / catalog index (checks included).
+ */
+export function healthServiceNodes(store: StateStore, ws: WatchSet, service: string, opts: HealthServiceOptions = {}): QueryResult<readonly CheckServiceNode[]> {
+  const db = store.db;
+  const { key, found, names } = findInstances(store, ws, service, opts.connect ?? false);
+  let index = 0;
+  if (found.length === 0) index = maxIndexForService(db, key, false, true);
+  for (const n of names) index = Math.max(index, maxIndexForService(db, n, true, true));
+  const value: CheckServiceNode[] = [];
+  for (const s of found) {
+    if (!hasTags(s.svc, opts.tags)) continue;
+    const nk = lower(s.node);
+    const node = db.nodes.get(nk);
+    if (!node || !matchesMeta(node.Meta, opts.nodeMeta)) continue;
+    const checks = instanceChecks(store, nk, s.svc.ID);
+    if (opts.passingOnly && checks.some((c) => c.Status !== "passing")) continue;
+    value.push({ Node: node, Service: s.svc, Checks: checks });
+  }
+  return { index, value };
+}
+
+/** An instance's checks: the node's own first, then the service's, each in check ID order. */
+function instanceChecks(store: StateStore, nk: string, serviceId: string): HealthCheck[] {
+  const all = inKeyOrder(store.db.checks.get(nk));
+  const sid = lower(serviceId);
+  return all.filter((c) => !c.ServiceID).concat(all.filter((c) => c.ServiceID && lower(c.ServiceID) === sid));
+}
+
+/**
+ * Every instance of a service kind ("" for typical, "mesh-gateway"...) with node and checks, in
+ * (node, service ID) order (Consul's ServiceDump by kind, which the gateway locator and federation
+ * states read). Index: the kind's entry, bumped by any change to such services, their checks or nodes.
+ */
+export function healthServicesOfKind(store: StateStore, ws: WatchSet, kind: ServiceKind): QueryResult<readonly CheckServiceNode[]> {
+  const db = store.db;
+  ws.addTopic(store.hub, topic.index(INDEX.serviceKind(kind)));
+  const value: CheckServiceNode[] = [];
+  for (const s of inKeyOrder(db.servicesByKind.get(kind))) {
+    const nk = lower(s.node);
+    const node = db.nodes.get(nk);
+    if (node) value.push({ Node: node, Service: s.svc, Checks: instanceChecks(store, nk, s.svc.ID) });
+  }
+  const index = db.indexes.get(INDEX.serviceKind(kind)) ?? maxIndex(db, INDEX.nodes, INDEX.services, INDEX.checks);
+  return { index, value };
+}

@@ -1,0 +1,117 @@
+/**
+ * State snapshots: every table, the index table and the tombstones as canonical JSON (sorted keys,
+ * rows in key order), so the same state always serialises to the same bytes. KV rows are tuples
+ * `[LockIndex, Key, Flags, Value(base64|null), Session, CreateIndex, ModifyIndex]`.
+ */
+import type { DirEntry, HealthCheck, Node, NodeService, Session } from "../model/index.ts";
+import { canonicalJson, fromBase64, toBase64 } from "./bytes.ts";
+import { makeEntry } from "./kv_write.ts";
+import { Tables } from "./tables.ts";
+
+const FORMAT = "causeway-state/1";
+const enc = new TextEncoder();
+const dec = new TextDecoder("utf-8", { fatal: true });
+
+type KvRow = [number, string, number, string | null, string, number, number];
+
+interface SnapshotDoc {
+  format: string;
+  lastIndex: number;
+  nodes: Node[];
+  services: { Node: string; Service: NodeService }[];
+  checks: HealthCheck[];
+  sessions: Session[];
+  kvs: KvRow[];
+  tombstones: [string, number][];
+  indexes: [string, number][];
+}
+
+function sortedValues<V>(m: Map<string, V>): V[] {
+  return [...m.keys()].sort().map((k) => m.get(k)!);
+}
+
+/** Serialises the tables (see the module doc for the format). */
+export function snapshotTables(db: Tables, lastIndex: number): Uint8Array {
+  const kvs: KvRow[] = db.kvKeys.toArray().map((k) => {
+    const e = db.kvs.get(k)!;
+    return [e.LockIndex, e.Key, e.Flags, e.Value ? toBase64(e.Value) : null, e.Session ?? "", e.CreateIndex, e.ModifyIndex];
+  });
+  const tombstones = db.tombstoneKeys.toArray().map((k): [string, number] => [k, db.tombstones.get(k)!]);
+  // Keys in sorted order; rows of primitives are canonical as plain JSON, records need canonicalJson.
+  const doc: [keyof SnapshotDoc, string][] = [
+    ["checks", canonicalJson(sortedValues(db.checks).flatMap((m) => sortedValues(m)))],
+    ["format", JSON.stringify(FORMAT)],
+    ["indexes", JSON.stringify([...db.indexes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)))],
+    ["kvs", JSON.stringify(kvs)],
+    ["lastIndex", JSON.stringify(lastIndex)],
+    ["nodes", canonicalJson(db.nodeKeys().map((k) => db.nodes.get(k)!))],
+    ["services", canonicalJson(sortedValues(db.services).flatMap((m) => sortedValues(m).map((s) => ({ Node: s.node, Service: s.svc }))))],
+    ["sessions", canonicalJson(sortedValues(db.sessions))],
+    ["tombstones", JSON.stringify(tombstones)],
+  ];
+  return enc.encode(`{${doc.map(([k, v]) => `"${k}":${v}`).join(",")}}`);
+}
+
+function fail(what: string): never {
+  throw new Error(`invalid state snapshot: ${what}`);
+}
+
+function arr(doc: Record<string, unknown>, k: string): unknown[] {
+  const v = doc[k];
+  if (!Array.isArray(v)) fail(`${k} must be an array`);
+  return v;
+}
+
+function rec<T>(v: unknown, where: string, strings: readonly string[]): T {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) fail(`${where} must be an object`);
+  const o = v as Record<string, unknown>;
+  for (const s of strings) if (typeof o[s] !== "string") fail(`${where}.${s} must be a string`);
+  for (const n of ["CreateIndex", "ModifyIndex"]) if (n in o && typeof o[n] !== "number") fail(`${where}.${n} must be a number`);
+  return v as T;
+}
+
+/** Parses a snapshot into fresh tables; throws an Error naming the problem on malformed input. */
+export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number } {
+  let doc: Record<string, unknown>;
+  try {
+    doc = JSON.parse(dec.decode(data)) as Record<string, unknown>;
+  } catch {
+    return fail("not JSON");
+  }
+  if (typeof doc !== "object" || doc === null || doc.format !== FORMAT) fail(`unknown format (want ${FORMAT})`);
+  if (typeof doc.lastIndex !== "number") fail("lastIndex must be a number");
+  const db = new Tables();
+  arr(doc, "nodes").forEach((n, i) => db.putNode(rec<Node>(n, `nodes[${i}]`, ["Node", "ID"])));
+  arr(doc, "services").forEach((s, i) => {
+    const r = rec<{ Node: string; Service: NodeService }>(s, `services[${i}]`, ["Node"]);
+    db.putService({ node: r.Node, svc: rec<NodeService>(r.Service, `services[${i}].Service`, ["ID", "Service"]) });
+  });
+  arr(doc, "checks").forEach((c, i) => db.putCheck(rec<HealthCheck>(c, `checks[${i}]`, ["Node", "CheckID", "Status"])));
+  arr(doc, "sessions").forEach((s, i) => {
+    const r = rec<Session>(s, `sessions[${i}]`, ["ID", "Node", "Behavior"]);
+    if (!Array.isArray(r.NodeChecks)) fail(`sessions[${i}].NodeChecks must be an array`);
+    db.putSession(r);
+  });
+  arr(doc, "kvs").forEach((row, i) => {
+    const r = row as KvRow;
+    const ok = Array.isArray(r) && r.length === 7 && typeof r[0] === "number" && typeof r[1] === "string" && typeof r[2] === "number" &&
+      (r[3] === null || typeof r[3] === "string") && typeof r[4] === "string" && typeof r[5] === "number" && typeof r[6] === "number";
+    if (!ok) fail(`kvs[${i}] must be [LockIndex, Key, Flags, Value, Session, CreateIndex, ModifyIndex]`);
+    let value: Uint8Array | null = null;
+    try {
+      value = r[3] === null ? null : fromBase64(r[3]);
+    } catch {
+      fail(`kvs[${i}] value is not base64`);
+    }
+    const e: DirEntry = makeEntry({ LockIndex: r[0], Key: r[1], Flags: r[2], Value: value, Session: r[4] }, r[5], r[6]);
+    db.putKV(e);
+  });
+  for (const [what, table] of [["tombstones", db.tombstones], ["indexes", db.indexes]] as const) {
+    arr(doc, what).forEach((t, i) => {
+      if (!Array.isArray(t) || typeof t[0] !== "string" || typeof t[1] !== "number") fail(`${what}[${i}] must be [string, number]`);
+      if (what === "tombstones") db.putTombstone(t[0], t[1]);
+      else table.set(t[0], t[1]);
+    });
+  }
+  return { db, lastIndex: doc.lastIndex as number };
+}

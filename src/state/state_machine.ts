@@ -1,0 +1,35 @@
+/**
+ * The consensus driver's view of the store: apply log bytes, snapshot, restore. Structurally the
+ * consensus StateMachine<StateResult> (src/state may not import src/consensus, which sits above it).
+ */
+import { decodeCommand } from "./codec.ts";
+import type { StateResult } from "./commands.ts";
+import type { StateStore } from "./store.ts";
+
+/** Same shape as src/consensus StateMachine<R>. */
+export interface ReplicatedStateMachine<R> {
+  apply(index: number, command: Uint8Array): R;
+  snapshot(): Uint8Array;
+  restore(data: Uint8Array): void;
+}
+
+/**
+ * Wraps `store` for the Raft driver. An entry that does not decode is answered with
+ * `{type: "error"}` (the same on every server) and changes nothing; apply never throws.
+ */
+export function createStateMachine(store: StateStore): ReplicatedStateMachine<StateResult> {
+  return {
+    apply(index, command) {
+      let cmd;
+      try {
+        cmd = decodeCommand(command);
+      } catch (e) {
+        store.skip(index);
+        return { type: "error", error: e instanceof Error ? e.message : String(e) };
+      }
+      return store.apply(index, cmd);
+    },
+    snapshot: () => store.snapshot(),
+    restore: (data) => store.restore(data),
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * The replicated state store: applies commands at Raft indexes, answers queries (queries.ts) and
+ * wakes blocking queries (watch.ts). Single-threaded: apply is synchronous, so a query never sees a
+ * half-applied command.
+ */
+import type { Clock } from "../platform/index.ts";
+import { deregister, ensureRegistration } from "./catalog_write.ts";
+import type { StateCommand, StateResult } from "./commands.ts";
+import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock, reapTombstones } from "./kv_write.ts";
+import { LockDelays } from "./lock_delay.ts";
+import { createSession, destroySession } from "./session_write.ts";
+import { restoreTables, snapshotTables } from "./snapshot.ts";
+import { Tables } from "./tables.ts";
+import { runTxnOps } from "./txn.ts";
+import { StateError, Tx } from "./tx.ts";
+import { WatchHub } from "./watch.ts";
+
+/** What a store needs from its server. */
+export interface StateStoreOptions {
+  /** Time source for lock-delays (this server's own view; never used by apply). */
+  readonly clock: Clock;
+  /**
+   * Called after a committed write that left a KV tombstone, with its Raft index (Consul's
+   * TombstoneGC.Hint); the leader's tombstone GC later proposes a `tombstone-reap`.
+   */
+  readonly onTombstone?: (index: number) => void;
+}
+
+const OK: StateResult = { type: "ok" };
+const kvResult = (ok: boolean): StateResult => ({ type: "kv", ok });
+
+/**
+ * One server's copy of the replicated state. Read it with the query functions (catalog*, health*,
+ * kv*, session*); change it only through `apply` (via the Raft log) or `restore`.
+ */
+export class StateStore {
+  /** @internal The tables; queries read them, only apply and restore change them. */
+  db = new Tables();
+  /** @internal Blocking-query registry. */
+  readonly hub = new WatchHub();
+  private last = 0;
+  private readonly delays: LockDelays;
+
+  constructor(private readonly opts: StateStoreOptions) {
+    this.delays = new LockDelays(opts.clock);
+  }
+
+  /** Raft index of the last applied command or restored snapshot (0 when empty). */
+  lastIndex(): number {
+    return this.last;
+  }
+
+  /**
+   * Applies `cmd` at Raft index `index` and returns its result. Deterministic given the state and the
+   * command. A rejected command changes nothing and yields `{type: "error"}`; apply itself never throws.
+   * Watches fire (and lock-delays start) only after the change is complete.
+   */
+  apply(index: number, cmd: StateCommand): StateResult {
+    if (index > this.last) this.last = index;
+    if (cmd.type === "restore") return this.restoreCommand(index, cmd.data);
+    const tx = new Tx(this.db, index);
+    let result: StateResult;
+    try {
+      result = this.dispatch(tx, cmd);
+    } catch (e) {
+      tx.rollback();
+      return { type: "error", error: e instanceof StateError ? e.message : `internal error: ${String(e instanceof Error ? e.message : e)}` };
+    }
+    if (result.type === "txn" && result.Errors) {
+      tx.rollback();
+      return result;
+    }
+    for (const [key, ms] of tx.lockDelays) this.delays.set(key, ms);
+    this.hub.fire(tx.topics, tx.kvChanged);
+    if (tx.tombstoned) this.opts.onTombstone?.(index);
+    return result;
+  }
+
+  /** Records that a log entry at `index` was applied without a command (an undecodable entry). */
+  skip(index: number): void {
+    if (index > this.last) this.last = index;
+  }
+
+  private dispatch(tx: Tx, cmd: StateCommand): StateResult {
+    switch (cmd.type) {
+      case "register":
+        ensureRegistration(tx, cmd.req);
+        return OK;
+      case "deregister":
+        deregister(tx, cmd.req);
+        return OK;
+      case "session":
+        if (cmd.op === "create") return { type: "session", id: createSession(tx, cmd.session) };
+        destroySession(tx, cmd.id);
+        return OK;
+      case "tombstone-reap":
+        reapTombstones(tx, cmd.reapIndex);
+        return OK;
+      case "txn": {
+        const { Results, Errors } = runTxnOps(tx, cmd.ops);
+        return Errors.length ? { type: "txn", Results: null, Errors } : { type: "txn", Results, Errors: null };
+      }
+      case "kv":
+        return this.kv(tx, cmd);
+      default:
+        throw new StateError(`unknown command type ${JSON.stringify((cmd as { type: unknown }).type)}`);
+    }
+  }
+
+  private kv(tx: Tx, cmd: Extract<StateCommand, { type: "kv" }>): StateResult {
+    const e = cmd.entry;
+    switch (cmd.op) {
+      case "set":
+        kvSet(tx, e);
+        return kvResult(true);
+      case "cas":
+        return kvResult(kvCas(tx, e) !== undefined);
+      case "lock":
+        return kvResult(kvLock(tx, e) !== undefined);
+      case "unlock":
+        return kvResult(kvUnlock(tx, e) !== undefined);
+      case "delete":
+        kvDelete(tx, e.Key);
+        return kvResult(true);
+      case "delete-cas":
+        return kvResult(kvDeleteCas(tx, e.Key, e.ModifyIndex ?? 0));
+      case "delete-tree":
+        kvDeleteTree(tx, e.Key);
+        return kvResult(true);
+      default:
+        throw new StateError(`Invalid KVS operation '${String((cmd as { op: unknown }).op)}'`);
+    }
+  }
+
+  /** The `restore` command: like restore(), but the store is now at the command's own index. */
+  private restoreCommand(index: number, data: Uint8Array): StateResult {
+    let db: Tables;
+    try {
+      db = restoreTables(data).db;
+    } catch (e) {
+      return { type: "error", error: e instanceof Error ? e.message : String(e) };
+    }
+    this.replace(db, index);
+    return OK;
+  }
+
+  private replace(db: Tables, lastIndex: number): void {
+    this.db = db;
+    this.last = lastIndex;
+    this.delays.clear();
+    this.hub.fireAll();
+  }
+
+  /** Milliseconds left of `key`'s lock-delay on this server; 0 when a lock may be proposed. */
+  lockDelayRemainingMs(key: string): number {
+    return this.delays.remainingMs(key);
+  }
+
+  /** Serialises every table, the index table and tombstones; the same state always gives the same bytes. */
+  snapshot(): Uint8Array {
+    return snapshotTables(this.db, this.last);
+  }
+
+  /**
+   * Replaces the whole state with a snapshot's, clears lock-delays (a fresh store, as Consul's restore
+   * makes) and wakes every blocking query. Throws on a malformed snapshot, leaving the state as it was.
+   */
+  restore(data: Uint8Array): void {
+    const { db, lastIndex } = restoreTables(data);
+    this.replace(db, lastIndex);
+  }
+}
+
+/** Creates an empty state store. */
+export function createStateStore(opts: StateStoreOptions): StateStore {
+  return new StateStore(opts);
+}

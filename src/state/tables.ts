@@ -1,0 +1,200 @@
+/**
+ * The store's tables and their secondary indexes (Consul's memdb schema for nodes, services, checks,
+ * sessions, session_checks, kvs, tombstones and index). Raw operations here keep every index in step
+ * and do nothing else: no Raft indexes, no watches, no undo (tx.ts adds those).
+ *
+ * Keys follow memdb's indexers: node names, service IDs, check IDs, service names and session IDs are
+ * compared case-insensitively (lowercase keys); KV keys exactly. Compound keys join parts with "\0",
+ * so they sort like memdb's null-terminated compound indexes.
+ */
+import type { DirEntry, HealthCheck, Node, NodeService, Session } from "../model/index.ts";
+import { SortedKeys } from "./sorted_keys.ts";
+
+/** A service instance as stored: the node name it was registered under and the service itself. */
+export interface StoredService {
+  readonly node: string;
+  readonly svc: NodeService;
+}
+
+/** memdb's lowercase indexers. */
+export const lower = (s: string): string => s.toLowerCase();
+/** A compound key (memdb's null-terminated CompoundIndex order). */
+export const pair = (a: string, b: string): string => `${a}\0${b}`;
+
+/** The service name a Connect query for it finds this instance under, if any (memdb's "connect" index). */
+export function connectName(svc: NodeService): string | undefined {
+  if (svc.Kind === "connect-proxy") return svc.Proxy.DestinationServiceName || undefined;
+  if (svc.Connect.Native) return svc.Service;
+  return undefined;
+}
+
+function addTo<V>(m: Map<string, Map<string, V>>, k: string, sub: string, v: V): void {
+  let inner = m.get(k);
+  if (!inner) m.set(k, (inner = new Map()));
+  inner.set(sub, v);
+}
+
+function removeFrom<V>(m: Map<string, Map<string, V>>, k: string, sub: string): void {
+  const inner = m.get(k);
+  if (inner && inner.delete(sub) && inner.size === 0) m.delete(k);
+}
+
+function addSet(m: Map<string, Set<string>>, k: string, v: string): void {
+  let s = m.get(k);
+  if (!s) m.set(k, (s = new Set()));
+  s.add(v);
+}
+
+function removeSet(m: Map<string, Set<string>>, k: string, v: string): void {
+  const s = m.get(k);
+  if (s && s.delete(v) && s.size === 0) m.delete(k);
+}
+
+/** All tables of one state; `db` of a StateStore. */
+export class Tables {
+  /** lower(node name) -> node. */
+  readonly nodes = new Map<string, Node>();
+  /** lower(node ID) -> lower(node name). */
+  readonly nodeIds = new Map<string, string>();
+  /** lower(node) -> lower(service ID) -> instance. */
+  readonly services = new Map<string, Map<string, StoredService>>();
+  /** lower(service name) -> pair(lower node, lower service ID) -> instance. */
+  readonly servicesByName = new Map<string, Map<string, StoredService>>();
+  /** kind ("" for typical) -> pair(lower node, lower service ID) -> instance. */
+  readonly servicesByKind = new Map<string, Map<string, StoredService>>();
+  /** lower(connect destination name) -> pair(lower node, lower service ID) -> instance. */
+  readonly servicesByConnect = new Map<string, Map<string, StoredService>>();
+  /** lower(node) -> lower(check ID) -> check. */
+  readonly checks = new Map<string, Map<string, HealthCheck>>();
+  /** lower(service name) -> pair(lower node, lower check ID) -> check. */
+  readonly checksByService = new Map<string, Map<string, HealthCheck>>();
+  /** status -> pair(lower node, lower check ID) -> check. */
+  readonly checksByStatus = new Map<string, Map<string, HealthCheck>>();
+  /** lower(session ID) -> session. */
+  readonly sessions = new Map<string, Session>();
+  /** lower(node) -> lower(session IDs). */
+  readonly sessionsByNode = new Map<string, Set<string>>();
+  /** pair(lower node, lower check ID) -> lower(session IDs) tied to that check. */
+  readonly sessionChecks = new Map<string, Set<string>>();
+  readonly kvs = new Map<string, DirEntry>();
+  readonly kvKeys = new SortedKeys();
+  /** lower(session ID) -> keys it holds. */
+  readonly kvBySession = new Map<string, Set<string>>();
+  /** KV key -> Raft index of its deletion. */
+  readonly tombstones = new Map<string, number>();
+  readonly tombstoneKeys = new SortedKeys();
+  /** Consul's "index" table: name -> highest Raft index that changed it. */
+  readonly indexes = new Map<string, number>();
+  private sortedNodes: string[] | null = null;
+
+  /** Node keys in memdb order (lowercase name). */
+  nodeKeys(): readonly string[] {
+    return (this.sortedNodes ??= [...this.nodes.keys()].sort());
+  }
+
+  putNode(n: Node): void {
+    const key = lower(n.Node);
+    const old = this.nodes.get(key);
+    if (old?.ID) this.nodeIds.delete(lower(old.ID));
+    if (!old) this.sortedNodes = null;
+    this.nodes.set(key, n);
+    if (n.ID) this.nodeIds.set(lower(n.ID), key);
+  }
+
+  deleteNode(key: string): void {
+    const old = this.nodes.get(key);
+    if (!old) return;
+    if (old.ID && this.nodeIds.get(lower(old.ID)) === key) this.nodeIds.delete(lower(old.ID));
+    this.nodes.delete(key);
+    this.sortedNodes = null;
+  }
+
+  putService(s: StoredService): void {
+    const nk = lower(s.node);
+    const id = lower(s.svc.ID);
+    const old = this.services.get(nk)?.get(id);
+    if (old) this.deleteService(nk, id);
+    addTo(this.services, nk, id, s);
+    addTo(this.servicesByName, lower(s.svc.Service), pair(nk, id), s);
+    addTo(this.servicesByKind, s.svc.Kind ?? "", pair(nk, id), s);
+    const c = connectName(s.svc);
+    if (c !== undefined) addTo(this.servicesByConnect, lower(c), pair(nk, id), s);
+  }
+
+  deleteService(nk: string, id: string): void {
+    const old = this.services.get(nk)?.get(id);
+    if (!old) return;
+    removeFrom(this.services, nk, id);
+    removeFrom(this.servicesByName, lower(old.svc.Service), pair(nk, id));
+    removeFrom(this.servicesByKind, old.svc.Kind ?? "", pair(nk, id));
+    const c = connectName(old.svc);
+    if (c !== undefined) removeFrom(this.servicesByConnect, lower(c), pair(nk, id));
+  }
+
+  putCheck(c: HealthCheck): void {
+    const nk = lower(c.Node);
+    const id = lower(c.CheckID);
+    if (this.checks.get(nk)?.has(id)) this.deleteCheck(nk, id);
+    addTo(this.checks, nk, id, c);
+    if (c.ServiceName) addTo(this.checksByService, lower(c.ServiceName), pair(nk, id), c);
+    addTo(this.checksByStatus, c.Status, pair(nk, id), c);
+  }
+
+  deleteCheck(nk: string, id: string): void {
+    const old = this.checks.get(nk)?.get(id);
+    if (!old) return;
+    removeFrom(this.checks, nk, id);
+    if (old.ServiceName) removeFrom(this.checksByService, lower(old.ServiceName), pair(nk, id));
+    removeFrom(this.checksByStatus, old.Status, pair(nk, id));
+  }
+
+  putSession(s: Session): void {
+    const id = lower(s.ID);
+    if (this.sessions.has(id)) this.deleteSession(id);
+    this.sessions.set(id, s);
+    const nk = lower(s.Node);
+    addSet(this.sessionsByNode, nk, id);
+    for (const c of sessionCheckIds(s)) addSet(this.sessionChecks, pair(nk, lower(c)), id);
+  }
+
+  deleteSession(id: string): void {
+    const old = this.sessions.get(id);
+    if (!old) return;
+    this.sessions.delete(id);
+    const nk = lower(old.Node);
+    removeSet(this.sessionsByNode, nk, id);
+    for (const c of sessionCheckIds(old)) removeSet(this.sessionChecks, pair(nk, lower(c)), id);
+  }
+
+  putKV(e: DirEntry): void {
+    const old = this.kvs.get(e.Key);
+    if (old?.Session) removeSet(this.kvBySession, lower(old.Session), e.Key);
+    if (!old) this.kvKeys.add(e.Key);
+    this.kvs.set(e.Key, e);
+    if (e.Session) addSet(this.kvBySession, lower(e.Session), e.Key);
+  }
+
+  deleteKV(key: string): void {
+    const old = this.kvs.get(key);
+    if (!old) return;
+    if (old.Session) removeSet(this.kvBySession, lower(old.Session), key);
+    this.kvs.delete(key);
+    this.kvKeys.delete(key);
+  }
+
+  putTombstone(key: string, index: number): void {
+    if (!this.tombstones.has(key)) this.tombstoneKeys.add(key);
+    this.tombstones.set(key, index);
+  }
+
+  deleteTombstone(key: string): void {
+    if (this.tombstones.delete(key)) this.tombstoneKeys.delete(key);
+  }
+}
+
+/** The check IDs a session is tied to: its node checks and its service checks (Consul's CheckIDs). */
+export function sessionCheckIds(s: Session): string[] {
+  const ids = [...s.NodeChecks];
+  for (const sc of s.ServiceChecks ?? []) ids.push(sc.ID);
+  return ids;
+}

@@ -1,0 +1,34 @@
+/**
+ * Watch topic names. A write fires the topics of what it changed; a query watches the topics of what
+ * it read. Index-table entries are topics too ("index:nodes", "index:service.web"), so a query that
+ * reports an index entry can watch exactly that entry. Name arguments are already lowercased keys.
+ */
+export const topic = {
+  /** An index-table entry: a table ("nodes", "kvs"...) or "service.<lowercase name>". */
+  index: (name: string) => `index:${name}`,
+  node: (nodeKey: string) => `node:${nodeKey}`,
+  nodeServices: (nodeKey: string) => `node-services:${nodeKey}`,
+  nodeChecks: (nodeKey: string) => `node-checks:${nodeKey}`,
+  /** Instances a Connect query for this service finds (its proxies and native instances). */
+  connect: (serviceKey: string) => `connect:${serviceKey}`,
+  serviceChecks: (serviceKey: string) => `service-checks:${serviceKey}`,
+  status: (status: string) => `status:${status}`,
+  session: (sessionKey: string) => `session:${sessionKey}`,
+  nodeSessions: (nodeKey: string) => `node-sessions:${nodeKey}`,
+} as const;
+
+/** Consul's index-table entry names. */
+export const INDEX = {
+  nodes: "nodes",
+  services: "services",
+  checks: "checks",
+  sessions: "sessions",
+  kvs: "kvs",
+  tombstones: "tombstones",
+  /** Raft index of the last deregistration of a service's last instance (Consul's service_last_extinction). */
+  serviceExtinction: "service_last_extinction",
+  /** Per-service entry: bumped by any change to the service's instances, their checks or their nodes. */
+  service: (serviceKey: string) => `service.${serviceKey}`,
+  /** Per-kind entry ("typical" for ""): bumped by any change to services of that kind, their checks or nodes. */
+  serviceKind: (kind: string) => `service_kind.${kind || "typical"}`,
+} as const;
