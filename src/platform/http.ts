@@ -22,7 +22,7 @@ export interface HttpServerHandle {
 /** Serves `handler` on host:port. Rejects (with the address in the message) when the port cannot be bound. */
 export function serveHttp(options: { host: string; port: number; handler: FetchHandler; onError?: (err: unknown) => void }): Promise<HttpServerHandle> {
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const server = createServer({ noDelay: true }, (req, res) => {
     handle(req, res, options.handler).catch((err) => {
       options.onError?.(err);
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });

@@ -118,6 +118,7 @@ export function dialTls(options: DialTlsOptions): Promise<tls.TLSSocket> {
       rejectUnauthorized: true,
       checkServerIdentity: (_host, cert) => (verifyHostname ? tls.checkServerIdentity(checkName, cert) : undefined),
     });
+    sock.setNoDelay(true); // small RPC and Raft messages must not wait for Nagle's algorithm
     let settled = false;
     const fail = (message: string, code?: string, cause?: unknown) => {
       if (settled) return;
