@@ -8,13 +8,24 @@ import { agentCommand } from "./commands/agent.ts";
 import { forceLeaveCommand } from "./commands/force_leave.ts";
 import { joinCommand } from "./commands/join.ts";
 import { keygenCommand } from "./commands/keygen.ts";
+import { keyringCommand } from "./commands/keyring.ts";
 import { leaveCommand } from "./commands/leave.ts";
 import { membersCommand } from "./commands/members.ts";
 import { tlsCommand } from "./commands/tls.ts";
 import { versionCommand } from "./commands/version.ts";
+import { catalogCommand } from "./commands/catalog.ts";
+import { kvCommand } from "./commands/kv.ts";
+import { operatorCommand } from "./commands/operator.ts";
+import { servicesCommand } from "./commands/services.ts";
+import { snapshotCommand } from "./commands/snapshot.ts";
 
 export const COMMANDS: readonly Command[] = [
-  agentCommand, forceLeaveCommand, joinCommand, keygenCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
+  agentCommand, forceLeaveCommand, joinCommand, keygenCommand, keyringCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
+  kvCommand,
+  catalogCommand,
+  servicesCommand,
+  snapshotCommand,
+  operatorCommand,
 ];
 
 function usage(): string {

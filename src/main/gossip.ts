@@ -1,31 +1,29 @@
 /**
  * The agent's gossip: the LAN pool (every agent) and, on servers, the WAN pool; start_join, retry_join
- * and retry_join_wan; the encryption keyring; and the membership view the HTTP API serves.
+ * and retry_join_wan; the encryption keyrings (loaded from and persisted to the data dir, see
+ * keyring_files.ts); the membership view the HTTP API serves; and cluster-wide keyring operations.
+ *
+ * Keyring operations (Consul's Internal.KeyringOperation) run on this agent's pools: the WAN pool and
+ * the LAN pool of the local datacenter on a server, the LAN pool on a client. Consul instead requires
+ * a server and also reaches the LAN pools of the other datacenters over RPC.
  */
 import {
-  clientTags, CONSUL_SERF, createGossipPool, InvalidKeyError, Keyring, serverTags, wanName,
-  type GossipPool, type PoolMember, type SerfEvent,
+  clientTags, CONSUL_SERF, createGossipPool, serverTags, wanName,
+  type GossipPool, type KeyResponse, type PoolMember, type SerfEvent,
 } from "../membership/index.ts";
-import type { MembershipApi, MemberView } from "../http/index.ts";
+import type { KeyringApi, KeyringPoolResult, MembershipApi, MemberView } from "../http/index.ts";
 import { cryptoRng, type Clock, type Logger } from "../platform/index.ts";
-import { ConfigError, type RuntimeConfig } from "./config.ts";
+import type { RuntimeConfig } from "./config.ts";
+import { setupKeyrings, type PoolKeyring } from "./keyring_files.ts";
 import { VERSION } from "./version.ts";
 
 export interface RunningGossip {
   readonly lan: GossipPool;
   readonly wan?: GossipPool;
   readonly membership: MembershipApi;
+  /** /v1/operator/keyring over this agent's pools. */
+  readonly keyring: KeyringApi;
   stop(): Promise<void>;
-}
-
-function keyringOf(config: RuntimeConfig): Keyring | undefined {
-  if (!config.gossip.encrypt) return undefined;
-  try {
-    return Keyring.fromBase64List([config.gossip.encrypt]);
-  } catch (err) {
-    if (err instanceof InvalidKeyError) throw new ConfigError(`encrypt: ${err.message}`);
-    throw err;
-  }
 }
 
 function view(m: PoolMember): MemberView {
@@ -66,14 +64,29 @@ export async function startGossip(o: {
   clock: Clock;
   nodeId: string;
   advertiseAddr: string;
+  /** Where the keyring files live (`<data_dir>/serf/`). */
+  dataDir: string;
   /** The server port, on servers; clients have none. */
   serverPort?: number;
   /** Called after a leave requested through the API has completed: the agent shuts down. */
   onLeft: () => void;
 }): Promise<RunningGossip> {
   const { config, logger, clock } = o;
-  const keyring = keyringOf(config);
   const server = o.serverPort !== undefined;
+  const withWan = server && config.ports.serfWan !== -1;
+  const keyrings = setupKeyrings({ encrypt: config.gossip.encrypt, dataDir: o.dataDir, wan: withWan, logger });
+  const encryption = (k: PoolKeyring, name: string) => ({
+    keyring: k.keyring,
+    persistKeyring: (ring: NonNullable<PoolKeyring["keyring"]>) => {
+      try {
+        k.persist(ring);
+      } catch (err) {
+        logger.named(name).error("failed to write the keyring file", { file: k.file, error: err });
+        throw err; // the member's answer to the key query carries the error (serf writeKeyringFile)
+      }
+      logger.named(name).info("gossip keyring changed and saved", { file: k.file, keys: ring.size });
+    },
+  });
   const tags = server
     ? serverTags({ datacenter: config.datacenter, nodeId: o.nodeId, port: o.serverPort!, build: VERSION, bootstrap: config.dev || config.bootstrapExpect === 1, bootstrapExpect: config.bootstrapExpect, wanJoinPort: config.ports.serfWan > 0 ? config.ports.serfWan : undefined })
     : clientTags({ datacenter: config.datacenter, nodeId: o.nodeId, build: VERSION });
@@ -84,14 +97,15 @@ export async function startGossip(o: {
   try {
     const lan = await createGossipPool({
       name: config.nodeName, profile: "lan", bindHost: config.bindAddr, bindPort: config.ports.serfLan, advertiseHost: o.advertiseAddr,
-      tags, keyring, clock, rng: cryptoRng(), logger: logger.named("serf-lan"), serf: CONSUL_SERF,
+      tags, ...encryption(keyrings.lan, "serf-lan"), clock, rng: cryptoRng(), logger: logger.named("serf-lan"), serf: CONSUL_SERF,
     });
     stops.push(() => lan.stop());
     let wan: GossipPool | undefined;
-    if (server && config.ports.serfWan !== -1) {
+    if (withWan) {
       wan = await createGossipPool({
         name: wanName(config.nodeName, config.datacenter), profile: "wan", bindHost: config.bindAddr, bindPort: config.ports.serfWan,
-        advertiseHost: config.gossip.advertiseAddrWan || o.advertiseAddr, tags, keyring, clock, rng: cryptoRng(), logger: logger.named("serf-wan"), serf: CONSUL_SERF,
+        advertiseHost: config.gossip.advertiseAddrWan || o.advertiseAddr, tags, ...encryption(keyrings.wan!, "serf-wan"), clock, rng: cryptoRng(),
+        logger: logger.named("serf-wan"), serf: CONSUL_SERF,
       });
       stops.push(() => wan!.stop());
     }
@@ -128,9 +142,30 @@ export async function startGossip(o: {
         if (!pool || !pool.forceLeave(node, prune)) throw new Error(`agent: No node found with name '${node}'`);
       },
     };
-    return { lan, wan, membership, stop };
+    const keyring = keyringApi(lan, wan, config.datacenter, logger.named("keyring"));
+    return { lan, wan, membership, keyring, stop };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/** One result per pool, WAN first (Consul's order); the pools are asked at the same time. */
+function keyringApi(lan: GossipPool, wan: GossipPool | undefined, datacenter: string, log: Logger): KeyringApi {
+  const run = async (what: string, op: (pool: GossipPool) => Promise<KeyResponse>): Promise<KeyringPoolResult[]> => {
+    const pools = wan ? [{ pool: wan, isWan: true }, { pool: lan, isWan: false }] : [{ pool: lan, isWan: false }];
+    const responses = await Promise.all(pools.map((p) => op(p.pool)));
+    return responses.map((r, i) => {
+      const isWan = pools[i]!.isWan;
+      if (r.error !== undefined) log.warn(`keyring ${what} failed`, { pool: isWan ? "WAN" : "LAN", error: r.error });
+      else if (what !== "list") log.info(`keyring ${what} completed`, { pool: isWan ? "WAN" : "LAN", nodes: r.numNodes });
+      return { wan: isWan, datacenter, segment: "", messages: r.messages, keys: r.keys, numNodes: r.numNodes, error: r.error ?? "" };
+    });
+  };
+  return {
+    list: () => run("list", (p) => p.listKeys()),
+    install: (key) => run("install", (p) => p.installKey(key)),
+    use: (key) => run("use", (p) => p.useKey(key)),
+    remove: (key) => run("remove", (p) => p.removeKey(key)),
+  };
 }

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { seededRng } from "../platform/index.ts";
-import { CodecError, decodeMessage, decodePacket, decodeStream, encodeMessage, encodePacket, encodeStream } from "./codec.ts";
-import type { Message, PushPullMsg } from "./types.ts";
+import {
+  CodecError, decodeMessage, decodePacket, decodeQuery, decodeQueryResponse, decodeStream, encodeMessage, encodePacket, encodeQuery,
+  encodeQueryResponse, encodeStream,
+} from "./codec.ts";
+import type { Message, PushPullMsg, QueryMsg, QueryResponseMsg } from "./types.ts";
 
 const meta = new Uint8Array([1, 2, 3, 255]);
 const samples: Message[] = [
@@ -76,6 +79,42 @@ describe("codec", () => {
           } catch (e) {
             if (!(e instanceof CodecError)) throw new Error(`seed ${seed} iteration ${i}: ${String(e)} for bytes ${Array.from(bytes).join(",")}`);
           }
+        }
+      }
+    }
+  });
+});
+
+describe("serf query codec", () => {
+  const query: QueryMsg = {
+    ltime: 0xffff_fffe, id: 12345, sourceNode: "s1.dc1", sourceAddr: "10.0.0.1:8302", requestAck: true, noBroadcast: false, timeoutMs: 3200,
+    filters: [{ type: "nodes", nodes: ["a", "b"] }, { type: "tag", tag: "role", expr: "^consul$" }], name: "_serf_list-keys", payload: Uint8Array.of(1, 0, 0),
+  };
+  const response: QueryResponseMsg = { ltime: 7, id: 8, from: "n2", ack: false, payload: new Uint8Array(900).fill(3) };
+
+  test("query and response round-trip", () => {
+    expect(decodeQuery(encodeQuery(query))).toEqual(query);
+    expect(decodeQuery(encodeQuery({ ...query, filters: [], requestAck: false, noBroadcast: true }))).toEqual({ ...query, filters: [], requestAck: false, noBroadcast: true });
+    expect(decodeQueryResponse(encodeQueryResponse(response))).toEqual(response);
+    expect(decodeQueryResponse(encodeQueryResponse({ ...response, ack: true, payload: new Uint8Array(0) }))).toEqual({ ...response, ack: true, payload: new Uint8Array(0) });
+  });
+
+  test("malformed queries and responses throw CodecError only (seeded mutations)", () => {
+    expect(() => decodeQuery(encodeQueryResponse(response))).toThrow(CodecError);
+    expect(() => decodeQueryResponse(encodeQuery(query))).toThrow(CodecError);
+    expect(() => decodeQuery(encodeQuery({ ...query, sourceNode: "" }))).toThrow("empty source node");
+    expect(() => decodeQueryResponse(encodeQueryResponse({ ...response, from: "" }))).toThrow("empty sender");
+    const valid = [encodeQuery(query), encodeQueryResponse(response)];
+    const rng = seededRng(99);
+    for (let i = 0; i < 3000; i++) {
+      let bytes = valid[rng.int(2)]!.slice();
+      if (rng.int(2) === 0) for (let j = 0, n = 1 + rng.int(4); j < n; j++) bytes[rng.int(bytes.length)] = rng.int(256);
+      else bytes = bytes.subarray(0, rng.int(bytes.length));
+      for (const decode of [decodeQuery, decodeQueryResponse]) {
+        try {
+          decode(bytes);
+        } catch (e) {
+          if (!(e instanceof CodecError)) throw new Error(`iteration ${i}: ${String(e)} for bytes ${Array.from(bytes).join(",")}`);
         }
       }
     }

@@ -7,7 +7,7 @@
  * truncation, trailing bytes, bad UTF-8 or enums) and throws `CodecError` only.
  */
 import { CodecError, Reader, Writer } from "./wire.ts";
-import type { MemberState, Message, MessageType, PushNodeState, StreamMessage } from "./types.ts";
+import type { MemberState, Message, MessageType, PushNodeState, QueryFilter, QueryMsg, QueryResponseMsg, StreamMessage } from "./types.ts";
 
 export { CodecError } from "./wire.ts";
 
@@ -124,4 +124,94 @@ export function decodeStream(b: Uint8Array): StreamMessage {
   const userState = r.bytes32();
   r.end();
   return { type: "push-pull", reply: (flags & 1) !== 0, join: (flags & 2) !== 0, nodes, userState };
+}
+
+/** Serf message kinds, the first byte of a serf message inside a core user message. */
+export const SerfKind = { Event: 1, LeaveIntent: 2, JoinIntent: 3 } as const;
+export type SerfKind = (typeof SerfKind)[keyof typeof SerfKind];
+
+/** A user event or a leave/join intent (serf.ts). */
+export interface SerfMsg { readonly kind: SerfKind; readonly ltime: number; readonly name: string; readonly body: Uint8Array }
+
+/** Serf message inside a core user message: u8 kind, u32 Lamport time, str name, u32-prefixed body. */
+export function encodeSerfMsg(kind: SerfKind, ltime: number, name: string, body: Uint8Array): Uint8Array {
+  return new Writer().u8(kind).u32(ltime).str(name).bytes32(body).finish();
+}
+
+/** Decodes `encodeSerfMsg`'s output. Throws CodecError on anything malformed. */
+export function decodeSerfMsg(b: Uint8Array): SerfMsg {
+  const r = new Reader(b, "serf message");
+  const kind = r.u8();
+  if (kind !== SerfKind.Event && kind !== SerfKind.LeaveIntent && kind !== SerfKind.JoinIntent) throw new CodecError(`serf message: unknown kind ${kind}`);
+  const msg = { kind, ltime: r.u32(), name: r.str(), body: r.bytes32() };
+  r.end();
+  return msg;
+}
+
+/**
+ * Serf query messages travel inside core user messages too, with kinds after the serf message kinds. Query: kind 4, u32 ltime, u32 id, str sourceNode,
+ * str sourceAddr, u8 flags (1 ack, 2 no-broadcast), u32 timeoutMs, u8 filter count and filters
+ * (u8 1: u16 count of node names; u8 2: str tag, str expr), str name, u32-prefixed payload.
+ * Response: kind 5, u32 ltime, u32 id, str from, u8 flags (1 ack), u32-prefixed payload.
+ */
+export const SERF_QUERY_KIND = 4;
+export const SERF_QUERY_RESPONSE_KIND = 5;
+
+/** Encodes a query with its kind byte. Throws RangeError on out-of-range fields (a caller bug). */
+export function encodeQuery(q: QueryMsg): Uint8Array {
+  if (q.filters.length > 255) throw new RangeError(`query has ${q.filters.length} filters, at most 255`);
+  const w = new Writer().u8(SERF_QUERY_KIND).u32(q.ltime).u32(q.id).str(q.sourceNode).str(q.sourceAddr);
+  w.u8((q.requestAck ? 1 : 0) | (q.noBroadcast ? 2 : 0)).u32(q.timeoutMs).u8(q.filters.length);
+  for (const f of q.filters) {
+    if (f.type === "nodes") {
+      w.u8(1).u16(f.nodes.length);
+      for (const n of f.nodes) w.str(n);
+    } else {
+      w.u8(2).str(f.tag).str(f.expr);
+    }
+  }
+  return w.str(q.name).bytes32(q.payload).finish();
+}
+
+/** Decodes `encodeQuery`'s output. Throws CodecError on anything malformed. */
+export function decodeQuery(b: Uint8Array): QueryMsg {
+  const r = new Reader(b, "serf query");
+  const kind = r.u8();
+  if (kind !== SERF_QUERY_KIND) throw new CodecError(`serf query: wrong kind ${kind}`);
+  const ltime = r.u32(), id = r.u32(), sourceNode = r.str(), sourceAddr = r.str(), flags = r.u8();
+  if (flags > 3) throw new CodecError(`serf query: bad flags ${flags}`);
+  const timeoutMs = r.u32();
+  const filters: QueryFilter[] = [];
+  for (let i = r.u8(); i > 0; i--) {
+    const t = r.u8();
+    if (t === 1) {
+      const nodes: string[] = [];
+      for (let n = r.u16(); n > 0; n--) nodes.push(r.str());
+      filters.push({ type: "nodes", nodes });
+    } else if (t === 2) {
+      filters.push({ type: "tag", tag: r.str(), expr: r.str() });
+    } else {
+      throw new CodecError(`serf query: unknown filter type ${t}`);
+    }
+  }
+  const name = r.str(), payload = r.bytes32();
+  r.end();
+  if (sourceNode === "") throw new CodecError("serf query: empty source node");
+  return { ltime, id, sourceNode, sourceAddr, requestAck: (flags & 1) !== 0, noBroadcast: (flags & 2) !== 0, timeoutMs, filters, name, payload };
+}
+
+/** Encodes a query response with its kind byte. */
+export function encodeQueryResponse(m: QueryResponseMsg): Uint8Array {
+  return new Writer().u8(SERF_QUERY_RESPONSE_KIND).u32(m.ltime).u32(m.id).str(m.from).u8(m.ack ? 1 : 0).bytes32(m.payload).finish();
+}
+
+/** Decodes `encodeQueryResponse`'s output. Throws CodecError on anything malformed. */
+export function decodeQueryResponse(b: Uint8Array): QueryResponseMsg {
+  const r = new Reader(b, "serf query response");
+  const kind = r.u8();
+  if (kind !== SERF_QUERY_RESPONSE_KIND) throw new CodecError(`serf query response: wrong kind ${kind}`);
+  const m = { ltime: r.u32(), id: r.u32(), from: r.str(), ack: r.bool(), payload: r.bytes32() };
+  r.end();
+  if (m.from === "") throw new CodecError("serf query response: empty sender");
+  return m;
 }

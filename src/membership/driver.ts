@@ -106,6 +106,8 @@ export interface GossipDriver {
   updateMeta(meta: Uint8Array): void;
   /** Gossips a user message (serf events); a newer one with the same key replaces it. */
   broadcastUser(key: string, payload: Uint8Array): void;
+  /** Sends a user message straight to one address, once (serf query responses). */
+  sendUser(to: string, key: string, payload: Uint8Array): void;
   /**
    * Member events in order. Events produced before the first subscriber are held until the next
    * drain (the first tick or inbound message), so subscribing right after creation misses none.
@@ -327,6 +329,10 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
     },
     broadcastUser(key, payload) {
       ml.broadcastUser(key, payload);
+      pump();
+    },
+    sendUser(to, key, payload) {
+      ml.sendUser(to, key, payload);
       pump();
     },
     subscribe: (fn) => events.subscribe(fn),

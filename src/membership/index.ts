@@ -10,10 +10,13 @@ export {
   memberlistConfig, pushPullScaleMs, retransmitLimit, suspicionTimeoutMs, validateConfig,
 } from "./config.ts";
 export type { MemberlistConfig, ProfileName, Timing } from "./config.ts";
-export { CodecError, decodeMessage, decodePacket, decodeStream, encodeMessage, encodePacket, encodeStream } from "./codec.ts";
+export {
+  CodecError, decodeMessage, decodePacket, decodeQuery, decodeQueryResponse, decodeStream, encodeMessage, encodePacket, encodeQuery,
+  encodeQueryResponse, encodeStream,
+} from "./codec.ts";
 export type {
   AckMsg, AliveMsg, DeadMsg, IndirectPingMsg, Member, MemberEvent, MemberState, Message, MessageType,
-  NackMsg, PingMsg, PushNodeState, PushPullMsg, StreamMessage, SuspectMsg, UserMsg,
+  NackMsg, PingMsg, PushNodeState, PushPullMsg, QueryFilter, QueryMsg, QueryResponseMsg, StreamMessage, SuspectMsg, UserMsg,
 } from "./types.ts";
 export { createDecryptFailureCounter, decryptOrDrop, decryptPacket, DecryptError, encryptPacket, ENCRYPTION_OVERHEAD } from "./crypto.ts";
 export { GossipKey, InvalidKeyError, Keyring, KeyringError, formatKeyringFile, parseKeyringFile } from "./keyring.ts";
@@ -36,3 +39,8 @@ export { createMemoryNetwork } from "./transport_memory.ts";
 export type { MemoryNetwork, MemoryNetworkOptions } from "./transport_memory.ts";
 export { createGossipPool, toPoolMember } from "./pool.ts";
 export type { GossipPool, GossipPoolOptions, GossipPoolStats, PoolMember } from "./pool.ts";
+export type { NodeResponse, PoolQueryOptions, QueryResult } from "./pool_query.ts";
+export { INTERNAL_QUERY_PREFIX, QUERY_DEFAULTS, QueryEngine } from "./query.ts";
+export type { IncomingQuery, QueryEvent, QueryOptions, QueryParams, StartedQuery } from "./query.ts";
+export { KEY_QUERY_NAMES, KeyResponseCollector, decodeKeyResponse, encodeKeyResponse, handleInternalQuery, keyQuery } from "./key_query.ts";
+export type { KeyOperation, KeyResponse, KeyringHooks, NodeKeyResponse } from "./key_query.ts";

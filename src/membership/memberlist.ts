@@ -178,6 +178,15 @@ export class Memberlist {
     this.queue.queue(USER_KEY_PREFIX + key, encodeMessage({ type: "user", key, payload }));
   }
 
+  /**
+   * Sends a user message straight to `to` in a packet of its own, once and unreliably (memberlist
+   * SendToAddress; serf query responses). The receiver reports it as a `user` event.
+   */
+  sendUser(to: string, key: string, payload: Uint8Array): void {
+    this.packets.push({ to, bytes: framePacket([encodeMessage({ type: "user", key, payload })]) });
+    this.counters.packetsOut++;
+  }
+
   /** Smoothed round-trip time of direct probes to `name` in ms, or undefined before the first one. */
   rttMs(name: string): number | undefined {
     return this.prober.rtt(name);

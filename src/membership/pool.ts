@@ -13,11 +13,14 @@
  */
 import { createEventChannel } from "./event_channel.ts";
 import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
-import { memberlistConfig, type ProfileName, type Timing } from "./config.ts";
+import { PROFILES, memberlistConfig, type ProfileName, type Timing } from "./config.ts";
 import { hostOf } from "./consul_tags.ts";
 import { createGossipDriver, type GossipDriver, type GossipDriverStats } from "./driver.ts";
-import type { KeySource } from "./crypto.ts";
+import type { KeyResponse } from "./key_query.ts";
+import type { Keyring } from "./keyring.ts";
 import { Memberlist } from "./memberlist.ts";
+import { createPoolQueries, type PoolQueryOptions, type QueryResult } from "./pool_query.ts";
+import type { IncomingQuery } from "./query.ts";
 import { SERF_DEFAULTS, Serf, type MemberStatus, type SerfEvent, type SerfOptions, type SerfRequest } from "./serf.ts";
 import type { Tags } from "./tags.ts";
 import type { GossipTransport } from "./transport.ts";
@@ -35,8 +38,13 @@ export interface GossipPoolOptions {
   readonly advertiseHost?: string;
   /** Initial serf tags (Consul: `serverTags` / `clientTags`). Must encode within the meta limit. */
   readonly tags: Tags;
-  /** Enables gossip encryption: the primary key encrypts, every installed key decrypts. */
-  readonly keyring?: KeySource;
+  /**
+   * Enables gossip encryption: the primary key encrypts, every installed key decrypts. The key
+   * operations (`installKey`, ...) change it in place, cluster-wide.
+   */
+  readonly keyring?: Keyring;
+  /** serf KeyringFile: called after each change of `keyring` by a key operation; a throw is reported as this member's error. */
+  readonly persistKeyring?: (keyring: Keyring) => void;
   /** memberlist Label: authenticated, unencrypted; pools with different labels do not talk. */
   readonly label?: string;
   readonly clock: Clock;
@@ -106,6 +114,25 @@ export interface GossipPool {
   /** serf UserEvent: delivered locally and gossiped. Throws RangeError over the size limit. */
   userEvent(name: string, payload: Uint8Array): void;
   /**
+   * serf Query: gossips a query and resolves, at its timeout (default: serf DefaultQueryTimeout) or
+   * when `onResponse` returns true, with the acks and responses collected (one per member). Rejects
+   * over the 1024-byte size limit or after `stop`.
+   */
+  query(name: string, payload: Uint8Array, options?: PoolQueryOptions): Promise<QueryResult>;
+  /** Queries from other members (not serf's internal ones), to answer with `respond`. */
+  subscribeQueries(fn: (q: IncomingQuery) => void): Cancel;
+  /** serf Query.Respond. Throws when already answered, past the deadline, or over 1024 bytes. */
+  respond(query: IncomingQuery, payload: Uint8Array): void;
+  /**
+   * serf KeyManager (InstallKey, UseKey, RemoveKey, ListKeys): runs the key query on every member and
+   * aggregates the answers; `error` is set when a member refused or did not answer. Rejects with
+   * InvalidKeyError for a key that is not base64 of 16, 24 or 32 bytes.
+   */
+  installKey(key: string): Promise<KeyResponse>;
+  useKey(key: string): Promise<KeyResponse>;
+  removeKey(key: string): Promise<KeyResponse>;
+  listKeys(): Promise<KeyResponse>;
+  /**
    * Serf events in order. Events before the first subscriber are held (bounded) for it; a throwing
    * subscriber is logged and does not disturb the others.
    */
@@ -142,7 +169,10 @@ export async function createGossipPool(options: GossipPoolOptions): Promise<Goss
   let driver: GossipDriver;
   let ml: Memberlist;
   try {
-    serf = new Serf({ ...SERF_DEFAULTS, ...options.serf, name: options.name, tags: options.tags }, rng, clock.monotonic());
+    const gossipIntervalMs = options.timing?.gossipIntervalMs ?? PROFILES[options.profile].gossipIntervalMs;
+    serf = new Serf({ ...SERF_DEFAULTS, gossipIntervalMs, ...options.serf, name: options.name, tags: options.tags }, rng, clock.monotonic(), {
+      keyring: options.keyring, persist: options.persistKeyring,
+    });
     const cfg = memberlistConfig(options.profile, { name: options.name, addr: transport.localAddr, meta: serf.localMeta }, options.timing);
     ml = new Memberlist(cfg, rng, clock.monotonic());
     driver = createGossipDriver({ memberlist: ml, transport, clock, rng, logger: log, keyring: options.keyring, label: options.label });
@@ -151,11 +181,12 @@ export async function createGossipPool(options: GossipPoolOptions): Promise<Goss
     throw err;
   }
   const delay = options.leavePropagateDelayMs ?? DEFAULT_LEAVE_PROPAGATE_DELAY_MS;
-  return startPool(options.name, serf, driver, clock, log, delay, (member) => ml.rttMs(member));
+  return startPool(options.name, serf, driver, clock, log, delay, (member) => ml.rttMs(member), options.keyring !== undefined);
 }
 
 function startPool(
   name: string, serf: Serf, driver: GossipDriver, clock: Clock, log: Logger, leaveDelayMs: number, rttMs: (member: string) => number | undefined,
+  encrypted: boolean,
 ): GossipPool {
   const now = () => clock.monotonic();
   const events = createEventChannel<SerfEvent>(log, "gossip pool");
@@ -184,6 +215,8 @@ function startPool(
         return driver.updateMeta(r.meta);
       case "broadcast":
         return driver.broadcastUser(r.key, r.payload);
+      case "send":
+        return driver.sendUser(r.to, r.key, r.payload);
       case "leave":
         leaveDone ??= driver.leave();
         return;
@@ -195,8 +228,10 @@ function startPool(
     const out = serf.outbox();
     events.publish(out.events);
     for (const r of out.requests) execute(r);
+    queries.route(out.queries);
     schedule();
   };
+  const queries = createPoolQueries({ serf, now, drain, log, encrypted, stopped: () => stopped });
 
   const schedule = () => {
     if (stopped) return;
@@ -223,6 +258,7 @@ function startPool(
   const stop = (): Promise<void> => {
     if (stopping) return stopping;
     stopped = true;
+    queries.stop();
     endLinger?.();
     cancelTick?.();
     cancelTick = undefined;
@@ -278,6 +314,13 @@ function startPool(
     subscribe(fn) {
       return events.subscribe(fn);
     },
+    query: (queryName, payload, options) => queries.query(queryName, payload, options),
+    subscribeQueries: (fn) => queries.subscribe(fn),
+    respond: (query, payload) => queries.respond(query, payload),
+    installKey: (key) => queries.keyOperation("install", key),
+    useKey: (key) => queries.keyOperation("use", key),
+    removeKey: (key) => queries.keyOperation("remove", key),
+    listKeys: () => queries.keyOperation("list"),
     stats() {
       const members: Record<MemberStatus, number> = { alive: 0, leaving: 0, left: 0, failed: 0 };
       for (const m of serf.members()) members[m.status]++;

@@ -25,14 +25,15 @@ function withMembers(others: string[], o: Partial<SerfConfig> = {}, seed = 1): S
 
 /** Ticks every second from `from` to `to`, collecting outboxes. */
 function run(s: Serf, from: number, to: number): SerfOutbox {
-  const events: SerfEvent[] = [], requests: SerfRequest[] = [];
+  const events: SerfEvent[] = [], requests: SerfRequest[] = [], queries: SerfOutbox["queries"][number][] = [];
   for (let t = from; t <= to; t += 1000) {
     s.tick(t);
     const o = s.outbox();
     events.push(...o.events);
     requests.push(...o.requests);
+    queries.push(...o.queries);
   }
-  return { events, requests };
+  return { events, requests, queries };
 }
 
 describe("statuses", () => {
@@ -255,7 +256,7 @@ describe("intents, force-leave and user events", () => {
     expect(() => a.userEvent("x", new Uint8Array(600), 5)).toThrow(RangeError);
     b.handle({ type: "user", key: "junk", payload: Uint8Array.of(9, 9) }, 6);
     expect(b.stats.badUserMessages).toBe(1);
-    expect(b.outbox()).toEqual({ events: [], requests: [] });
+    expect(b.outbox()).toEqual({ events: [], requests: [], queries: [] });
   });
 });
 

@@ -19,12 +19,23 @@
  *
  * Leave/join intents and user events travel as core user messages (Lamport-stamped, deduplicated by
  * key, re-broadcast once on first sight). No event coalescing.
+ *
+ * Queries (query.ts) travel the same way; responses go straight to the originator as a `send` request
+ * (`memberlist.sendUser(to, key, payload)`). Their events come out separately, in `outbox().queries`.
+ * Internal `_serf_*` queries are answered here: the key queries (key_query.ts) change the Keyring given
+ * to the constructor (the one the driver encrypts with) and persist it through the injected hook.
  */
 import type { Rng } from "../platform/index.ts";
 import { MAX_META_BYTES } from "./config.ts";
+import {
+  SERF_QUERY_KIND, SERF_QUERY_RESPONSE_KIND, SerfKind as Kind, decodeQuery, decodeQueryResponse, decodeSerfMsg, encodeSerfMsg, type SerfMsg,
+} from "./codec.ts";
+import { handleInternalQuery, type KeyringHooks } from "./key_query.ts";
+import { Lamport } from "./lamport.ts";
+import { QUERY_DEFAULTS, QueryEngine, type IncomingQuery, type QueryEvent, type QueryOptions, type QueryParams, type StartedQuery } from "./query.ts";
 import { encodeTags, tryDecodeTags, type Tags } from "./tags.ts";
 import type { Member, MemberEvent } from "./types.ts";
-import { CodecError, Reader, Writer } from "./wire.ts";
+import { CodecError } from "./wire.ts";
 
 export type MemberStatus = "alive" | "leaving" | "left" | "failed";
 
@@ -50,17 +61,20 @@ export type SerfRequest =
   | { readonly type: "join"; readonly addresses: readonly string[]; readonly reason: "reconnect"; readonly node: string }
   | { readonly type: "update-meta"; readonly meta: Uint8Array }
   | { readonly type: "broadcast"; readonly key: string; readonly payload: Uint8Array }
+  /** Send a user message straight to one address (query responses): `memberlist.sendUser`. */
+  | { readonly type: "send"; readonly to: string; readonly key: string; readonly payload: Uint8Array }
   | { readonly type: "leave" };
 
-export interface SerfOutbox { readonly events: readonly SerfEvent[]; readonly requests: readonly SerfRequest[] }
+/** `queries`: query events (query.ts), apart from member and user events so member subscribers never see them. */
+export interface SerfOutbox { readonly events: readonly SerfEvent[]; readonly requests: readonly SerfRequest[]; readonly queries: readonly QueryEvent[] }
 
 /**
  * Durations in ms. `reconnectTimeoutMs`: failed members are reaped (and no longer reconnected) after it;
  * `tombstoneTimeoutMs`: left members are reaped after it; `eventWindow`: Lamport window of user events
  * remembered for deduplication (serf EventBuffer); `userEventSizeLimit`: largest name + payload (serf
- * UserEventSizeLimit); `metaLimit`: limit for the encoded tags.
+ * UserEventSizeLimit); `metaLimit`: limit for the encoded tags. Query fields: see query.ts.
  */
-export interface SerfOptions {
+export interface SerfOptions extends QueryOptions {
   readonly reconnectIntervalMs: number;
   readonly reconnectTimeoutMs: number;
   readonly tombstoneTimeoutMs: number;
@@ -72,6 +86,7 @@ export interface SerfOptions {
 const HOUR = 3_600_000;
 /** serf DefaultConfig: reconnect every 30 s, reconnect timeout 24 h, tombstone 24 h. */
 export const SERF_DEFAULTS: SerfOptions = Object.freeze({
+  ...QUERY_DEFAULTS,
   reconnectIntervalMs: 30_000, reconnectTimeoutMs: 24 * HOUR, tombstoneTimeoutMs: 24 * HOUR,
   eventWindow: 512, userEventSizeLimit: 512, metaLimit: MAX_META_BYTES,
 });
@@ -84,19 +99,10 @@ export interface SerfConfig extends SerfOptions {
   readonly tags: Tags;
 }
 
-/** Serf message kinds (plain constants: no enums, so the file strips to JavaScript as is). */
-const Kind = { Event: 1, LeaveIntent: 2, JoinIntent: 3 } as const;
-type Kind = (typeof Kind)[keyof typeof Kind];
 const RECENT_INTENTS = 128;
 
 interface Entry { name: string; addr: string; tags: Tags; status: MemberStatus; statusChange: number; statusLTime: number }
 
-/** Lamport clock; starts at 1 like serf's (so the zero status time of a new member is always older). */
-class Lamport {
-  time = 1;
-  increment(): number { return this.time++; }
-  witness(t: number): void { if (t >= this.time) this.time = t + 1; }
-}
 
 export class Serf {
   readonly config: SerfConfig;
@@ -112,10 +118,15 @@ export class Serf {
   private reconnectAt: number;
   private events: SerfEvent[] = [];
   private requests: SerfRequest[] = [];
+  private queryEvents: QueryEvent[] = [];
+  private readonly queries: QueryEngine;
   private readonly counters = { badTags: 0, badUserMessages: 0, reconnectAttempts: 0 };
 
-  /** Throws RangeError for a non-positive duration, TagsTooLargeError/TypeError for tags that do not encode. */
-  constructor(config: SerfConfig, private readonly rng: Rng, now: number) {
+  /**
+   * Throws RangeError for a non-positive duration, TagsTooLargeError/TypeError for tags that do not encode.
+   * `keyring` holds the keyring the key queries manage (absent: encryption is off) and its persistence.
+   */
+  constructor(config: SerfConfig, private readonly rng: Rng, now: number, keyring: KeyringHooks = {}) {
     for (const k of ["reconnectIntervalMs", "reconnectTimeoutMs", "tombstoneTimeoutMs", "eventWindow"] as const) {
       if (!(config[k] > 0)) throw new RangeError(`serf config: ${k} must be > 0`);
     }
@@ -123,6 +134,16 @@ export class Serf {
     this.localTags = config.tags;
     this.meta = encodeTags(config.tags, config.metaLimit);
     this.reconnectAt = now + config.reconnectIntervalMs;
+    this.queries = new QueryEngine({
+      name: config.name,
+      localAddr: () => this.table.get(config.name)?.addr,
+      tags: () => this.localTags,
+      liveMembers: () => this.liveMembers(),
+      broadcast: (key, payload) => void this.requests.push({ type: "broadcast", key, payload }),
+      send: (to, payload) => void this.requests.push({ type: "send", to, key: "query-response", payload }),
+      emit: (e) => void this.queryEvents.push(e),
+      internal: (name, payload, max) => handleInternalQuery(name, payload, keyring, max),
+    }, config, rng);
   }
 
   /** Encoded local tags: the `meta` to start the Memberlist with. */
@@ -132,7 +153,7 @@ export class Serf {
   get state(): "alive" | "leaving" | "left" { return this.leaveState; }
   /** Member counts (failed/left exclude self) and counters of dropped input and reconnect attempts. */
   get stats() {
-    return { members: this.table.size, failed: this.withStatus("failed").length, left: this.withStatus("left").length, ...this.counters };
+    return { members: this.table.size, failed: this.withStatus("failed").length, left: this.withStatus("left").length, ...this.counters, queries: { ...this.queries.counters } };
   }
 
   /** Ingests one core event. Malformed tags count in `stats.badTags` and read as `{}`. */
@@ -178,6 +199,7 @@ export class Serf {
 
   /** Reaps expired failed/left members and runs the reconnect schedule. */
   tick(now: number): void {
+    this.queries.tick(now);
     for (const e of [...this.table.values()]) {
       if (e.name === this.config.name) continue;
       const limit = e.status === "failed" ? this.config.reconnectTimeoutMs : e.status === "left" ? this.config.tombstoneTimeoutMs : undefined;
@@ -197,7 +219,7 @@ export class Serf {
 
   /** Earliest time at which `tick` has work (a reap or a reconnect attempt). */
   nextDeadline(): number {
-    let min = this.reconnectAt;
+    let min = Math.min(this.reconnectAt, this.queries.nextDeadline() ?? Infinity);
     for (const e of this.table.values()) {
       if (e.name === this.config.name) continue;
       if (e.status === "failed") min = Math.min(min, e.statusChange + this.config.reconnectTimeoutMs + 1);
@@ -249,6 +271,34 @@ export class Serf {
     this.onUser(key, encodeSerfMsg(Kind.Event, ltime, name, payload), now);
   }
 
+  /**
+   * serf Query: processes the query locally and gossips it; acks, responses and finally `query-closed`
+   * come out in `outbox().queries`. Throws RangeError over the size limit (the query is not sent).
+   */
+  query(name: string, payload: Uint8Array, params: QueryParams, now: number): StartedQuery {
+    return this.queries.start(name, payload, params, now);
+  }
+
+  /** serf Query.Respond for a `query` event. Throws when already answered, late, or too large. */
+  respond(query: IncomingQuery, payload: Uint8Array, now: number): void {
+    this.queries.respond(query, payload, now);
+  }
+
+  /** Stops collecting for one of our queries before its deadline (`query-closed` follows). */
+  closeQuery(ltime: number): boolean {
+    return this.queries.close(ltime);
+  }
+
+  /** serf DefaultQueryTimeout: gossip interval * queryTimeoutMult * ceil(log10(live members + 1)). */
+  defaultQueryTimeoutMs(): number {
+    return this.queries.defaultTimeoutMs();
+  }
+
+  /** Members alive or leaving, self included (what memberlist's NumMembers counts). */
+  liveMembers(): number {
+    return [...this.table.values()].filter((e) => e.status === "alive" || e.status === "leaving").length;
+  }
+
   /** All known members (self included, failed/left until reaped), sorted by name. */
   members(): SerfMember[] {
     return [...this.table.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(snap);
@@ -260,9 +310,10 @@ export class Serf {
 
   /** Drains events and requests produced since the last call. */
   outbox(): SerfOutbox {
-    const out: SerfOutbox = { events: this.events, requests: this.requests };
+    const out: SerfOutbox = { events: this.events, requests: this.requests, queries: this.queryEvents };
     this.events = [];
     this.requests = [];
+    this.queryEvents = [];
     return out;
   }
 
@@ -294,14 +345,31 @@ export class Serf {
 
   /** Handles a serf message (ours or received); re-broadcasts it when it was news. */
   private onUser(key: string, payload: Uint8Array, now: number): void {
+    if (payload[0] === SERF_QUERY_KIND || payload[0] === SERF_QUERY_RESPONSE_KIND) return this.onQueryMessage(payload, now);
     let msg: SerfMsg;
-    try { msg = decodeSerfMsg(payload); } catch (e) {
+    try {
+      msg = decodeSerfMsg(payload);
+    } catch (e) {
       if (!(e instanceof CodecError)) throw e;
       this.counters.badUserMessages++;
       return;
     }
     const news = msg.kind === Kind.Event ? this.onEvent(key, msg) : this.onIntent(msg, now);
     if (news) this.requests.push({ type: "broadcast", key, payload });
+  }
+
+  /** A query (re-gossiped by the engine on first sight) or a response to one of ours. */
+  private onQueryMessage(payload: Uint8Array, now: number): void {
+    let decoded: { query: ReturnType<typeof decodeQuery> } | { response: ReturnType<typeof decodeQueryResponse> };
+    try {
+      decoded = payload[0] === SERF_QUERY_KIND ? { query: decodeQuery(payload) } : { response: decodeQueryResponse(payload) };
+    } catch (e) {
+      if (!(e instanceof CodecError)) throw e;
+      this.counters.badUserMessages++;
+      return;
+    }
+    if ("query" in decoded) this.queries.receive(decoded.query, payload, now);
+    else this.queries.receiveResponse(decoded.response, now);
   }
 
   private onEvent(key: string, m: SerfMsg): boolean {
@@ -351,18 +419,3 @@ function snap(e: Entry): SerfMember {
   return Object.freeze({ name: e.name, addr: e.addr, tags: e.tags, status: e.status, statusChange: e.statusChange });
 }
 
-interface SerfMsg { readonly kind: Kind; readonly ltime: number; readonly name: string; readonly body: Uint8Array }
-
-/** Serf message inside a core user message: u8 kind, u32 Lamport time, str name, u32-prefixed body. */
-function encodeSerfMsg(kind: Kind, ltime: number, name: string, body: Uint8Array): Uint8Array {
-  return new Writer().u8(kind).u32(ltime).str(name).bytes32(body).finish();
-}
-
-function decodeSerfMsg(b: Uint8Array): SerfMsg {
-  const r = new Reader(b, "serf message");
-  const kind = r.u8();
-  if (kind !== Kind.Event && kind !== Kind.LeaveIntent && kind !== Kind.JoinIntent) throw new CodecError(`serf message: unknown kind ${kind}`);
-  const msg = { kind, ltime: r.u32(), name: r.str(), body: r.bytes32() };
-  r.end();
-  return msg;
-}

@@ -76,3 +76,42 @@ export type MemberEvent =
   | { readonly type: "failed"; readonly member: Member }
   /** A user message arrived (every copy: the layer above deduplicates and decides whether to re-broadcast). */
   | { readonly type: "user"; readonly key: string; readonly payload: Uint8Array };
+
+/**
+ * Restricts which members process a query (serf filterNode / filterTag): all filters must pass.
+ * `tag`'s `expr` is a regular expression searched (not anchored) in the member's tag value.
+ */
+export type QueryFilter =
+  | { readonly type: "nodes"; readonly nodes: readonly string[] }
+  | { readonly type: "tag"; readonly tag: string; readonly expr: string };
+
+/**
+ * A serf query (messageQuery): gossiped to every member, Lamport-stamped; `(ltime, id)` identifies it.
+ * Members that pass the filters answer directly to `sourceAddr`. `timeoutMs` is how long the
+ * originator listens; a member may answer until that long after it first saw the query.
+ */
+export interface QueryMsg {
+  readonly ltime: number;
+  readonly id: number;
+  readonly sourceNode: string;
+  /** The originator's gossip address (opaque to the core), where responses go. */
+  readonly sourceAddr: string;
+  /** Ask every member that passes the filters for a delivery ack (serf queryFlagAck). */
+  readonly requestAck: boolean;
+  /** Members do not re-gossip it (serf queryFlagNoBroadcast). */
+  readonly noBroadcast: boolean;
+  readonly timeoutMs: number;
+  readonly filters: readonly QueryFilter[];
+  readonly name: string;
+  readonly payload: Uint8Array;
+}
+
+/** A member's answer to a query (messageQueryResponse), sent straight to the originator. */
+export interface QueryResponseMsg {
+  readonly ltime: number;
+  readonly id: number;
+  readonly from: string;
+  /** A delivery ack (no payload) rather than a response. */
+  readonly ack: boolean;
+  readonly payload: Uint8Array;
+}

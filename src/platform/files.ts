@@ -11,7 +11,7 @@
  * fsync() on a file descriptor for the directory is also needed.").
  */
 import {
-  close, closeSync, fsync, fsyncSync, ftruncate, fstatSync, mkdirSync, open, openSync, readdirSync, readFileSync, renameSync,
+  chmodSync, close, closeSync, fsync, fsyncSync, ftruncate, fstatSync, mkdirSync, open, openSync, readdirSync, readFileSync, renameSync,
   rmSync, writeFileSync, writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
@@ -147,11 +147,16 @@ export function readFileIfExists(path: string): Uint8Array | undefined {
 /**
  * Replaces `path` atomically and durably (synchronously): writes a sibling temp file, fsyncs it,
  * renames it over `path` and fsyncs the directory, so a crash leaves the old or the new content.
+ * `mode` (e.g. 0o600 for secrets) is set on the temp file before any data is written to it.
  */
-export function writeFileDurably(path: string, data: Uint8Array | string): void {
+export function writeFileDurably(path: string, data: Uint8Array | string, mode?: number): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const tmp = `${path}.tmp`;
+  if (mode !== undefined) {
+    closeSync(openSync(tmp, "w", mode));
+    chmodSync(tmp, mode); // the temp file may be left over from a crash, with other permissions
+  }
   writeFileSync(tmp, data);
   const fd = openSync(tmp, "r+");
   try {
