@@ -1,6 +1,14 @@
 import { Hono } from "hono";
 import { mountAgent } from "./agent.ts";
+import { mountAgentServices } from "./agent_services.ts";
 import { mountCatalog } from "./catalog.ts";
+import { mountHealth } from "./health.ts";
+import { mountSession } from "./session.ts";
+import { mountTxn } from "./txn.ts";
+import { mountKeyring } from "./keyring.ts";
+import { mountKv } from "./kv.ts";
+import { mountSnapshot } from "./snapshot.ts";
+import { mountOperator } from "./operator.ts";
 import { mountMembers } from "./members.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { textError } from "./respond.ts";
@@ -14,9 +22,17 @@ import { mountStatus } from "./status.ts";
 export function createHttpApi(deps: HttpApiDeps): Hono {
   const app = new Hono();
   mountAgent(app, deps.agent);
+  mountAgentServices(app, deps);
   mountStatus(app, deps.raft);
   mountMembers(app, deps.membership, deps.agent);
-  mountCatalog(app, deps.catalog);
+  mountCatalog(app, deps);
+  mountHealth(app, deps);
+  mountSession(app, deps);
+  mountTxn(app, deps);
+  mountKeyring(app, deps.keyring);
+  mountKv(app, deps);
+  mountSnapshot(app, deps);
+  mountOperator(app, deps);
   app.notFound((c) => {
     const known = app.routes.some((r) => r.path === c.req.path);
     return known ? textError(c, 405, `method ${c.req.method} not allowed`) : textError(c, 404, "404 page not found");

@@ -2,6 +2,11 @@
  * What the HTTP API needs from the rest of the agent. The composition root (src/main) provides these;
  * the HTTP layer never reaches for a server object.
  */
+import type { Session } from "../model/index.ts";
+import type { StateCommand, StateResult } from "../state/index.ts";
+import type { QueryMeta, ReadOptions } from "./query_options.ts";
+import type { ReadQuery, ReadValue } from "./reads.ts";
+import type { OperatorApi } from "./operator.ts";
 
 /** Facts about the local agent, as the agent knows them now. Read at request time. */
 export interface AgentInfo {
@@ -24,12 +29,12 @@ export interface AgentInfo {
   stats(): Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
-/** Raft status as the local server sees it. */
+/** Raft status as the local server sees it (a client agent asks a server). */
 export interface RaftStatus {
   /** The leader's server address (`ip:port`), or "" when no leader is known. */
-  leader(): string;
-  /** Server addresses of the voting peers; empty when not a server or before Raft starts. */
-  peers(): readonly string[];
+  leader(): string | Promise<string>;
+  /** Server addresses of the voting peers; empty before Raft starts. */
+  peers(): readonly string[] | Promise<readonly string[]>;
 }
 
 export interface HttpApiDeps {
@@ -38,6 +43,33 @@ export interface HttpApiDeps {
   /** Gossip pools; absent while gossip is not running. */
   readonly membership?: MembershipApi;
   readonly catalog?: CatalogApi;
+  /** Gossip keyring management (/v1/operator/keyring); absent while gossip is not running. */
+  readonly keyring?: import("./keyring.ts").KeyringApi;
+  /** The replicated state (catalog, health, KV, sessions); absent when this agent cannot reach it. */
+  readonly state?: StateAccess;
+  /** `/v1/operator/raft/*`; absent when this agent cannot reach a server. */
+  readonly operator?: OperatorApi;
+  /** `/v1/snapshot`; absent when this agent cannot take or restore snapshots. */
+  readonly snapshots?: SnapshotApi;
+  /** A number in [0, 1) for blocking-query jitter; injected so tests are deterministic. */
+  readonly random?: () => number;
+  /** A fresh random UUID per call, for new session IDs (Consul's uuid.GenerateUUID); session create answers 500 without it. */
+  readonly newId?: () => string;
+  /** Session TTL renewal on the leader (/v1/session/renew); that route answers 500 without it. */
+  readonly sessionRenewal?: SessionRenewal;
+  /** The local agent's services and checks (/v1/agent/service*, /v1/agent/check*, maintenance, local health); those routes answer 500 without it. */
+  readonly localAgent?: LocalAgentApi;
+  /** Time for waits the HTTP layer does itself (hash-based blocking on /v1/agent/service/:id); without it such reads answer at once. */
+  readonly clock?: import("../platform/index.ts").Clock;
+}
+
+/**
+ * Renews a session's TTL timer on the leader of `datacenter` (undefined: the agent's own) and resolves
+ * to the session as stored, or to an empty list (or undefined) when no such session exists; rejects
+ * with a message for the client on failure (Consul's Session.Renew).
+ */
+export interface SessionRenewal {
+  renewSession(id: string, datacenter: string | undefined): Promise<readonly Session[] | undefined>;
 }
 
 /** The catalog as far as it exists today: datacenters known through the WAN pool. */
@@ -74,4 +106,83 @@ export interface MembershipApi {
   leave(): Promise<void>;
   /** Forces `node` into the left state (and out of the member list with prune); rejects if the node is unknown. */
   forceLeave(node: string, options: { prune: boolean; wan: boolean }): Promise<void>;
+}
+
+/**
+ * The replicated state as the HTTP API reaches it: reads with Consul's options (routed to the right
+ * server, blocking when asked) and writes through Raft. Failures reject with an Error whose message
+ * is meant for the client (e.g. "No cluster leader"); the route answers 500 with it.
+ */
+export interface StateAccess {
+  read<Q extends ReadQuery>(query: Q, options: ReadOptions): Promise<{ readonly value: ReadValue<Q>; readonly meta: QueryMeta }>;
+  write(command: StateCommand, datacenter: string | undefined): Promise<StateResult>;
+}
+
+/** Saving and restoring the whole replicated state as a snapshot archive. */
+export interface SnapshotApi {
+  /** The archive of the state as the serving server has it, with the meta for X-Consul-* headers. */
+  save(options: ReadOptions): Promise<{ readonly archive: Uint8Array; readonly meta: QueryMeta }>;
+  /**
+   * Replaces the state of `datacenter` (default: this one) with the archive's. Rejects with a message
+   * starting "not a snapshot", "snapshot is damaged" or "unsupported snapshot" for a bad file, in which
+   * case nothing changed.
+   */
+  restore(archive: Uint8Array, datacenter: string | undefined): Promise<void>;
+}
+
+/**
+ * The local agent as the local-agent routes use it: src/agent's LocalAgent plus its two body decoders.
+ * src/main passes `{ ...createLocalAgent(...), parseServiceRegistration, parseCheckRegistration }`.
+ *
+ * Registrations are opaque here: what a parse function returns is handed unchanged to the matching
+ * register call. A refused request throws an Error whose `kind` is "bad-request" (answered 400) or
+ * "not-found" (404), with Consul's wording as its message (src/agent's AgentError); any other error is
+ * answered 500 with its message.
+ */
+export interface LocalAgentApi {
+  /** Decodes and validates a parsed `PUT /v1/agent/service/register` body. */
+  parseServiceRegistration(body: unknown): unknown;
+  /** Decodes and validates a parsed `PUT /v1/agent/check/register` body. */
+  parseCheckRegistration(body: unknown): unknown;
+  /** Registers (or replaces) a service with its checks and sidecar; returns warnings (ignored). */
+  registerService(registration: unknown, options: { readonly replaceExistingChecks?: boolean }): unknown;
+  deregisterService(serviceId: string): void;
+  /** Registers (or replaces) a check; returns warnings (ignored). */
+  registerCheck(registration: unknown): unknown;
+  deregisterCheck(checkId: string): void;
+  /** Sets a TTL check's status ("passing" | "warning" | "critical") and output. */
+  updateTTL(checkId: string, status: string, output: string): void;
+  enableServiceMaintenance(serviceId: string, reason: string): void;
+  disableServiceMaintenance(serviceId: string): void;
+  enableNodeMaintenance(reason: string): void;
+  disableNodeMaintenance(): void;
+  /** `GET /v1/agent/services` body: api.AgentService values by service ID. */
+  agentServices(): Readonly<Record<string, LocalAgentServiceView>>;
+  /** One service with its ContentHash, or undefined. */
+  agentService(serviceId: string): LocalAgentServiceView | undefined;
+  /** `GET /v1/agent/checks` body: structs.HealthCheck values by check ID. */
+  agentChecks(): Readonly<Record<string, LocalAgentCheckView>>;
+  /** Calls fn (synchronously) after every visible change of services or checks; returns the unsubscribe. */
+  onChange(fn: () => void): () => void;
+}
+
+/** The fields of an api.AgentService the routes read; the whole value is written out as JSON. */
+export interface LocalAgentServiceView {
+  readonly ID: string;
+  readonly Service: string;
+  /** Set by agentService(id): changes whenever the service does (hash-based blocking). */
+  readonly ContentHash?: string;
+}
+
+/** The fields of an agent check the routes read; the whole value is written out as JSON. */
+export interface LocalAgentCheckView {
+  readonly Node: string;
+  readonly CheckID: string;
+  readonly Name: string;
+  readonly Status: string;
+  readonly Notes: string;
+  readonly Output: string;
+  readonly ServiceID: string;
+  readonly ServiceName: string;
+  readonly ServiceTags: readonly string[] | null;
 }

@@ -7,11 +7,16 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHttpApi, type AgentInfo } from "../http/index.ts";
 import type { Logger } from "../platform/index.ts";
-import { createGrpcServer, cryptoRng, readFileIfExists, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
+import { createGrpcServer, cryptoRng, httpHealthProbe, readFileIfExists, tcpHealthProbe, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { startServer, type RunningServer } from "./server.ts";
 import { startGossip } from "./gossip.ts";
 import { startClientRpc } from "./client_rpc.ts";
+import { createStateAccess } from "./state_access.ts";
+import { catalogPortOver } from "./catalog_port.ts";
+import { snapshotApiOver } from "./snapshot_api.ts";
+import { operatorApiOver, raftStatusOver } from "./operator_api.ts";
+import { createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
 import { datacentersByDistance } from "./datacenters.ts";
 import { parseServer, type PoolMember } from "../membership/index.ts";
 import type { SeenServer } from "./raft_membership.ts";
@@ -73,7 +78,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     }
 
     const gossip = await startGossip({
-      config, logger, clock: systemClock(), nodeId, advertiseAddr, serverPort: server?.port,
+      config, logger, clock: systemClock(), nodeId, advertiseAddr, dataDir, serverPort: server?.port,
       onLeft: () => hooks.onLeft?.(),
     });
     cleanups.push(async () => {
@@ -109,7 +114,11 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     if (clientRpc) cleanups.push(() => clientRpc.close());
     if (server) {
       // Servers of this datacenter, as the LAN pool shows them, drive Raft membership.
-      const feed = () => server!.updateServers(seenServers(gossip.lan.members(), config.datacenter));
+      const feed = () => {
+        const members = gossip.lan.members();
+        server!.updateServers(seenServers(members, config.datacenter));
+        server!.updateMembers(members);
+      };
       gossip.lan.subscribe(feed);
       feed();
     }
@@ -142,13 +151,60 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         build: { version: VERSION, revision: REVISION },
       }),
     };
+    // The replicated state as this agent reaches it, and the local agent that syncs into it.
+    const stateCaller = server?.state ?? clientRpc?.state;
+    const stateAccess = stateCaller ? createStateAccess(stateCaller) : undefined;
+    const wanAddr = config.gossip.advertiseAddrWan || advertiseAddr;
+    const localAgent = stateAccess
+      ? createLocalAgent({
+          nodeName: config.nodeName,
+          datacenter: config.datacenter,
+          node: { nodeId, address: advertiseAddr, taggedAddresses: { lan: advertiseAddr, wan: wanAddr }, meta: config.nodeMeta },
+          clock: systemClock(),
+          rng: cryptoRng(),
+          logger: logger.named("agent"),
+          probes: { http: httpHealthProbe, tcp: tcpHealthProbe },
+          catalog: catalogPortOver(stateAccess),
+          clusterSize: () => gossip.lan.members().length,
+        })
+      : undefined;
+    if (localAgent) {
+      localAgent.start();
+      cleanups.push(() => localAgent.stop());
+      // Consul's agent syncs in full when a server joins; a server also when a leader appears, since its
+      // first sync may have run before one was elected.
+      let knownServers = "";
+      gossip.lan.subscribe(() => {
+        const alive = seenServers(gossip.lan.members(), config.datacenter).filter((x) => x.status === "alive").map((x) => x.id).sort().join(",");
+        if (alive !== knownServers) {
+          knownServers = alive;
+          localAgent.antiEntropy.triggerFullSync();
+        }
+      });
+      server?.consensus.onLeaderChange((leader) => {
+        if (leader) localAgent.antiEntropy.triggerFullSync();
+      });
+    }
     let http: HttpServerHandle | undefined;
     if (config.ports.http !== -1) {
-      // A client agent has no Raft of its own; until it can ask a server over RPC (a later issue) it
-      // reports no leader and no peers rather than inventing them.
-      const raft = server?.raft ?? { leader: () => "", peers: () => [] };
+      // A client agent has no Raft of its own: it asks a server of its datacenter over RPC.
+      const rpc = server ? server.rpc : clientRpc ? () => clientRpc.pool.transport({ datacenter: config.datacenter }) : undefined;
+      const raft = server?.raft ?? (rpc ? raftStatusOver(rpc) : { leader: () => "", peers: () => [] });
       const catalog = { datacenters: () => (clientRpc ? clientRpc.datacenters() : knownDatacenters()) };
-      const app = createHttpApi({ agent: agentInfo, raft, membership: gossip.membership, catalog });
+      const app = createHttpApi({
+        agent: agentInfo,
+        raft,
+        membership: gossip.membership,
+        keyring: gossip.keyring,
+        catalog,
+        state: stateAccess,
+        localAgent: localAgent ? { ...localAgent, parseServiceRegistration, parseCheckRegistration } : undefined,
+        clock: systemClock(),
+        snapshots: stateAccess ? snapshotApiOver(stateAccess, systemClock()) : undefined,
+        operator: rpc ? operatorApiOver(rpc) : undefined,
+        random: Math.random,
+        newId: () => crypto.randomUUID(),
+      });
       const httpLog = logger.named("http");
       http = await serveHttp({
         host: config.clientAddr,

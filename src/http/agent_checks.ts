@@ -1,0 +1,85 @@
+/**
+ * The local agent's check endpoints (Consul 1.8 agent/agent_endpoint.go: AgentChecks, AgentRegisterCheck,
+ * AgentDeregisterCheck, AgentCheckPass/Warn/Fail, AgentCheckUpdate;
+ * https://developer.hashicorp.com/consul/api-docs/agent/check). Mounted by mountAgentServices.
+ */
+import type { Hono } from "hono";
+import { filterRecord, HEALTH_CHECK_SCHEMA } from "../connect/index.ts";
+import { plain, readBody, withLocalAgent, write } from "./agent_local.ts";
+import type { HttpApiDeps } from "./deps.ts";
+import { decodeGoStruct, struct } from "./go_json.ts";
+import { GoError } from "./go_compat.ts";
+import { jsonResponse } from "./respond.ts";
+import { badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
+
+/** The TTL verbs and the status each sets (api.HealthPassing, HealthWarning, HealthCritical). */
+const TTL_VERBS = [["pass", "passing"], ["warn", "warning"], ["fail", "critical"]] as const;
+
+/** AgentCheckUpdate's body type (agent_endpoint.go `checkUpdate`), named as Go's decoder names it in errors. */
+const CHECK_UPDATE = struct("agent.checkUpdate", { Status: "string", Output: "string" });
+
+/**
+ * GET /v1/agent/checks[?filter=], PUT /v1/agent/check/register, PUT /v1/agent/check/deregister/<id>,
+ * PUT /v1/agent/check/pass|warn|fail/<id>[?note=], PUT /v1/agent/check/update/<id> with `{Status, Output}`.
+ *
+ * Check IDs are the rest of the decoded path and may contain "/". Writes answer an empty 200. Quirks kept
+ * from Consul: pass/warn/fail take their output from `?note=` (it becomes the check's Output, not its
+ * Notes); update checks the status before it looks at the check ("Invalid check status: 'x'", 400).
+ * One deliberate difference: `?filter` on /v1/agent/checks is validated against the check schema up
+ * front (400 for an unknown selector), where Consul 1.8 builds the filter without a type and fails
+ * (500) only while evaluating.
+ */
+export function mountAgentChecks(app: Hono, deps: HttpApiDeps): void {
+  const route = (handler: Parameters<typeof withLocalAgent>[1]) => withLocalAgent(deps, handler);
+
+  app.get("/v1/agent/checks", route((c, agent) => {
+    const filter = filterParam(c, HEALTH_CHECK_SCHEMA);
+    if (filter instanceof Response) return filter;
+    return jsonResponse(c, filterRecord(agent.agentChecks(), filter));
+  }));
+
+  app.put("/v1/agent/check/register", route(async (c, agent) => {
+    const body = await readBody(c);
+    if (body instanceof Response) return body;
+    return write(c, () => agent.registerCheck(agent.parseCheckRegistration(body)));
+  }));
+
+  const deregister = "/v1/agent/check/deregister/";
+  app.put(`${deregister}*`, route((c, agent) => {
+    const id = pathTail(c, deregister);
+    if (id === undefined) return badPath(c);
+    return write(c, () => agent.deregisterCheck(id));
+  }));
+  otherMethodsNotAllowed(app, `${deregister}*`);
+
+  for (const [verb, status] of TTL_VERBS) {
+    const prefix = `/v1/agent/check/${verb}/`;
+    app.put(`${prefix}*`, route((c, agent) => {
+      const id = pathTail(c, prefix);
+      if (id === undefined) return badPath(c);
+      return write(c, () => agent.updateTTL(id, status, c.req.query("note") ?? ""));
+    }));
+    otherMethodsNotAllowed(app, `${prefix}*`);
+  }
+
+  const update = "/v1/agent/check/update/";
+  app.put(`${update}*`, route(async (c, agent) => {
+    const body = await readBody(c);
+    if (body instanceof Response) return body;
+    let args: { Status?: string; Output?: string };
+    try {
+      args = decodeGoStruct(body, CHECK_UPDATE.struct);
+    } catch (err) {
+      if (err instanceof GoError) return plain(c, 400, `Request decode failed: ${err.message}`);
+      throw err;
+    }
+    const status = args.Status ?? "";
+    if (status !== "passing" && status !== "warning" && status !== "critical") {
+      return plain(c, 400, `Invalid check status: '${status}'`);
+    }
+    const id = pathTail(c, update);
+    if (id === undefined) return badPath(c);
+    return write(c, () => agent.updateTTL(id, status, args.Output ?? ""));
+  }));
+  otherMethodsNotAllowed(app, `${update}*`);
+}
