@@ -63,8 +63,16 @@ export class AppliedProposals {
     p.recent.add(counter);
     p.lastIndex = index;
     if (counter > p.max) {
+      // Drop the counters that fell out of the window: only those between the old and the new lower
+      // bound, so the usual step of one costs one deletion (a scan per apply cost ~5% of a KV write).
+      const from = p.max - this.window + 1;
+      const to = counter - this.window;
+      if (to - from < this.window) {
+        for (let c = from; c <= to; c++) p.recent.delete(c);
+      } else {
+        for (const c of p.recent) if (c <= to) p.recent.delete(c);
+      }
       p.max = counter;
-      for (const c of p.recent) if (c <= p.max - this.window) p.recent.delete(c);
     }
     return true;
   }
@@ -90,9 +98,11 @@ export class AppliedProposals {
   }
 }
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
 function hex(data: Uint8Array, from: number, to: number): string {
   let s = "";
-  for (let i = from; i < to; i++) s += data[i]!.toString(16).padStart(2, "0");
+  for (let i = from; i < to; i++) s += HEX[data[i]!]!;
   return s;
 }
 

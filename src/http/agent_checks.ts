@@ -11,6 +11,7 @@ import { decodeGoStruct, struct } from "./go_json.ts";
 import { GoError } from "./go_compat.ts";
 import { jsonResponse } from "./respond.ts";
 import { badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
+import { query } from "./request.ts";
 
 /** The TTL verbs and the status each sets (api.HealthPassing, HealthWarning, HealthCritical). */
 const TTL_VERBS = [["pass", "passing"], ["warn", "warning"], ["fail", "critical"]] as const;
@@ -57,7 +58,7 @@ export function mountAgentChecks(app: Hono, deps: HttpApiDeps): void {
     app.put(`${prefix}*`, route((c, agent) => {
       const id = pathTail(c, prefix);
       if (id === undefined) return badPath(c);
-      return write(c, () => agent.updateTTL(id, status, c.req.query("note") ?? ""));
+      return write(c, () => agent.updateTTL(id, status, query(c, "note") ?? ""));
     }));
     otherMethodsNotAllowed(app, `${prefix}*`);
   }

@@ -9,6 +9,7 @@ import { plain, withLocalAgent } from "./agent_local.ts";
 import type { HttpApiDeps, LocalAgentApi, LocalAgentCheckView, LocalAgentServiceView } from "./deps.ts";
 import { jsonResponse } from "./respond.ts";
 import { badPath, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
+import { query } from "./request.ts";
 
 /** Consul's structs.NodeMaint and structs.ServiceMaintPrefix: maintenance checks count as "maintenance". */
 const NODE_MAINT = "_node_maintenance";
@@ -72,7 +73,7 @@ function serviceHealth(service: LocalAgentServiceView, checks: readonly LocalAge
 /** Consul's returnTextPlain: an `Accept: text/plain...` header, else `?format=text`. */
 function wantsText(c: Context): boolean {
   if ((c.req.header("accept") ?? "").startsWith("text/plain")) return true;
-  return c.req.query("format") === "text";
+  return query(c, "format") === "text";
 }
 
 /**

@@ -8,6 +8,7 @@ import type { HttpApiDeps, LocalAgentApi } from "./deps.ts";
 import { parseGoBool } from "./go_compat.ts";
 import type { JsonValue } from "./go_json_parse.ts";
 import { decodeMessage, jsonBody } from "./route_params.ts";
+import { query } from "./request.ts";
 
 /** What every local-agent route answers (500) when the HTTP API was built without a local agent. */
 export const LOCAL_AGENT_UNAVAILABLE = "The local agent is not available on this HTTP server";
@@ -82,7 +83,7 @@ export async function readBody(c: Context): Promise<JsonValue | Response> {
  * the raw value %q-quoted). `?enable` without a value is present but invalid.
  */
 export function enableParam(c: Context): boolean | Response {
-  const raw = c.req.query("enable");
+  const raw = query(c, "enable");
   if (raw === undefined) return plain(c, 400, "Missing value for enable");
   const enable = parseGoBool(raw);
   return enable ?? plain(c, 400, `Invalid value for enable: ${JSON.stringify(raw)}`);

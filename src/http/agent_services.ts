@@ -15,6 +15,7 @@ import { GoError, parseGoDuration } from "./go_compat.ts";
 import { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./query_options.ts";
 import { jsonResponse } from "./respond.ts";
 import { badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
+import { query } from "./request.ts";
 
 const SERVICE_PREFIX = "/v1/agent/service/";
 const DEREGISTER_PREFIX = "/v1/agent/service/deregister/";
@@ -63,7 +64,7 @@ export function mountAgentServices(app: Hono, deps: HttpApiDeps): void {
   app.put("/v1/agent/maintenance", route((c, agent) => {
     const enable = enableParam(c);
     if (enable instanceof Response) return enable;
-    return write(c, () => (enable ? agent.enableNodeMaintenance(c.req.query("reason") ?? "") : agent.disableNodeMaintenance()));
+    return write(c, () => (enable ? agent.enableNodeMaintenance(query(c, "reason") ?? "") : agent.disableNodeMaintenance()));
   }));
 
   mountAgentChecks(app, deps);
@@ -75,7 +76,7 @@ export function mountAgentServices(app: Hono, deps: HttpApiDeps): void {
  * `len(query[...]) > 0 && (Get(...) == "" || Get(...) == "true")`); "1" or "yes" do not.
  */
 function replaceExisting(c: Context): boolean {
-  const raw = c.req.query("replace-existing-checks");
+  const raw = query(c, "replace-existing-checks");
   return raw === "" || raw === "true";
 }
 
@@ -91,7 +92,7 @@ function serviceMaintenance(c: Context, agent: LocalAgentApi): Response {
   const enable = enableParam(c);
   if (enable instanceof Response) return enable;
   try {
-    if (enable) agent.enableServiceMaintenance(id, c.req.query("reason") ?? "");
+    if (enable) agent.enableServiceMaintenance(id, query(c, "reason") ?? "");
     else agent.disableServiceMaintenance(id);
   } catch (err) {
     return refusalKind(err) ? plain(c, 404, (err as Error).message) : failure(c, err);
@@ -115,7 +116,7 @@ async function serviceById(c: Context, agent: LocalAgentApi, deps: HttpApiDeps):
   if (id === undefined) return badPath(c);
   const wait = waitParam(c);
   if (wait instanceof Response) return wait;
-  const hash = c.req.query("hash") ?? "";
+  const hash = query(c, "hash") ?? "";
   let service = agent.agentService(id);
   if (hash !== "" && service?.ContentHash === hash && deps.clock) {
     let waitMs = wait === 0 ? DEFAULT_WAIT_MS : Math.min(wait, MAX_WAIT_MS);
@@ -130,7 +131,7 @@ async function serviceById(c: Context, agent: LocalAgentApi, deps: HttpApiDeps):
 /** Consul's parseWait: `?wait=` (Go duration, 400 "Invalid wait time") in milliseconds, and `?index=` (400 "Invalid index"). */
 function waitParam(c: Context): number | Response {
   let waitMs = 0;
-  const wait = c.req.query("wait");
+  const wait = query(c, "wait");
   if (wait) {
     try {
       waitMs = parseGoDuration(wait) / 1e6;
@@ -139,7 +140,7 @@ function waitParam(c: Context): number | Response {
       throw err;
     }
   }
-  const index = c.req.query("index");
+  const index = query(c, "index");
   if (index && !(/^\d+$/.test(index) && BigInt(index) < 2n ** 64n)) return plain(c, 400, "Invalid index");
   return waitMs;
 }

@@ -6,6 +6,7 @@
  */
 import type { Context, Hono } from "hono";
 import { jsonResponse } from "./respond.ts";
+import { query } from "./request.ts";
 
 /** One gossip pool's answer to a keyring operation (Consul's structs.KeyringResponse). */
 export interface KeyringPoolResult {
@@ -111,7 +112,7 @@ export function keyringErrors(results: readonly KeyringPoolResult[]): string {
 
 /** Consul's relay-factor parsing (strconv.Atoi, then ParseRelayFactor). */
 function relayFactorError(c: Context): string | undefined {
-  const raw = c.req.query("relay-factor");
+  const raw = query(c, "relay-factor");
   if (raw === undefined || raw === "") return undefined;
   if (!/^[+-]?\d+$/.test(raw)) return `Error parsing relay factor: strconv.Atoi: parsing "${raw}": invalid syntax`;
   const n = Number(raw);

@@ -157,3 +157,13 @@ describe("PUT and DELETE /v1/kv", () => {
     expect((await res.text()).trim()).toBe('invalid session "s9"');
   });
 });
+
+describe("KV key escaping", () => {
+  test("a key is decoded exactly once: %2525 is the key %25, %2F a slash", async () => {
+    const { state, app } = setup();
+    state.values["kv-get"] = null;
+    await app.request("/v1/kv/a%2525b");
+    await app.request("/v1/kv/a%2Fb");
+    expect(state.reads.map((r) => r.query)).toEqual([{ type: "kv-get", key: "a%25b" }, { type: "kv-get", key: "a/b" }]);
+  });
+});

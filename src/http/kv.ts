@@ -9,6 +9,8 @@ import { MAX_KV_VALUE_BYTES, type DirEntry, type KVWriteVerb } from "../model/in
 import type { HttpApiDeps } from "./deps.ts";
 import { hasParam, serveRead, serveWrite, uintParam } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";
+import { query } from "./request.ts";
+import { pathTail } from "./route_params.ts";
 
 /** A KV entry in Consul's JSON shape (field order as Consul writes it). */
 export function dirEntryBody(e: DirEntry): Record<string, unknown> {
@@ -23,14 +25,8 @@ export function dirEntryBody(e: DirEntry): Record<string, unknown> {
   };
 }
 
-/** The key from the path, decoded like Go's URL.Path; undefined when the escaping is invalid. */
-function keyOf(c: Context): string | undefined {
-  try {
-    return decodeURIComponent(c.req.path.slice("/v1/kv/".length));
-  } catch {
-    return undefined;
-  }
-}
+/** The key from the path, decoded once like Go's URL.Path; undefined when the escaping is invalid. */
+const keyOf = (c: Context): string | undefined => pathTail(c, "/v1/kv/");
 
 const missingKey = (c: Context) => textError(c, 400, "Missing key name");
 const badKey = (c: Context) => textError(c, 400, "Invalid key: the path is not valid percent-encoding");
@@ -46,7 +42,7 @@ export function mountKv(app: Hono, deps: HttpApiDeps): void {
     const key = keyOf(c);
     if (key === undefined) return badKey(c);
     if (hasParam(c, "keys")) {
-      const separator = c.req.query("separator") ?? c.req.query("seperator") ?? "";
+      const separator = query(c, "separator") ?? query(c, "seperator") ?? "";
       return serveRead(c, deps, () => ({ type: "kv-keys", prefix: key, separator }), (keys) =>
         keys.length === 0 && key !== "" ? c.body(null, 404) : jsonResponse(c, keys));
     }
@@ -78,8 +74,8 @@ export function mountKv(app: Hono, deps: HttpApiDeps): void {
     let op: KVWriteVerb = "set";
     let session: string | undefined;
     if (cas !== undefined) op = "cas";
-    if (hasParam(c, "acquire")) [op, session] = ["lock", c.req.query("acquire")];
-    if (hasParam(c, "release")) [op, session] = ["unlock", c.req.query("release")];
+    if (hasParam(c, "acquire")) [op, session] = ["lock", query(c, "acquire")];
+    if (hasParam(c, "release")) [op, session] = ["unlock", query(c, "release")];
     if ((op === "lock" || op === "unlock") && !session) return textError(c, 400, `Missing session ID for ?${op === "lock" ? "acquire" : "release"}`);
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > MAX_KV_VALUE_BYTES) return tooLarge(c, declared);

@@ -7,6 +7,7 @@
 import type { Context, Hono } from "hono";
 import type { AgentInfo, MemberStatus, MemberView, MembershipApi } from "./deps.ts";
 import { jsonResponse, textError } from "./respond.ts";
+import { query } from "./request.ts";
 
 /** serf.MemberStatus as an integer (hashicorp/serf serf/serf.go: StatusNone = 0 ... StatusFailed = 4). */
 export const MEMBER_STATUS_CODES: Readonly<Record<MemberStatus, number>> = { none: 0, alive: 1, leaving: 2, left: 3, failed: 4 };
@@ -47,7 +48,7 @@ export function mountMembers(app: Hono, membership: MembershipApi | undefined, a
 
   app.get("/v1/agent/members", (c) => {
     const wan = hasValue(c, "wan");
-    const segment = c.req.query("segment") ?? "";
+    const segment = query(c, "segment") ?? "";
     if (wan && segment !== "" && segment !== ALL_SEGMENTS) return consulError(c, 400, "Cannot provide a segment with wan=true");
     if (!membership) return consulError(c, 500, MEMBERSHIP_UNAVAILABLE);
     if (wan) return jsonResponse(c, isClient ? null : membership.members(true).map(memberBody));
@@ -79,8 +80,8 @@ export function mountMembers(app: Hono, membership: MembershipApi | undefined, a
   app.put("/v1/agent/force-leave/:node{.+}", async (c) => {
     if (!membership) return consulError(c, 500, MEMBERSHIP_UNAVAILABLE);
     const node = c.req.param("node");
-    const prune = c.req.query("prune") !== undefined;
-    const wan = c.req.query("wan") !== undefined;
+    const prune = query(c, "prune") !== undefined;
+    const wan = query(c, "wan") !== undefined;
     // Agent.ForceLeaveWAN / Agent.ForceLeave in agent/agent.go.
     if (wan && isClient) return consulError(c, 500, "Must be a server to force-leave a node from the WAN cluster");
     if (!wan && !membership.members(false).some((m) => m.name === node)) {
@@ -98,7 +99,7 @@ export function mountMembers(app: Hono, membership: MembershipApi | undefined, a
 
 /** Go's `req.URL.Query().Get(name) != ""`. */
 function hasValue(c: Context, name: string): boolean {
-  const value = c.req.query(name);
+  const value = query(c, name);
   return value !== undefined && value !== "";
 }
 

@@ -6,6 +6,7 @@ import type { Hono } from "hono";
 import type { HttpApiDeps } from "./deps.ts";
 import { hasParam, messageOf } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";
+import { query } from "./request.ts";
 
 /** One server of the Raft configuration in Consul's api.RaftServer shape. */
 export interface RaftServerView {
@@ -30,7 +31,7 @@ export function mountOperator(app: Hono, deps: HttpApiDeps): void {
   app.get("/v1/operator/raft/configuration", async (c) => {
     if (!deps.operator) return textError(c, 500, UNAVAILABLE);
     try {
-      return jsonResponse(c, await deps.operator.raftConfiguration({ datacenter: c.req.query("dc") || undefined, stale: hasParam(c, "stale") }));
+      return jsonResponse(c, await deps.operator.raftConfiguration({ datacenter: query(c, "dc") || undefined, stale: hasParam(c, "stale") }));
     } catch (err) {
       return textError(c, 500, messageOf(err));
     }
@@ -38,13 +39,13 @@ export function mountOperator(app: Hono, deps: HttpApiDeps): void {
 
   app.delete("/v1/operator/raft/peer", async (c) => {
     if (!deps.operator) return textError(c, 500, UNAVAILABLE);
-    const id = c.req.query("id") || undefined;
-    const address = c.req.query("address") || undefined;
+    const id = query(c, "id") || undefined;
+    const address = query(c, "address") || undefined;
     if ((id === undefined) === (address === undefined)) {
       return textError(c, 400, "Must specify either ?id with the server's ID or ?address with IP:port of peer to remove");
     }
     try {
-      await deps.operator.removePeer({ datacenter: c.req.query("dc") || undefined, id, address });
+      await deps.operator.removePeer({ datacenter: query(c, "dc") || undefined, id, address });
     } catch (err) {
       return textError(c, 500, messageOf(err));
     }

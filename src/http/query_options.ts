@@ -4,6 +4,7 @@
  */
 import type { Context } from "hono";
 import { parseDuration } from "../lib/index.ts";
+import { query } from "./request.ts";
 
 export type Consistency = "default" | "stale" | "consistent";
 
@@ -33,7 +34,7 @@ export class BadRequestError extends Error {
  * [0, 1) for the jitter (injected so tests can pin it).
  */
 export function parseReadOptions(c: Context, random: () => number): ReadOptions {
-  const q = (name: string) => c.req.query(name);
+  const q = (name: string) => query(c, name);
   const stale = q("stale") !== undefined;
   const consistent = q("consistent") !== undefined;
   if (stale && consistent) throw new BadRequestError("Cannot specify ?stale with ?consistent, conflicting semantics.");

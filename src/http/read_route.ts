@@ -8,6 +8,7 @@ import type { HttpApiDeps, StateAccess } from "./deps.ts";
 import { BadRequestError, parseReadOptions, setQueryMeta, type ReadOptions } from "./query_options.ts";
 import type { ReadQuery, ReadValue } from "./reads.ts";
 import { textError } from "./respond.ts";
+import { query } from "./request.ts";
 
 /** Said when the agent has no way to the replicated state. */
 export const STATE_UNAVAILABLE = "The replicated state is not available on this agent";
@@ -59,7 +60,7 @@ export async function serveWrite(
   if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
   let result: StateResult;
   try {
-    result = await deps.state.write(command, c.req.query("dc") || undefined);
+    result = await deps.state.write(command, query(c, "dc") || undefined);
   } catch (err) {
     return textError(c, 500, messageOf(err));
   }
@@ -73,12 +74,12 @@ export function messageOf(err: unknown): string {
 
 /** Whether a query parameter is present (Go's `_, ok := params[name]`), with or without a value. */
 export function hasParam(c: Context, name: string): boolean {
-  return c.req.query(name) !== undefined;
+  return query(c, name) !== undefined;
 }
 
 /** Parses an unsigned integer query parameter; undefined when absent, a 400 Response when malformed. */
 export function uintParam(c: Context, name: string): number | undefined | Response {
-  const raw = c.req.query(name);
+  const raw = query(c, name);
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) return textError(c, 400, `Invalid ${name} value ${JSON.stringify(raw)}: must be an unsigned integer`);
   return Number(raw);

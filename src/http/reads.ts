@@ -4,7 +4,8 @@
  * where src/main runs it against the state store. `ReadValue` maps each read to its result type.
  */
 import type {
-  CheckServiceNode, DirEntry, HealthCheck, HealthStateFilter, Node, NodeServices, ServiceNode, ServiceTagsMap, Session, TxnOp,
+  CheckServiceNode, DirEntry, HealthCheck, HealthStateFilter, Node, NodeServices, ServiceNode, ServiceTagsMap, Session, TxnError, TxnOp,
+  TxnResult,
 } from "../model/index.ts";
 
 export type NodeMetaFilter = Readonly<Record<string, string>>;
@@ -28,7 +29,11 @@ export interface Reads {
   "session-list": { args: Record<never, never>; value: readonly Session[] };
   "session-node": { args: { node: string }; value: readonly Session[] };
   /** A transaction of read-only KV operations (no Raft round): Consul's Txn.Read. */
-  "txn-read": { args: { ops: readonly TxnOp[] }; value: unknown };
+  "txn-read": {
+    args: { ops: readonly TxnOp[] };
+    /** Consul's TxnReadResponse: Results (Errors null) or Errors (Results null). */
+    value: { readonly Results: readonly TxnResult[] | null; readonly Errors: readonly TxnError[] | null };
+  };
   /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */
   "snapshot": { args: Record<never, never>; value: { readonly state: Uint8Array; readonly index: number; readonly term: number } };
 }

@@ -1,11 +1,12 @@
 import type { Context } from "hono";
+import { query } from "./request.ts";
 
 /**
  * Writes `body` as JSON the way Consul does: compact by default, indented with `?pretty`,
  * `Content-Type: application/json`.
  */
 export function jsonResponse(c: Context, body: unknown, status = 200): Response {
-  const pretty = c.req.query("pretty") !== undefined;
+  const pretty = query(c, "pretty") !== undefined;
   const text = pretty ? JSON.stringify(body, null, 4) + "\n" : JSON.stringify(body);
   return c.body(text, status as 200, { "Content-Type": "application/json" });
 }

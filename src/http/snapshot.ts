@@ -7,6 +7,7 @@ import type { HttpApiDeps } from "./deps.ts";
 import { messageOf } from "./read_route.ts";
 import { BadRequestError, parseReadOptions, setQueryMeta } from "./query_options.ts";
 import { textError } from "./respond.ts";
+import { query } from "./request.ts";
 
 export function mountSnapshot(app: Hono, deps: HttpApiDeps): void {
   app.get("/v1/snapshot", async (c) => {
@@ -32,7 +33,7 @@ export function mountSnapshot(app: Hono, deps: HttpApiDeps): void {
     const archive = new Uint8Array(await c.req.arrayBuffer());
     if (archive.length === 0) return textError(c, 400, "Missing snapshot: the request body is empty");
     try {
-      await deps.snapshots.restore(archive, c.req.query("dc") || undefined);
+      await deps.snapshots.restore(archive, query(c, "dc") || undefined);
     } catch (err) {
       const message = messageOf(err);
       // A file that is not a snapshot, or a damaged one, is the client's mistake; nothing was restored.

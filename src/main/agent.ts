@@ -198,6 +198,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         keyring: gossip.keyring,
         catalog,
         state: stateAccess,
+        sessionRenewal: stateAccess,
         localAgent: localAgent ? { ...localAgent, parseServiceRegistration, parseCheckRegistration } : undefined,
         clock: systemClock(),
         snapshots: stateAccess ? snapshotApiOver(stateAccess, systemClock()) : undefined,

@@ -1,0 +1,129 @@
+import { describe, expect, test } from "bun:test";
+import { decodeGoBase64, formatGoDuration, multiErrorText, parseGoBool, parseGoDuration, uuidError } from "./go_compat.ts";
+import { decodeGoSlice, decodeGoStruct, map, slice, struct } from "./go_json.ts";
+import { parseGoJson } from "./go_json_parse.ts";
+
+const msg = (f: () => unknown) => {
+  try {
+    f();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error("did not throw");
+};
+
+describe("Go durations", () => {
+  test("parse like time.ParseDuration, in nanoseconds", () => {
+    expect(parseGoDuration("0")).toBe(0);
+    expect(parseGoDuration("15s")).toBe(15e9);
+    expect(parseGoDuration("1m30s")).toBe(90e9);
+    expect(parseGoDuration("1.5h")).toBe(5400e9);
+    expect(parseGoDuration("-2ms")).toBe(-2e6);
+    expect(parseGoDuration("300µs")).toBe(300e3);
+    expect(parseGoDuration(".5s")).toBe(5e8);
+  });
+
+  test("fail with Go 1.14's messages", () => {
+    expect(msg(() => parseGoDuration("abc"))).toBe("time: invalid duration abc");
+    expect(msg(() => parseGoDuration(""))).toBe("time: invalid duration ");
+    expect(msg(() => parseGoDuration("5"))).toBe("time: missing unit in duration 5");
+    expect(msg(() => parseGoDuration("5x"))).toBe("time: unknown unit x in duration 5x");
+    expect(msg(() => parseGoDuration(".s"))).toBe("time: invalid duration .s");
+  });
+
+  test("format like Duration.String", () => {
+    expect(formatGoDuration(0)).toBe("0s");
+    expect(formatGoDuration(1500)).toBe("1.5µs");
+    expect(formatGoDuration(3e8)).toBe("300ms");
+    expect(formatGoDuration(10e9)).toBe("10s");
+    expect(formatGoDuration(90e9)).toBe("1m30s");
+    expect(formatGoDuration(86400e9)).toBe("24h0m0s");
+    expect(formatGoDuration(1.5e9)).toBe("1.5s");
+    expect(formatGoDuration(-2e6)).toBe("-2ms");
+  });
+});
+
+describe("Go base64, bools, UUIDs, multierror", () => {
+  test("base64 decodes standard padded input and reports the byte Go reports", () => {
+    expect(new TextDecoder().decode(decodeGoBase64("aGVsbG8="))).toBe("hello");
+    expect(decodeGoBase64("").length).toBe(0);
+    expect(new TextDecoder().decode(decodeGoBase64("aGVs\nbG8="))).toBe("hello");
+    expect(msg(() => decodeGoBase64("aGVsbG8"))).toBe("illegal base64 data at input byte 4");
+    expect(msg(() => decodeGoBase64("a$=="))).toBe("illegal base64 data at input byte 1");
+    expect(msg(() => decodeGoBase64("aGVsbG8=x"))).toBe("illegal base64 data at input byte 8");
+    expect(new TextDecoder().decode(decodeGoBase64("aA=="))).toBe("h");
+    expect(msg(() => decodeGoBase64("aA="))).toBe("illegal base64 data at input byte 3");
+  });
+
+  test("ParseBool accepts Go's spellings only", () => {
+    expect(["1", "t", "TRUE", "True"].map(parseGoBool)).toEqual([true, true, true, true]);
+    expect(["0", "f", "FALSE", "false"].map(parseGoBool)).toEqual([false, false, false, false]);
+    expect(parseGoBool("yes")).toBeUndefined();
+  });
+
+  test("ParseUUID's errors", () => {
+    expect(uuidError("0b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c")).toBeUndefined();
+    expect(uuidError("abc")).toBe("uuid string is wrong length");
+    expect(uuidError("0b5e9a1c08d6f-4f51-9d3a-2c4e6f7a8b9c")).toBe("uuid is improperly formatted");
+    expect(uuidError("gb5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c")).toBe("encoding/hex: invalid byte: U+0067 'g'");
+  });
+
+  test("multierror lists", () => {
+    expect(multiErrorText(["a"])).toBe("1 error occurred:\n\t* a\n\n");
+    expect(multiErrorText(["a", "b"])).toBe("2 errors occurred:\n\t* a\n\t* b\n\n");
+  });
+});
+
+describe("Go JSON decoding", () => {
+  test("syntax errors read like encoding/json's", () => {
+    expect(msg(() => parseGoJson(""))).toBe("EOF");
+    expect(msg(() => parseGoJson("  "))).toBe("EOF");
+    expect(msg(() => parseGoJson('{"a": 1'))).toBe("unexpected EOF");
+    expect(msg(() => parseGoJson("nope"))).toBe("invalid character 'o' in literal null (expecting 'u')");
+    expect(msg(() => parseGoJson("x"))).toBe("invalid character 'x' looking for beginning of value");
+    expect(msg(() => parseGoJson('{"a" 1}'))).toBe("invalid character '1' after object key");
+    expect(msg(() => parseGoJson('{"a":1 "b"}'))).toBe("invalid character '\"' after object key:value pair");
+    expect(msg(() => parseGoJson("{1}"))).toBe("invalid character '1' looking for beginning of object key string");
+    expect(msg(() => parseGoJson("[1 2]"))).toBe("invalid character '2' after array element");
+    expect(msg(() => parseGoJson('"a\nb"'))).toBe("invalid character '\\n' in string literal");
+    expect(msg(() => parseGoJson("1.x"))).toBe("invalid character 'x' after decimal point in numeric literal");
+  });
+
+  test("values parse; text after the first value is ignored, as json.Decoder does", () => {
+    expect(parseGoJson('{"a": [1, "x\\u0041", true, null]} trailing')).toEqual({ a: [1, "xA", true, null] });
+    const obj = parseGoJson('{"__proto__": {"x": 1}}') as Record<string, unknown>;
+    expect(Object.keys(obj)).toEqual(["__proto__"]);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  const S = struct("pkg.Thing", { Name: "string", Port: "int", Size: "uint64", On: "bool", Tags: slice("string"), Meta: map("string"), Raw: "bytes", Any: "any" }).struct;
+
+  test("struct fields match case-insensitively, exact first; later duplicates win; unknown fields are ignored", () => {
+    expect(decodeGoStruct(parseGoJson('{"name": "a", "NAME": "b", "port": 1, "other": 1}'), S)).toEqual({ Name: "b", Port: 1 });
+    expect(decodeGoStruct(parseGoJson("null"), S)).toEqual({});
+  });
+
+  test("null leaves scalars unset and sets slices, maps and interfaces to nil", () => {
+    expect(decodeGoStruct(parseGoJson('{"Name": null, "Tags": null, "Meta": null, "Any": null}'), S)).toEqual({ Tags: null, Meta: null, Any: null });
+  });
+
+  test("type mismatches fail with encoding/json's message", () => {
+    expect(msg(() => decodeGoStruct(parseGoJson('{"Name": 1}'), S))).toBe("json: cannot unmarshal number into Go struct field Thing.Name of type string");
+    expect(msg(() => decodeGoStruct(parseGoJson('{"Port": 1.5}'), S))).toBe("json: cannot unmarshal number 1.5 into Go struct field Thing.Port of type int");
+    expect(msg(() => decodeGoStruct(parseGoJson('{"Size": -1}'), S))).toBe("json: cannot unmarshal number -1 into Go struct field Thing.Size of type uint64");
+    expect(msg(() => decodeGoStruct(parseGoJson('{"Tags": "a"}'), S))).toBe("json: cannot unmarshal string into Go struct field Thing.Tags of type []string");
+    expect(msg(() => decodeGoStruct(parseGoJson('{"Meta": {"a": 1}}'), S))).toBe("json: cannot unmarshal number into Go struct field Thing.Meta of type string");
+    expect(msg(() => decodeGoStruct(parseGoJson('{"Raw": 1}'), S))).toBe("json: cannot unmarshal number into Go struct field Thing.Raw of type []uint8");
+    expect(msg(() => decodeGoStruct(parseGoJson('{"Raw": "%%"}'), S))).toBe("illegal base64 data at input byte 0");
+    expect(msg(() => decodeGoStruct(parseGoJson("[]"), S))).toBe("json: cannot unmarshal array into Go value of type pkg.Thing");
+  });
+
+  test("slices of structs", () => {
+    const one = struct("pkg.Op", { KV: struct("pkg.KV", { Verb: "string" }) });
+    expect(decodeGoSlice(parseGoJson('[{"kv": {"verb": "get"}}, null]'), one, "pkg.Ops")).toEqual([{ KV: { Verb: "get" } }, {}]);
+    expect(msg(() => decodeGoSlice(parseGoJson("{}"), one, "pkg.Ops"))).toBe("json: cannot unmarshal object into Go value of type pkg.Ops");
+    expect(msg(() => decodeGoSlice(parseGoJson('[{"KV": {"Verb": 1}}]'), one, "pkg.Ops"))).toBe(
+      "json: cannot unmarshal number into Go struct field Op.KV.Verb of type string",
+    );
+  });
+});

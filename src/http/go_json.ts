@@ -1,0 +1,137 @@
+/**
+ * Decodes parsed JSON into a shape described by a Go-like schema, with encoding/json's rules as Consul's
+ * decoders apply them: struct field names match case-insensitively (an exact match first), unknown
+ * fields are ignored, later duplicates win, `null` leaves a scalar or struct field unset and sets a
+ * slice, map or interface field to nil (kept as `null`), and a type mismatch fails with Go's text
+ * ("json: cannot unmarshal string into Go struct field RegisterRequest.Service.Port of type int").
+ *
+ * The result is a plain object keyed by the schema's field names holding only the fields present.
+ */
+import { decodeGoBase64, GoError } from "./go_compat.ts";
+import type { JsonValue } from "./go_json_parse.ts";
+
+/** A field type whose decoding is custom (Go types with their own UnmarshalJSON, e.g. durations). */
+export interface GoCustom {
+  readonly goName: string;
+  /** Decodes a non-null value; returns undefined for a JSON type the Go type does not accept. */
+  decode(value: JsonValue): unknown;
+}
+
+export interface GoStruct {
+  readonly name: string;
+  readonly fields: Readonly<Record<string, GoType>>;
+}
+
+export type GoType =
+  | "string" | "bool" | "int" | "uint64" | "float64" | "bytes" | "any"
+  | { readonly slice: GoType }
+  | { readonly map: GoType }
+  | { readonly struct: GoStruct }
+  | { readonly custom: GoCustom };
+
+export const slice = (of: GoType): GoType => ({ slice: of });
+export const map = (of: GoType): GoType => ({ map: of });
+export const struct = (name: string, fields: Record<string, GoType>): { readonly struct: GoStruct } => ({ struct: { name, fields } });
+
+function goName(t: GoType): string {
+  if (typeof t === "string") return t === "bytes" ? "[]uint8" : t === "any" ? "interface {}" : t;
+  if ("slice" in t) return `[]${goName(t.slice)}`;
+  if ("map" in t) return `map[string]${goName(t.map)}`;
+  if ("struct" in t) return t.struct.name;
+  return t.custom.goName;
+}
+
+function jsonKind(v: JsonValue): string {
+  if (Array.isArray(v)) return "array";
+  if (v === null) return "null";
+  return typeof v === "object" ? "object" : typeof v;
+}
+
+const isObject = (v: JsonValue): v is { [key: string]: JsonValue } => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Sets an own property even for keys like "__proto__" (map keys come from the client). */
+function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+class Decoder {
+  constructor(private readonly top: string) {}
+
+  private mismatch(what: string, path: string, t: GoType): never {
+    const where = path ? `Go struct field ${this.top}.${path}` : "Go value";
+    throw new GoError(`json: cannot unmarshal ${what} into ${where} of type ${goName(t)}`);
+  }
+
+  /** Decodes a non-null value. */
+  value(v: JsonValue, t: GoType, path: string): unknown {
+    if (t === "any") return v;
+    if (t === "string" || t === "bool") return typeof v === (t === "string" ? "string" : "boolean") ? v : this.mismatch(jsonKind(v), path, t);
+    if (t === "int" || t === "uint64" || t === "float64") {
+      if (typeof v !== "number") return this.mismatch(jsonKind(v), path, t);
+      if (t === "float64") return v;
+      const ok = Number.isInteger(v) && Math.abs(v) <= 2 ** 63 && (t === "int" || v >= 0);
+      return ok ? v : this.mismatch(`number ${v}`, path, t);
+    }
+    if (t === "bytes") return typeof v === "string" ? decodeGoBase64(v) : this.mismatch(jsonKind(v), path, t);
+    if ("custom" in t) {
+      const out = t.custom.decode(v);
+      return out === undefined ? this.mismatch(jsonKind(v), path, t) : out;
+    }
+    if ("slice" in t) {
+      if (!Array.isArray(v)) return this.mismatch(jsonKind(v), path, t);
+      return v.map((e) => (e === null ? this.nullOf(t.slice) : this.value(e, t.slice, path)));
+    }
+    if (!isObject(v)) return this.mismatch(jsonKind(v), path, t);
+    if ("map" in t) {
+      const out: Record<string, unknown> = {};
+      for (const [k, e] of Object.entries(v)) setOwn(out, k, e === null ? this.nullOf(t.map) : this.value(e, t.map, path));
+      return out;
+    }
+    return this.struct(v, t.struct, path);
+  }
+
+  /** What a JSON null becomes inside a slice or map: nil for reference types, the zero value otherwise. */
+  private nullOf(t: GoType): unknown {
+    if (t === "string") return "";
+    if (t === "bool") return false;
+    if (t === "int" || t === "uint64" || t === "float64") return 0;
+    if (typeof t === "object" && "struct" in t) return {};
+    return null;
+  }
+
+  struct(v: { [key: string]: JsonValue }, s: GoStruct, path: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const names = Object.keys(s.fields);
+    for (const [key, raw] of Object.entries(v)) {
+      const field = names.find((n) => n === key) ?? names.find((n) => n.toLowerCase() === key.toLowerCase());
+      if (field === undefined) continue;
+      const t = s.fields[field]!;
+      if (raw === null) {
+        const nils = t === "any" || t === "bytes" || (typeof t === "object" && ("slice" in t || "map" in t));
+        if (nils) out[field] = null;
+        continue;
+      }
+      out[field] = this.value(raw, t, path ? `${path}.${field}` : field);
+    }
+    return out;
+  }
+}
+
+/**
+ * Decodes a parsed body into struct `s` (a top-level null decodes to an empty struct, as Go leaves the
+ * target untouched). Throws GoError with encoding/json's message on a type mismatch.
+ */
+export function decodeGoStruct<T>(v: JsonValue, s: GoStruct): T {
+  const d = new Decoder(s.name.replace(/^.*\./, ""));
+  if (v === null) return {} as T;
+  if (!isObject(v)) throw new GoError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type ${s.name}`);
+  return d.struct(v, s, "") as T;
+}
+
+/** Decodes a parsed body as a Go slice of struct `of` (Consul's api.TxnOps); null decodes to an empty list. */
+export function decodeGoSlice<T>(v: JsonValue, of: { readonly struct: GoStruct }, goTypeName: string): T[] {
+  if (v === null) return [];
+  if (!Array.isArray(v)) throw new GoError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type ${goTypeName}`);
+  const d = new Decoder(of.struct.name.replace(/^.*\./, ""));
+  return v.map((e) => (e === null ? {} : d.value(e, of, ""))) as T[];
+}

@@ -1,0 +1,83 @@
+/**
+ * Request pieces shared by the catalog, health, session and txn routes, parsed the way Consul's
+ * agent/http.go does: the name after a route prefix (Go's decoded URL.Path, `strings.TrimPrefix`),
+ * `?node-meta=k:v` (parseMetaFilter / ParseMetaPair), `?tag` (repeatable), `?filter` (bexpr), and a
+ * JSON body read with Go's decoder.
+ */
+import type { Context, Hono } from "hono";
+import { compileFilter, FilterError, type Filter, type Schema } from "../connect/index.ts";
+import { GoError } from "./go_compat.ts";
+import { parseGoJson, type JsonValue } from "./go_json_parse.ts";
+import type { NodeMetaFilter } from "./reads.ts";
+import { textError } from "./respond.ts";
+import { query, queryAll } from "./request.ts";
+
+/**
+ * The decoded path after `prefix` (percent-escapes, `%2F` included, decoded once as Go's URL.Path is);
+ * undefined when the escaping is invalid.
+ */
+export function pathTail(c: Context, prefix: string): string | undefined {
+  const raw = new URL(c.req.url).pathname;
+  if (!raw.startsWith(prefix)) return "";
+  try {
+    return decodeURIComponent(raw.slice(prefix.length));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Answers a bad percent-escape in the path (Go's server refuses such a URL before routing). */
+export const badPath = (c: Context): Response => textError(c, 400, "Invalid URL escape in the request path");
+
+/** `?node-meta=key:value`, repeatable; a pair without ":" filters on an empty value. Undefined when absent. */
+export function nodeMetaParam(c: Context): NodeMetaFilter | undefined {
+  const pairs = queryAll(c, "node-meta");
+  if (!pairs.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf(":");
+    const [k, v] = at < 0 ? [pair, ""] : [pair.slice(0, at), pair.slice(at + 1)];
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** `?tag=`, repeatable (all must match); undefined when absent. `?tag` with no value is the tag "". */
+export function tagsParam(c: Context): readonly string[] | undefined {
+  const tags = queryAll(c, "tag");
+  return tags.length ? tags : undefined;
+}
+
+/**
+ * Compiles `?filter=` against `schema`: undefined when absent or empty, a 400 Response with Consul's
+ * wording when the expression is bad (Consul 1.8 answers 500 here; we answer 400 for bad input).
+ */
+export function filterParam(c: Context, schema: Schema): Filter | undefined | Response {
+  const expr = query(c, "filter");
+  if (!expr) return undefined;
+  try {
+    return compileFilter(expr, schema);
+  } catch (err) {
+    if (err instanceof FilterError) return textError(c, 400, `Failed to create boolean expression evaluator: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Reads the body and parses its first JSON value with Go's decoder; GoError on bad JSON. */
+export async function jsonBody(c: Context): Promise<JsonValue> {
+  return parseGoJson(await c.req.text());
+}
+
+/** The message of a decode failure (GoError), rethrowing anything else. */
+export function decodeMessage(err: unknown): string {
+  if (err instanceof GoError) return err.message;
+  throw err;
+}
+
+/**
+ * Answers 405 for methods other than those already routed on `pattern` (a wildcard route, which the
+ * app's not-found handler cannot recognise by path). Register after the route's own handlers.
+ */
+export function otherMethodsNotAllowed(app: Hono, pattern: string): void {
+  app.all(pattern, (c) => textError(c, 405, `method ${c.req.method} not allowed`));
+}
