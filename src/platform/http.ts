@@ -1,13 +1,14 @@
 /**
  * HTTP/1.1 server port for fetch-style handlers (Hono apps expose `fetch(request)`).
  *
- * Built on node:http so it behaves the same on Bun, Deno and Node. Request and header timeouts are
+ * node:http behaves the same on Bun, Deno and Node; Bun's native server is the fast path. Request and header timeouts are
  * disabled because Consul's blocking queries hold a request open for up to 10 minutes; handlers bound
  * their own waits.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { Readable } from "node:stream";
+import { bunRuntime, serveHttpBun } from "./bun/http.ts";
 
 export type FetchHandler = (request: Request, info: { remoteAddress: string }) => Response | Promise<Response>;
 
@@ -19,8 +20,17 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
-/** Serves `handler` on host:port. Rejects (with the address in the message) when the port cannot be bound. */
+/**
+ * Serves `handler` on host:port. Rejects (with the address in the message) when the port cannot be
+ * bound. On Bun the native server is used (bun/http.ts: much faster); elsewhere node:http.
+ */
 export function serveHttp(options: { host: string; port: number; handler: FetchHandler; onError?: (err: unknown) => void }): Promise<HttpServerHandle> {
+  const bun = bunRuntime();
+  return bun ? serveHttpBun(bun, options) : serveHttpNode(options);
+}
+
+/** The node:http implementation (Deno, Node, and Bun when asked for it by tests). */
+export function serveHttpNode(options: { host: string; port: number; handler: FetchHandler; onError?: (err: unknown) => void }): Promise<HttpServerHandle> {
   const sockets = new Set<Socket>();
   const server = createServer({ noDelay: true }, (req, res) => {
     handle(req, res, options.handler).catch((err) => {
