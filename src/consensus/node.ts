@@ -57,6 +57,22 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   /** Monotonic time of the last message from the current leader (followers' X-Consul-LastContact). */
   let lastLeaderContact: number | undefined;
   let readSeq = 0;
+  /** The read batch collecting reads; its ReadIndex request is made once the one in flight is answered. */
+  let openRead: { readonly ctx: string; readonly promise: Promise<void> } | undefined;
+  let readInFlight = false;
+  /** Sends the open batch's ReadIndex request: every read in it arrived before, so its read point is valid for each. */
+  function issueRead(): void {
+    const batch = openRead;
+    if (!batch || stopped) return;
+    openRead = undefined;
+    readInFlight = true;
+    const next = () => {
+      readInFlight = false;
+      issueRead();
+    };
+    batch.promise.then(next, next);
+    enqueue({ kind: "read", ctx: batch.ctx });
+  }
   let loopDone: Promise<void> = Promise.resolve();
   /** Snapshot bytes received from a leader, by index, until the core asks us to install them. */
   const receivedSnapshots = new Map<number, Uint8Array>();
@@ -337,11 +353,18 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     },
     read() {
       if (stopped || !raw) return Promise.reject(new NodeStoppedError());
+      // Reads that arrive before their ReadIndex request reaches the core share it (etcd's batched
+      // linearizable reads): the request is made after all of them, so its commit index is a valid
+      // read point for each. One quorum round per batch instead of one per read.
+      // Like etcd's linearizableReadLoop, one ReadIndex request is in flight at a time: reads arriving
+      // meanwhile wait for the next one, so under load a quorum round serves many reads.
+      if (openRead) return openRead.promise;
       // Unique across restarts: a late answer to an earlier incarnation's read must not resolve this one.
       const ctx = `${o.id}/${ids.incarnation}/${++readSeq}`;
-      const p = reads.add(ctx, timeoutMs, () => new ReadTimeoutError(timeoutMs));
-      enqueue({ kind: "read", ctx });
-      return p;
+      const promise = reads.add(ctx, timeoutMs, () => new ReadTimeoutError(timeoutMs));
+      openRead = { ctx, promise };
+      if (!readInFlight) issueRead();
+      return promise;
     },
     changeMembership(cc) {
       if (stopped || !raw) return Promise.reject(new NodeStoppedError());

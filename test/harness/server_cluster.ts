@@ -36,7 +36,7 @@ export async function startServerCluster(o: { work: string; size: number; prefix
     agents,
     start,
     async leaderIndex() {
-      const leader = await poll(() => getJson(agents[0]!, "/v1/status/leader"), (l) => typeof l === "string", 5_000, "the leader address");
+      const leader = await poll(() => getJson(agents[0]!, "/v1/status/leader"), (l) => typeof l === "string" && l !== "", 30_000, "the leader address");
       const ports = await Promise.all(agents.map(async (a) => (await getJson(a, "/v1/agent/self").catch(() => undefined))?.Member?.Tags?.port));
       return ports.findIndex((p) => p !== undefined && leader.endsWith(`:${p}`));
     },
