@@ -24,10 +24,9 @@ export class ProposalIds {
   wrap(command: Uint8Array): { data: Uint8Array; key: string } {
     const data = new Uint8Array(PROPOSAL_ID_BYTES + command.length);
     data.set(this.prefix, 0);
-    const view = new DataView(data.buffer);
     const n = ++this.counter;
-    view.setUint32(8, Math.floor(n / 0x1_0000_0000));
-    view.setUint32(12, n >>> 0);
+    putU32(data, 8, Math.floor(n / 0x1_0000_0000));
+    putU32(data, 12, n >>> 0);
     data.set(command, PROPOSAL_ID_BYTES);
     return { data, key: idKey(data) };
   }
@@ -51,8 +50,7 @@ export class AppliedProposals {
   firstTime(data: Uint8Array, index: number): boolean {
     if (data.length < PROPOSAL_ID_BYTES) return true;
     const prefix = hex(data, 0, 8);
-    const view = new DataView(data.buffer, data.byteOffset, PROPOSAL_ID_BYTES);
-    const counter = view.getUint32(8) * 0x1_0000_0000 + view.getUint32(12);
+    const counter = getU32(data, 8) * 0x1_0000_0000 + getU32(data, 12);
     let p = this.byPrefix.get(prefix);
     if (!p) {
       if (this.byPrefix.size >= this.maxProposers) this.evictOldest();
@@ -96,6 +94,18 @@ export class AppliedProposals {
       this.byPrefix.set(k, { max, recent: new Set(recent), lastIndex });
     }
   }
+}
+
+/** Big-endian u32 by hand (cheaper on Bun than a DataView over `.buffer` in the per-entry path). */
+function putU32(b: Uint8Array, at: number, v: number): void {
+  b[at] = v >>> 24;
+  b[at + 1] = (v >>> 16) & 0xff;
+  b[at + 2] = (v >>> 8) & 0xff;
+  b[at + 3] = v & 0xff;
+}
+
+function getU32(b: Uint8Array, at: number): number {
+  return ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));

@@ -65,8 +65,12 @@ function isKind(k: number): k is FrameKind {
 /** Encodes one frame into a fresh buffer (the payload is copied). */
 export function encodeFrame(kind: FrameKind, payload: Uint8Array = new Uint8Array(0)): Uint8Array {
   const out = new Uint8Array(FRAME_HEADER_BYTES + payload.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, payload.length);
+  // Bytes by hand: touching `.buffer` of a fresh Uint8Array (for a DataView) is costly on Bun.
+  const n = payload.length;
+  out[0] = n >>> 24;
+  out[1] = (n >>> 16) & 0xff;
+  out[2] = (n >>> 8) & 0xff;
+  out[3] = n & 0xff;
   out[4] = kind;
   out.set(payload, FRAME_HEADER_BYTES);
   return out;
@@ -118,7 +122,8 @@ export class FrameDecoder {
   }
 
   private startPayload(): void {
-    const length = new DataView(this.header.buffer).getUint32(0);
+    const h = this.header;
+    const length = ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) >>> 0;
     const kind = this.header[4]!;
     if (length > this.maxPayloadBytes) throw this.fail(`frame length ${length} exceeds limit ${this.maxPayloadBytes}`);
     if (!isKind(kind)) throw this.fail(`unknown frame kind ${kind}`);
