@@ -9,6 +9,7 @@ import { mountKeyring } from "./keyring.ts";
 import { mountKv } from "./kv.ts";
 import { mountSnapshot } from "./snapshot.ts";
 import { mountOperator } from "./operator.ts";
+import { mountEvents } from "./event.ts";
 import { mountMembers } from "./members.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { textError } from "./respond.ts";
@@ -33,6 +34,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   mountKv(app, deps);
   mountSnapshot(app, deps);
   mountOperator(app, deps);
+  mountEvents(app, deps);
   app.notFound((c) => {
     const known = app.routes.some((r) => r.path === c.req.path);
     return known ? textError(c, 405, `method ${c.req.method} not allowed`) : textError(c, 404, "404 page not found");

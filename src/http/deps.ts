@@ -7,6 +7,7 @@ import type { StateCommand, StateResult } from "../state/index.ts";
 import type { QueryMeta, ReadOptions } from "./query_options.ts";
 import type { ReadQuery, ReadValue } from "./reads.ts";
 import type { OperatorApi } from "./operator.ts";
+import type { EventsApi } from "./event.ts";
 
 /** Facts about the local agent, as the agent knows them now. Read at request time. */
 export interface AgentInfo {
@@ -49,6 +50,8 @@ export interface HttpApiDeps {
   readonly state?: StateAccess;
   /** `/v1/operator/raft/*`; absent when this agent cannot reach a server. */
   readonly operator?: OperatorApi;
+  /** `/v1/event/*`; absent when gossip is not running. */
+  readonly events?: EventsApi;
   /** `/v1/snapshot`; absent when this agent cannot take or restore snapshots. */
   readonly snapshots?: SnapshotApi;
   /** A number in [0, 1) for blocking-query jitter; injected so tests are deterministic. */

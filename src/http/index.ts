@@ -4,3 +4,4 @@ export type { AgentInfo, CatalogApi, HttpApiDeps, MemberStatus, MembershipApi, M
 export type { ReadKind, ReadQuery, Reads, ReadValue } from "./reads.ts";
 export type { Consistency, QueryMeta, ReadOptions } from "./query_options.ts";
 export type { KeyringApi, KeyringPoolResult } from "./keyring.ts";
+export type { EventsApi, UserEventView } from "./event.ts";

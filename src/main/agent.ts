@@ -15,6 +15,7 @@ import { startClientRpc } from "./client_rpc.ts";
 import { createStateAccess } from "./state_access.ts";
 import { catalogPortOver } from "./catalog_port.ts";
 import { snapshotApiOver } from "./snapshot_api.ts";
+import { createEventsApi } from "./user_events.ts";
 import { operatorApiOver, raftStatusOver } from "./operator_api.ts";
 import { createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
 import { datacentersByDistance } from "./datacenters.ts";
@@ -203,6 +204,16 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         clock: systemClock(),
         snapshots: stateAccess ? snapshotApiOver(stateAccess, systemClock()) : undefined,
         operator: rpc ? operatorApiOver(rpc) : undefined,
+        events: createEventsApi({
+          lan: gossip.lan,
+          local: {
+            nodeName: config.nodeName,
+            services: () => Object.values(localAgent?.agentServices() ?? {}).map((s) => ({ service: s.Service, tags: s.Tags ?? [] })),
+          },
+          clock: systemClock(),
+          newId: () => crypto.randomUUID(),
+          onBadEvent: (name) => logger.named("events").warn("dropping a user event that does not decode", { event: name }),
+        }),
         random: Math.random,
         newId: () => crypto.randomUUID(),
       });

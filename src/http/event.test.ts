@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { createHttpApi } from "./app.ts";
+import type { AgentInfo } from "./deps.ts";
+import type { EventsApi, UserEventView } from "./event.ts";
+
+const agent = { datacenter: "dc1", nodeName: "n1", server: true } as AgentInfo;
+const event = (ID: string, Name = "deploy"): UserEventView => ({ ID, Name, Payload: new TextEncoder().encode("p"), NodeFilter: "", ServiceFilter: "", TagFilter: "", Version: 1, LTime: 2 });
+
+function setup() {
+  const fired: Parameters<EventsApi["fire"]>[0][] = [];
+  let events: UserEventView[] = [event("e1")];
+  const waits: number[] = [];
+  const api: EventsApi = {
+    fire: async (f) => (fired.push(f), event("new", f.name)),
+    list: (name) => ({ events: events.filter((e) => !name || e.Name === name), index: events.length * 10 }),
+    waitForEvent: async (ms) => {
+      waits.push(ms);
+      events = [...events, event("e2")];
+      return "changed";
+    },
+  };
+  return { fired, waits, app: createHttpApi({ agent, raft: { leader: () => "", peers: () => [] }, events: api, random: () => 0 }) };
+}
+
+describe("/v1/event", () => {
+  test("fire passes the name, payload and filters and answers the event with a base64 payload", async () => {
+    const { app, fired } = setup();
+    const res = await app.request("/v1/event/fire/deploy?node=web&service=api&tag=v2", { method: "PUT", body: "hello" });
+    expect(await res.json()).toMatchObject({ ID: "new", Name: "deploy", Payload: "cA==", Version: 1 });
+    expect(fired[0]).toEqual({ name: "deploy", payload: new TextEncoder().encode("hello"), nodeFilter: "web", serviceFilter: "api", tagFilter: "v2" });
+  });
+
+  test("bad filters are refused before anything is gossiped", async () => {
+    const { app, fired } = setup();
+    const tagOnly = await app.request("/v1/event/fire/x?tag=v2", { method: "PUT" });
+    expect(tagOnly.status).toBe(400);
+    expect((await tagOnly.text()).trim()).toBe("Cannot provide tag filter without service filter");
+    const badRegexp = await app.request("/v1/event/fire/x?node=(", { method: "PUT" });
+    expect(badRegexp.status).toBe(400);
+    expect(fired).toEqual([]);
+  });
+
+  test("list answers the events with their index, and blocks only while the client's index is current", async () => {
+    const { app, waits } = setup();
+    const first = await app.request("/v1/event/list?name=deploy");
+    expect(first.headers.get("X-Consul-Index")).toBe("10");
+    expect(((await first.json()) as unknown[]).length).toBe(1);
+    await app.request("/v1/event/list?index=5");
+    expect(waits).toEqual([]);
+    const blocked = await app.request("/v1/event/list?index=10&wait=2s");
+    expect(waits).toEqual([2000]);
+    expect(blocked.headers.get("X-Consul-Index")).toBe("20");
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * User events (Consul's agent/event_endpoint.go): PUT /v1/event/fire/:name[?node=&service=&tag=] with
+ * the payload as the body, and GET /v1/event/list[?name=] of the events this agent received, blocking
+ * on `?index` (derived from the newest event's ID) like Consul.
+ */
+import { Buffer } from "node:buffer";
+import type { Hono } from "hono";
+import type { HttpApiDeps } from "./deps.ts";
+import { messageOf } from "./read_route.ts";
+import { BadRequestError, parseReadOptions } from "./query_options.ts";
+import { query } from "./request.ts";
+import { jsonResponse, textError } from "./respond.ts";
+
+/** A user event in Consul's JSON shape (agent.UserEvent); Payload is raw bytes here. */
+export interface UserEventView {
+  readonly ID: string;
+  readonly Name: string;
+  readonly Payload: Uint8Array | null;
+  readonly NodeFilter: string;
+  readonly ServiceFilter: string;
+  readonly TagFilter: string;
+  readonly Version: number;
+  readonly LTime: number;
+}
+
+export interface EventsApi {
+  /** Gossips a new event to the datacenter; rejects with a message (e.g. over the size limit). */
+  fire(e: { name: string; payload: Uint8Array | null; nodeFilter: string; serviceFilter: string; tagFilter: string }): Promise<UserEventView>;
+  /** Events this agent accepted, oldest first, named `name` (all when ""), with the list's index. */
+  list(name: string): { readonly events: readonly UserEventView[]; readonly index: number };
+  /** Resolves "changed" at the next accepted event, "timeout" after `timeoutMs`, or when `signal` aborts. */
+  waitForEvent(timeoutMs: number, signal: AbortSignal): Promise<"changed" | "timeout">;
+}
+
+const eventBody = (e: UserEventView) => ({ ...e, Payload: e.Payload === null ? null : Buffer.from(e.Payload).toString("base64") });
+const UNAVAILABLE = "User events are not available on this agent";
+
+export function mountEvents(app: Hono, deps: HttpApiDeps): void {
+  app.put("/v1/event/fire/:name", async (c) => {
+    if (!deps.events) return textError(c, 500, UNAVAILABLE);
+    const name = c.req.param("name");
+    if (!name) return textError(c, 400, "Missing name");
+    const filters = { nodeFilter: query(c, "node") ?? "", serviceFilter: query(c, "service") ?? "", tagFilter: query(c, "tag") ?? "" };
+    if (filters.tagFilter && !filters.serviceFilter) return textError(c, 400, "Cannot provide tag filter without service filter");
+    for (const [flag, re] of [["node", filters.nodeFilter], ["service", filters.serviceFilter], ["tag", filters.tagFilter]] as const) {
+      try {
+        if (re) new RegExp(re);
+      } catch (err) {
+        return textError(c, 400, `Invalid ${flag} filter ${JSON.stringify(re)}: ${(err as Error).message}`);
+      }
+    }
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    try {
+      const event = await deps.events.fire({ name, payload: body.length ? body : null, ...filters });
+      return jsonResponse(c, eventBody(event));
+    } catch (err) {
+      return textError(c, 500, messageOf(err));
+    }
+  });
+
+  app.get("/v1/event/list", async (c) => {
+    if (!deps.events) return textError(c, 500, UNAVAILABLE);
+    let options;
+    try {
+      options = parseReadOptions(c, deps.random ?? (() => 0.5));
+    } catch (err) {
+      if (err instanceof BadRequestError) return textError(c, 400, err.message);
+      throw err;
+    }
+    const name = query(c, "name") ?? "";
+    let listed = deps.events.list(name);
+    // Consul blocks while the index is the one the client already has.
+    const deadline = options.maxWaitMs;
+    if (options.minIndex > 0 && listed.index === options.minIndex) {
+      const outcome = await deps.events.waitForEvent(deadline, c.req.raw.signal);
+      if (outcome === "changed") listed = deps.events.list(name);
+    }
+    c.header("X-Consul-Index", String(listed.index));
+    return jsonResponse(c, listed.events.map(eventBody));
+  });
+}
