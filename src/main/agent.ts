@@ -170,6 +170,13 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         })
       : undefined;
     if (localAgent) {
+      // Services and checks from the config files, registered as if through the HTTP API.
+      for (const reg of config.definitions.services) {
+        for (const warning of localAgent.registerService(reg, {})) logger.warn("service definition", { warning });
+      }
+      for (const reg of config.definitions.checks) {
+        for (const warning of localAgent.registerCheck(reg)) logger.warn("check definition", { warning });
+      }
       localAgent.start();
       cleanups.push(() => localAgent.stop());
       // Consul's agent syncs in full when a server joins; a server also when a leader appears, since its

@@ -64,3 +64,17 @@ describe("gossip settings", () => {
     expect(() => parseConfigJson("g.json", { retry_join: "10.0.0.1" })).toThrow("g.json: retry_join must be a list of strings");
   });
 });
+
+describe("service and check definitions", () => {
+  test("service, services, check and checks blocks become validated registrations, accumulating across files", () => {
+    const a = parseConfigJson("a.json", { service: { name: "web", port: 80, check: { ttl: "10s" } }, checks: [{ id: "disk", name: "disk", ttl: "1m" }] });
+    const b = parseConfigJson("b.json", { services: [{ name: "api", port: 9000 }] });
+    const cfg = buildConfig({ ...defaultConfig("host"), dataDir: "/data" }, [a, b]);
+    expect(cfg.definitions.services.map((s) => s.Name)).toEqual(["web", "api"]);
+    expect(cfg.definitions.checks.map((c) => c.ID ?? c.Name)).toEqual(["disk"]);
+  });
+
+  test("a bad definition is a config error naming the file and the block", () => {
+    expect(() => parseConfigJson("svc.json", { services: [{ port: 1 }] })).toThrow(/^svc\.json: services\[0\]: Missing service name/);
+  });
+});

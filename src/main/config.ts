@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../lib/index.ts";
+import { definitionsFromConfig, type ConfigDefinitions } from "../agent/index.ts";
 
 export interface Ports {
   readonly http: number;
@@ -40,6 +41,8 @@ export interface RuntimeConfig {
   readonly ports: Ports;
   readonly tls: TlsSettings;
   readonly gossip: GossipSettings;
+  /** Services and checks from `service`/`services`/`check`/`checks` blocks, validated, in source order. */
+  readonly definitions: ConfigDefinitions;
 }
 
 /** Consul's gossip settings: joining, retrying, encryption, WAN advertise address. */
@@ -109,6 +112,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     ports: DEFAULT_PORTS,
     tls: NO_TLS,
     gossip: DEFAULT_GOSSIP,
+    definitions: { services: [], checks: [] },
   };
 }
 
@@ -173,7 +177,12 @@ const PORT_FIELDS: Record<string, keyof Ports> = {
 export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
   if (!isObject(doc)) throw new ConfigError(`${origin}: config must be a JSON object`);
   const out: Record<string, unknown> = {};
+  const definitionBlocks: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(doc)) {
+    if (DEFINITION_KEYS.has(key)) {
+      definitionBlocks[key] = value;
+      continue;
+    }
     if (key === "ports") {
       if (!isObject(value)) throw new ConfigError(`${origin}: "ports" must be an object`);
       const ports: Record<string, number> = {};
@@ -199,8 +208,18 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
     if (!field) throw new ConfigError(`${origin}: invalid config key ${key}`);
     out[field[0]] = checkValue(origin, key, field[1], value);
   }
+  if (Object.keys(definitionBlocks).length) {
+    try {
+      out.definitions = definitionsFromConfig(definitionBlocks);
+    } catch (err) {
+      throw new ConfigError(`${origin}: ${(err as Error).message}`);
+    }
+  }
   return out as ConfigSource;
 }
+
+/** Config keys holding service and check definitions (Consul's agent config file blocks). */
+const DEFINITION_KEYS: ReadonlySet<string> = new Set(["service", "services", "check", "checks"]);
 
 function checkValue(origin: string, key: string, kind: FieldKind, v: unknown): unknown {
   const bad = (want: string) => new ConfigError(`${origin}: ${key} must be ${want}, got ${JSON.stringify(v)}`);
@@ -284,7 +303,12 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
       retryJoin: [...cfg.gossip.retryJoin, ...(g.retryJoin ?? [])],
       retryJoinWan: [...cfg.gossip.retryJoinWan, ...(g.retryJoinWan ?? [])],
     };
-    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, gossip } as RuntimeConfig;
+    // Definitions accumulate too: every file's services and checks are registered.
+    const definitions = {
+      services: [...cfg.definitions.services, ...(s.definitions?.services ?? [])],
+      checks: [...cfg.definitions.checks, ...(s.definitions?.checks ?? [])],
+    };
+    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, gossip, definitions } as RuntimeConfig;
   }
   validateConfig(cfg);
   return cfg;

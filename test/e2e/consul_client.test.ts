@@ -4,13 +4,22 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Consul from "consul";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 import { CLI } from "../harness/server_cluster.ts";
 
 let agent: AgentProcess;
 let consul: InstanceType<typeof Consul>;
+const work = mkdtempSync(join(tmpdir(), "causeway-compat-"));
 beforeAll(async () => {
-  agent = await startAgentProcess(process.execPath, [CLI, "agent", "-dev", "-node", "compat", "-http-port", "0", "-grpc-port", "-1", "-serf-lan-port", "0", "-serf-wan-port", "0", "-server-port", "0"]);
+  // A service defined in a config file, as operators do.
+  writeFileSync(join(work, "services.json"), JSON.stringify({ services: [{ name: "from-config", port: 7000, tags: ["file"] }] }));
+  agent = await startAgentProcess(process.execPath, [
+    CLI, "agent", "-dev", "-node", "compat", "-http-port", "0", "-grpc-port", "-1", "-serf-lan-port", "0", "-serf-wan-port", "0", "-server-port", "0",
+    "-config-file", join(work, "services.json"),
+  ]);
   const url = new URL(agent.httpUrl);
   consul = new Consul({ host: url.hostname, port: Number(url.port) });
   // Ready once the leader has put this node in the catalog.
@@ -19,6 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   consul?.destroy();
   await agent?.stop("SIGKILL");
+  rmSync(work, { recursive: true, force: true });
 });
 
 describe("status", () => {
@@ -139,6 +149,12 @@ describe("agent", () => {
     await poll(() => consul.health.service({ service: "api", passing: true }), (v: any) => Array.isArray(v) && v.length === 0, 10_000, "api failing in the catalog");
     await consul.agent.service.deregister("api1");
     await poll(() => consul.catalog.service.nodes("api"), (v: any) => Array.isArray(v) && v.length === 0, 10_000, "api gone from the catalog");
+  });
+
+  test("services from the agent's config files are registered and synced", async () => {
+    expect(Object.keys((await consul.agent.service.list()) as object)).toContain("from-config");
+    await poll(() => consul.catalog.service.list(), (v: any) => Array.isArray(v?.["from-config"]), 10_000, "from-config in the catalog");
+    expect(((await consul.catalog.service.list()) as any)["from-config"]).toEqual(["file"]);
   });
 
   test("a registered check on the agent, then deregistered", async () => {
