@@ -152,6 +152,14 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   async function handleReady(r: RawNode, rd: Ready): Promise<void> {
     if (rd.softState) noteSoftState(rd.softState, rd.hardState?.term ?? r.status().hardState.term);
     if (rd.snapshot) await installSnapshot(rd.snapshot);
+    // A leader whose term and vote are already durable sends before its own fsync, so followers
+    // write in parallel with it (Raft thesis 10.2.1; etcd's server does the same). Safe here: the
+    // acks that could commit these entries are stepped only after this Ready, i.e. after the fsync,
+    // and a fresh term or vote (a new leader's first Ready) is always persisted before any send.
+    const durableTerm = storage.initialState().hardState;
+    const sendEarly = soft.raftState === "Leader" && !rd.snapshot &&
+      (!rd.hardState || (rd.hardState.term === durableTerm.term && rd.hardState.vote === durableTerm.vote));
+    if (sendEarly) sendMessages(rd.messages);
     if (rd.hardState || rd.entries.length) {
       o.log.save(rd.hardState, rd.entries);
       if (rd.entries.length) storage.append(rd.entries);
@@ -159,15 +167,19 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       if (rd.mustSync) await o.log.sync();
     }
     if (stopped) return;
-    for (const m of rd.messages) {
-      if (m.type === "MsgSnap") streamSnapshot(m);
-      else o.transport.send(m);
-    }
+    if (!sendEarly) sendMessages(rd.messages);
     for (const e of rd.committedEntries) applyEntry(r, e);
     for (const rs of rd.readStates) readyReads.push({ index: rs.index, ctx: rs.requestCtx });
     answerReads();
     r.advance();
     if (applied > snapshotIndex && (freshSnapshotWanted || applied - snapshotIndex >= snapshotEntries)) await takeSnapshot();
+  }
+
+  function sendMessages(messages: readonly Message[]): void {
+    for (const m of messages) {
+      if (m.type === "MsgSnap") streamSnapshot(m);
+      else o.transport.send(m);
+    }
   }
 
   function noteSoftState(s: SoftState, term: number): void {
