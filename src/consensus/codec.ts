@@ -11,6 +11,7 @@ import {
   ConfChangeSchema, ConfChangeTransition as PbTransition, ConfChangeType as PbCcType, ConfStateSchema, EntrySchema,
   HardStateSchema, MessageSchema, SnapshotMetaSchema,
 } from "../gen/causeway/raft/v1/raft_pb.ts";
+import { decodeMessageFast, encodeMessageFast } from "./codec_fast.ts";
 import type {
   ConfChange as PbConfChange, ConfState as PbConfState, Entry as PbEntry, HardState as PbHardState, Message as PbMessage,
   SnapshotMeta as PbSnapshotMeta,
@@ -196,6 +197,11 @@ function bodyOf(m: Message): Body {
 
 /** Encodes a Raft message for the wire. Throws on a message whose type is not in the union. */
 export function encodeMessage(msg: Message): Uint8Array {
+  return encodeMessageFast(msg) ?? encodeMessageReflective(msg);
+}
+
+/** @internal The generic protobuf-es encoding (every message kind); tests compare the fast path with it. */
+export function encodeMessageReflective(msg: Message): Uint8Array {
   return toBinary(MessageSchema, create(MessageSchema, { from: msg.from, to: msg.to, term: big(msg.term), body: bodyOf(msg) }));
 }
 
@@ -204,6 +210,17 @@ export function encodeMessage(msg: Message): Uint8Array {
  * (message type), an entry without payload, a MsgSnap without snapshot, or an out-of-range number.
  */
 export function decodeMessage(bytes: Uint8Array): Message {
+  let fast: Message | undefined;
+  try {
+    fast = decodeMessageFast(bytes);
+  } catch (err) {
+    throw new CodecError("Message", (err as Error).message);
+  }
+  return fast ?? decodeMessageReflective(bytes);
+}
+
+/** @internal The generic protobuf-es decoding (every message kind); tests compare the fast path with it. */
+export function decodeMessageReflective(bytes: Uint8Array): Message {
   const pb = parse("Message", () => fromBinary(MessageSchema, bytes));
   const base = { from: pb.from, to: pb.to, term: num(pb.term, "Message.term") };
   const b = pb.body;

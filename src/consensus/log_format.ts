@@ -27,6 +27,7 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Entry, HardState, Snapshot } from "../raft/index.ts";
 import { LogBatchSchema, SegmentHeaderSchema, SnapshotMetaSchema } from "../gen/causeway/raft/v1/raft_pb.ts";
+import { encodeLogBatchFast } from "./codec_fast.ts";
 import { entryFromPb, entryToPb, hardStateFromPb, hardStateToPb, snapshotMetaFromPb, snapshotMetaToPb } from "./codec.ts";
 import { crc32c } from "./crc32c.ts";
 
@@ -60,6 +61,8 @@ export function frameHeader(seq: number, firstIndex: number): Uint8Array {
 
 /** A framed LogBatch record: one `save` call, encoded in one buffer. */
 export function frameBatch(hardState: HardState | undefined, entries: readonly Entry[]): Uint8Array {
+  const fast = encodeLogBatchFast(hardState, entries);
+  if (fast) return frame(KIND_BATCH, fast);
   const msg = create(LogBatchSchema, { hardState: hardState && hardStateToPb(hardState), entries: entries.map(entryToPb) });
   return frame(KIND_BATCH, toBinary(LogBatchSchema, msg));
 }
