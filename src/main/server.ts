@@ -131,6 +131,9 @@ export async function startServer(o: {
       stateMachine: replicated.stateMachine,
       bootstrapVoters: bootstrap ? [nodeId] : undefined,
       tickMs: config.dev ? 50 : 100,
+      // Consul's raft snapshot_threshold: a snapshot serialises the whole state store on the event
+      // loop, so fewer of them keep write latency tails down.
+      snapshotEntries: 16_384,
     });
     replicated.attach(consensus);
     let lanMembers: readonly PoolMember[] = [];

@@ -1,7 +1,7 @@
 /**
  * The State service: replicated writes and reads over internal RPC, with Consul's routing (writes and
- * default or consistent reads on the leader, stale reads anywhere, other datacenters forwarded) and
- * blocking queries. Commands, queries and results are opaque bytes: the backend (the state store's
+ * default reads on the leader, stale reads anywhere, consistent reads on any server after a ReadIndex
+ * round, other datacenters forwarded) and blocking queries. Commands, queries and results are opaque bytes: the backend (the state store's
  * codec, wired in by src/main) gives them meaning.
  */
 import { create } from "@bufbuild/protobuf";
@@ -70,9 +70,16 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
 } {
   const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
     route(ctx, datacenter, "leader", call, () => backend.apply(command), (t, headers) => remoteApply(t, command, datacenter, headers));
+  // Consul sends ?consistent reads to the leader, which confirms its leadership with a quorum first.
+  // A follower's own ReadIndex round (through the leader) gives the same linearizable read point
+  // without moving the query and its result across the network, so any server serves them here.
+  const policyOf = (c: Consistency | undefined) => (c === "stale" || c === "consistent" ? "local" : "leader");
   const handleQuery = (query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined) =>
-    route(ctx, options.datacenter, options.consistency === "stale" ? "local" : "leader", call, async () => {
-      if (options.consistency === "consistent") await backend.linearizableRead();
+    route(ctx, options.datacenter, policyOf(options.consistency), call, async () => {
+      if (options.consistency === "consistent") {
+        if (!ctx.raft.status().leader) throw new ConnectError("No cluster leader", Code.Unavailable);
+        await backend.linearizableRead();
+      }
       const { result, index } = await backend.query(query, { minIndex: options.minIndex ?? 0, maxWaitMs: options.maxWaitMs ?? 0 });
       const status = ctx.raft.status();
       return {
