@@ -4,7 +4,8 @@
  * tombstone GC, gossip members in the catalog). Built before the consensus node (which needs the
  * state machine) and attached to it afterwards.
  */
-import type { ConsensusNode } from "../consensus/index.ts";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ProposalDroppedError, type ConsensusNode } from "../consensus/index.ts";
 import type { ReadQuery } from "../http/index.ts";
 import type { PoolMember } from "../membership/index.ts";
 import { SERF_CHECK_ID } from "../model/index.ts";
@@ -68,19 +69,21 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
 
   const readContext = { term: () => consensus?.status().term ?? 0 };
   const backend: StateBackend = {
+    /**
+     * Any server proposes: a follower's proposal reaches the leader as a Raft MsgProp (batched with
+     * the rest of the Raft traffic, as etcd does), and the result comes from applying it here. The
+     * lock-delay check uses this server's own delays, which every server derives from the same log.
+     */
     async apply(bytes) {
       const cmd = decodeCommand(bytes);
       const rejected = lockDelayRejection(store, cmd);
       if (rejected) return encodeWire(rejected);
-      const result = await consensus!.propose(bytes);
-      if (leader && cmd.type === "session") {
-        if (cmd.op === "destroy") sessions.clear(cmd.id);
-        else if (result.type === "session") {
-          const created = sessionGet(store, new WatchSet(), result.id).value;
-          if (created) sessions.reset(created);
-        }
+      try {
+        return encodeWire(await consensus!.propose(bytes));
+      } catch (err) {
+        if (err instanceof ProposalDroppedError) throw new ConnectError(`No cluster leader (${err.message})`, Code.Unavailable);
+        throw err;
       }
-      return encodeWire(result);
     },
     async query(bytes, options) {
       const q = decodeWire<ReadQuery>(bytes);
@@ -121,9 +124,24 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
     }
   };
 
+  // The leader times every new TTL session, whichever server proposed it.
+  const inner = createStateMachine(store);
+  const stateMachine: ReplicatedStateMachine<StateResult> = {
+    apply(index, command) {
+      const result = inner.apply(index, command);
+      if (leader && result.type === "session") {
+        const created = sessionGet(store, new WatchSet(), result.id).value;
+        if (created) sessions.reset(created);
+      }
+      return result;
+    },
+    snapshot: () => inner.snapshot(),
+    restore: (data) => inner.restore(data),
+  };
+
   return {
     store,
-    stateMachine: createStateMachine(store),
+    stateMachine,
     backend,
     attach(c) {
       consensus = c;

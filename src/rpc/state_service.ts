@@ -1,6 +1,6 @@
 /**
- * The State service: replicated writes and reads over internal RPC, with Consul's routing (writes and
- * default reads on the leader, stale reads anywhere, consistent reads on any server after a ReadIndex
+ * The State service: replicated writes and reads over internal RPC, with Consul's routing (writes
+ * proposed where they arrive, carried to the leader by Raft; default reads on the leader, stale reads anywhere, consistent reads on any server after a ReadIndex
  * round, other datacenters forwarded) and blocking queries. Commands, queries and results are opaque bytes: the backend (the state store's
  * codec, wired in by src/main) gives them meaning.
  */
@@ -14,7 +14,7 @@ export type Consistency = "default" | "stale" | "consistent";
 
 /** What the State service runs on the server that serves a request. */
 export interface StateBackend {
-  /** Replicates `command` (this server leads) and resolves with the encoded result once applied here. */
+  /** Replicates `command` through Raft (from any server) and resolves with the encoded result once applied here. */
   apply(command: Uint8Array): Promise<Uint8Array>;
   /**
    * Runs `query` against local state: returns at once when its index exceeds `minIndex` (or minIndex is
@@ -68,8 +68,9 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
   handleQuery(query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined): Promise<QueryOutcome>;
   handleRenew(id: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
 } {
+  // Writes are proposed where they arrive: Raft itself carries a follower's proposal to the leader.
   const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
-    route(ctx, datacenter, "leader", call, () => backend.apply(command), (t, headers) => remoteApply(t, command, datacenter, headers));
+    route(ctx, datacenter, "local", call, () => backend.apply(command), (t, headers) => remoteApply(t, command, datacenter, headers));
   // Consul sends ?consistent reads to the leader, which confirms its leadership with a quorum first.
   // A follower's own ReadIndex round (through the leader) gives the same linearizable read point
   // without moving the query and its result across the network, so any server serves them here.

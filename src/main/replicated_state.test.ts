@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test";
+import type { ConsensusNode } from "../consensus/index.ts";
+import { silentLogger } from "../platform/index.ts";
+import { decodeCommand, encodeCommand, type StateCommand, type StateResult } from "../state/index.ts";
+import { simClock } from "../../test/harness/sim_clock.ts";
+import { createReplicatedState } from "./replicated_state.ts";
+import { encodeWire } from "./state_wire.ts";
+
+/** A consensus node of one that applies proposals at once, recording them. */
+function fakeConsensus(apply: (index: number, bytes: Uint8Array) => StateResult) {
+  const proposed: StateCommand[] = [];
+  let index = 0;
+  const node = {
+    propose: async (bytes: Uint8Array) => {
+      proposed.push(decodeCommand(bytes));
+      return apply(++index, bytes);
+    },
+    read: async () => {},
+    status: () => ({ term: 1, leader: "me" }),
+  } as unknown as ConsensusNode<StateResult>;
+  return { node, proposed };
+}
+
+const register: StateCommand = { type: "register", req: { Node: "n1", Address: "10.0.0.1" } };
+
+describe("replicated state on the leader", () => {
+  test("a TTL session created through any server is timed by the leader and destroyed after TTL x 2", async () => {
+    const clock = simClock();
+    const rs = createReplicatedState({ clock, logger: silentLogger(), datacenter: "dc1", nodeName: "me" });
+    const { node, proposed } = fakeConsensus((i, b) => rs.stateMachine.apply(i, b));
+    rs.attach(node);
+    rs.setLeader(true);
+    await rs.backend.apply(encodeCommand(register));
+    const create: StateCommand = {
+      type: "session", op: "create",
+      session: { ID: "0b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c", Name: "", Node: "n1", LockDelay: 0, Behavior: "release", TTL: "10s", NodeChecks: [], ServiceChecks: null },
+    };
+    // As if a follower had proposed it: the leader only applies the entry.
+    expect(rs.stateMachine.apply(100, encodeCommand(create))).toEqual({ type: "session", id: "0b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c" });
+    clock.advance(19_999);
+    expect(proposed.filter((c) => c.type === "session")).toEqual([]);
+    clock.advance(1);
+    await Promise.resolve();
+    expect(proposed.filter((c) => c.type === "session")).toEqual([{ type: "session", op: "destroy", id: "0b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c" }]);
+  });
+
+  test("a renewal restarts the timer; a follower keeps no timers", async () => {
+    const clock = simClock();
+    const rs = createReplicatedState({ clock, logger: silentLogger(), datacenter: "dc1", nodeName: "me" });
+    const { node, proposed } = fakeConsensus((i, b) => rs.stateMachine.apply(i, b));
+    rs.attach(node);
+    await rs.backend.apply(encodeCommand(register));
+    const id = "1b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c";
+    await rs.backend.apply(encodeCommand({ type: "session", op: "create", session: { ID: id, Name: "", Node: "n1", LockDelay: 0, Behavior: "release", TTL: "10s", NodeChecks: [], ServiceChecks: null } }));
+    clock.advance(60_000);
+    expect(proposed.filter((c) => c.type === "session" && c.op === "destroy")).toEqual([]); // not the leader
+    rs.setLeader(true); // a new leader times every TTL session it finds
+    clock.advance(15_000);
+    expect(new TextDecoder().decode(await rs.backend.renewSession(id))).toContain(id);
+    clock.advance(15_000);
+    expect(proposed.filter((c) => c.type === "session" && c.op === "destroy")).toEqual([]);
+    expect(await rs.backend.renewSession("nope")).toEqual(encodeWire([]));
+  });
+
+  test("a lock under lock-delay is refused without proposing", async () => {
+    const clock = simClock();
+    const rs = createReplicatedState({ clock, logger: silentLogger(), datacenter: "dc1", nodeName: "me" });
+    const { node, proposed } = fakeConsensus((i, b) => rs.stateMachine.apply(i, b));
+    rs.attach(node);
+    await rs.backend.apply(encodeCommand(register));
+    const id = "2b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c";
+    const session = { ID: id, Name: "", Node: "n1", LockDelay: 15_000_000_000, Behavior: "release" as const, TTL: "", NodeChecks: [], ServiceChecks: null };
+    await rs.backend.apply(encodeCommand({ type: "session", op: "create", session }));
+    await rs.backend.apply(encodeCommand({ type: "kv", op: "lock", entry: { Key: "k", Session: id } }));
+    await rs.backend.apply(encodeCommand({ type: "session", op: "destroy", id }));
+    await rs.backend.apply(encodeCommand({ type: "session", op: "create", session: { ...session, ID: "3b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c" } }));
+    const before = proposed.length;
+    const refused = await rs.backend.apply(encodeCommand({ type: "kv", op: "lock", entry: { Key: "k", Session: "3b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c" } }));
+    expect(new TextDecoder().decode(refused)).toBe(JSON.stringify({ type: "kv", ok: false }));
+    expect(proposed.length).toBe(before);
+  });
+});
