@@ -29,7 +29,7 @@ Deno.test("sqlite runs WAL with synchronous=FULL and keeps a committed row", () 
 });
 
 Deno.test({
-  name: "agent -dev serves /v1/agent/self, elects itself Raft leader, then shuts down",
+  name: "agent -dev serves /v1/agent/self, elects itself Raft leader, stores KV, then shuts down",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
@@ -46,6 +46,18 @@ Deno.test({
         if (leader === "") await new Promise((r) => setTimeout(r, 25));
       }
       assert.equal(leader, agent.addresses.server);
+
+      // The replicated state over node:http on Deno: a KV write through Raft, a read, a blocking read.
+      const put = await fetch(`${url}/v1/kv/deno/key`, { method: "PUT", body: "from deno" });
+      assert.equal(await put.json(), true);
+      const got = await fetch(`${url}/v1/kv/deno/key?raw`);
+      assert.equal(await got.text(), "from deno");
+      const index = Number((await fetch(`${url}/v1/kv/deno/key`)).headers.get("X-Consul-Index"));
+      const blocked = fetch(`${url}/v1/kv/deno/key?index=${index}&wait=10s`);
+      await fetch(`${url}/v1/kv/deno/key`, { method: "PUT", body: "changed" });
+      const woke = await blocked;
+      assert.ok(Number(woke.headers.get("X-Consul-Index")) > index);
+      await woke.body?.cancel();
     } finally {
       await agent.shutdown();
     }
