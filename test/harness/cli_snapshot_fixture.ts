@@ -1,7 +1,7 @@
 /**
  * For `causeway snapshot` tests: builds snapshot files in Consul's layout (a gzipped ustar archive of
  * meta.json, state.bin and SHA256SUMS, as hashicorp/consul snapshot/archive.go writes it), optionally
- * corrupted, and in the JSON-header layout.
+ * corrupted in ways the verifier must catch.
  */
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
@@ -53,13 +53,4 @@ export function consulSnapshot(options: ConsulSnapshotOptions): Uint8Array {
   const files: Array<[string, Uint8Array]> = [["meta.json", meta], ["state.bin", options.tamperedState ?? options.state]];
   if (!options.withoutSums) files.push(["SHA256SUMS", sums]);
   return new Uint8Array(gzipSync(tar(files)));
-}
-
-/** A snapshot file in the JSON-header layout: one JSON line, then the state. */
-export function jsonHeaderSnapshot(meta: Readonly<Record<string, unknown>>, state: Uint8Array): Uint8Array {
-  const head = new TextEncoder().encode(`${JSON.stringify(meta)}\n`);
-  const out = new Uint8Array(head.length + state.length);
-  out.set(head);
-  out.set(state, head.length);
-  return out;
 }

@@ -17,13 +17,8 @@ const HELP = commandHelp(
 
       $ causeway snapshot inspect backup.snap
 
-  Two file layouts are understood and verified:
-
-    - Consul's: a gzipped tar holding meta.json (the fields above), state.bin
-      and SHA256SUMS; every file listed in SHA256SUMS must match its digest.
-    - A JSON header line: the first line is a JSON object with the fields
-      above, e.g. {"ID":"2-5-1700000000000","Size":123,"Index":5,"Term":2,"Version":1},
-      followed by Size bytes of state.
+  The file is the gzipped tar that /v1/snapshot serves: meta.json (the fields
+  above), state.bin and SHA256SUMS; every checksum is verified.
 `,
   [],
   [],

@@ -3,13 +3,13 @@
  * GET /v1/snapshot (`?stale=`, `?dc=`), whose body is the snapshot file as the server wrote it and whose
  * `X-Consul-Index` header is the index it covers. The download must be non-empty and, when the response
  * has a Content-Length (and no Content-Encoding), exactly that long. It is written to `FILE.unverified`
- * (mode 0600, fsynced), read back and verified when its layout is one `format.ts` knows, then renamed to
+ * (mode 0600, fsynced), read back and verified (checksums, sizes, version; see format.ts), then renamed to
  * FILE, so FILE is never left half-written. Prints `Saved and verified snapshot to index N`.
  */
 import { open, readFile, rename, rm } from "node:fs/promises";
 import type { Command } from "../../command.ts";
 import { clientOrExit, commandHelp, parseHttpCommandLine, processCliDeps, staleQuery, type CliDeps } from "../support/index.ts";
-import { readSnapshotMeta, snapshotFormat } from "./format.ts";
+import { readSnapshotMeta } from "./format.ts";
 
 const HELP = commandHelp(
   `Usage: causeway snapshot save [options] FILE
@@ -83,7 +83,7 @@ export function createSnapshotSaveCommand(deps: CliDeps = processCliDeps): Comma
       try {
         const written = new Uint8Array(await readFile(unverified));
         if (written.length !== body.length) throw new Error(`wrote ${written.length} of ${body.length} bytes`);
-        if (snapshotFormat(written) !== "unrecognized") readSnapshotMeta(written);
+        readSnapshotMeta(written);
       } catch (err) {
         io.err(`Error verifying snapshot file: ${(err as Error).message}\n`);
         await rm(unverified, { force: true }).catch(() => {});

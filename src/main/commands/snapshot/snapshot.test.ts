@@ -4,14 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCommand as run } from "../../../../test/harness/cli_agent.ts";
 import { startRecordingAgent, type RecordingAgent } from "../../../../test/harness/cli_http_fake.ts";
-import { consulSnapshot, jsonHeaderSnapshot } from "../../../../test/harness/cli_snapshot_fixture.ts";
+import { consulSnapshot } from "../../../../test/harness/cli_snapshot_fixture.ts";
+import { writeSnapshotArchive } from "../../snapshot_archive.ts";
 import { createSnapshotCommand } from "../snapshot.ts";
 import { readSnapshotMeta } from "./format.ts";
 
 const state = new TextEncoder().encode("state bytes ".repeat(100));
-const META = { Version: 1, ID: "2-5-1477944140022", Index: 5, Term: 2, Size: state.length, Peers: "", ConfigurationIndex: 1 };
-const CONSUL_SNAP = consulSnapshot({ meta: META, state });
-const HEADER_SNAP = jsonHeaderSnapshot({ ID: "3-9-1700000000000", Index: 9, Term: 3, Version: 1, Size: state.length }, state);
+const META = { Version: 1, ID: "2-5-1477944140022", Index: 5, Term: 2, Size: state.length };
+const CONSUL_SNAP = writeSnapshotArchive(state, { index: 5, term: 2, nowMs: 1477944140022 });
 const INSPECTED = ["ID           2-5-1477944140022", `Size         ${state.length}`, "Index        5", "Term         2", "Version      1", "", ""].join("\n");
 
 let agent: RecordingAgent;
@@ -23,20 +23,14 @@ beforeAll(async () => {
 });
 afterAll(() => agent.close());
 
-describe("snapshot file formats", () => {
-  test("Consul's archive: meta.json with SHA256SUMS verified", () => {
+describe("snapshot file format", () => {
+  test("the server's archive: meta.json, SHA256SUMS verified; damage and other files refused", () => {
     expect(readSnapshotMeta(CONSUL_SNAP)).toEqual({ ID: META.ID, Size: state.length, Index: 5, Term: 2, Version: 1 });
-    expect(readSnapshotMeta(consulSnapshot({ meta: META, state, withoutSums: true })).Index).toBe(5);
-    expect(() => readSnapshotMeta(consulSnapshot({ meta: META, state, tamperedState: new Uint8Array([1]) }))).toThrow('sha256 mismatch for "state.bin"');
-    expect(() => readSnapshotMeta(CONSUL_SNAP.subarray(0, 40))).toThrow("failed to decompress snapshot");
-  });
-
-  test("JSON header line: Size must match the bytes that follow", () => {
-    expect(readSnapshotMeta(HEADER_SNAP)).toEqual({ ID: "3-9-1700000000000", Size: state.length, Index: 9, Term: 3, Version: 1 });
-    expect(() => readSnapshotMeta(HEADER_SNAP.subarray(0, HEADER_SNAP.length - 1))).toThrow("snapshot is truncated or padded");
-    expect(readSnapshotMeta(jsonHeaderSnapshot({ Index: 1, Term: 1 }, state))).toEqual({ ID: "", Size: state.length, Index: 1, Term: 1, Version: 1 });
-    expect(() => readSnapshotMeta(new TextEncoder().encode("{nope\n"))).toThrow("failed to decode snapshot header");
-    expect(() => readSnapshotMeta(new TextEncoder().encode("raw"))).toThrow("unrecognized snapshot format");
+    expect(readSnapshotMeta(consulSnapshot({ meta: META, state }))).toEqual(META);
+    expect(() => readSnapshotMeta(consulSnapshot({ meta: META, state, withoutSums: true }))).toThrow("SHA256SUMS is missing");
+    expect(() => readSnapshotMeta(consulSnapshot({ meta: META, state, tamperedState: new Uint8Array([1]) }))).toThrow("the SHA-256 of state.bin does not match");
+    expect(() => readSnapshotMeta(CONSUL_SNAP.subarray(0, 40))).toThrow("not gzip data");
+    expect(() => readSnapshotMeta(new TextEncoder().encode("raw"))).toThrow("not a snapshot");
   });
 });
 
@@ -51,19 +45,19 @@ describe("causeway snapshot save", () => {
     expect(existsSync(`${file}.unverified`)).toBe(false);
   });
 
-  test("the JSON-header layout and an unrecognized layout are saved as they are", async () => {
-    for (const body of [HEADER_SNAP, new TextEncoder().encode("opaque")]) {
-      agent.reset({ "GET /v1/snapshot": { body, headers: { "X-Consul-Index": "9" } } });
-      const file = join(dir, "other.snap");
-      expect((await run(snapshot, ["save", file])).out).toBe("Saved and verified snapshot to index 9\n");
-      expect(new Uint8Array(readFileSync(file))).toEqual(body);
-    }
+  test("a download that is not a snapshot is refused and leaves no file", async () => {
+    agent.reset({ "GET /v1/snapshot": { body: new TextEncoder().encode("opaque"), headers: { "X-Consul-Index": "9" } } });
+    const file = join(dir, "other.snap");
+    const r = await run(snapshot, ["save", file]);
+    expect(r.code).toBe(1);
+    expect(r.err).toStartWith("Error verifying snapshot file: not a snapshot: the file is not gzip data");
+    expect(existsSync(file) || existsSync(`${file}.unverified`)).toBe(false);
   });
 
   test("a corrupt or empty download leaves no file and exits 1", async () => {
     const file = join(dir, "bad.snap");
     agent.reset({ "GET /v1/snapshot": { body: consulSnapshot({ meta: META, state, tamperedState: new Uint8Array([0]) }) } });
-    expect(await run(snapshot, ["save", file])).toEqual({ code: 1, out: "", err: 'Error verifying snapshot file: sha256 mismatch for "state.bin"\n' });
+    expect(await run(snapshot, ["save", file])).toEqual({ code: 1, out: "", err: "Error verifying snapshot file: snapshot is damaged: the SHA-256 of state.bin does not match SHA256SUMS\n" });
     agent.reset({ "GET /v1/snapshot": { body: "" } });
     expect(await run(snapshot, ["save", file])).toEqual({ code: 1, out: "", err: "Error saving snapshot: the agent returned an empty snapshot\n" });
     expect(existsSync(file) || existsSync(`${file}.unverified`)).toBe(false);
@@ -98,22 +92,20 @@ describe("causeway snapshot restore", () => {
 });
 
 describe("causeway snapshot inspect", () => {
-  test("prints Consul's block for either layout", async () => {
-    const a = join(dir, "a.snap"), b = join(dir, "b.snap");
+  test("prints Consul's block", async () => {
+    const a = join(dir, "a.snap");
     writeFileSync(a, CONSUL_SNAP);
-    writeFileSync(b, HEADER_SNAP);
     expect(await run(snapshot, ["inspect", a])).toEqual({ code: 0, out: INSPECTED, err: "" });
-    expect((await run(snapshot, ["inspect", b])).out).toStartWith("ID           3-9-1700000000000\n");
   });
 
   test("errors: unverifiable file, missing file, no HTTP flags", async () => {
     const bad = join(dir, "bad2.snap");
     writeFileSync(bad, "raw");
-    expect((await run(snapshot, ["inspect", bad])).err).toStartWith("Error verifying snapshot: unrecognized snapshot format");
+    expect((await run(snapshot, ["inspect", bad])).err).toStartWith("Error verifying snapshot: not a snapshot");
     expect((await run(snapshot, ["inspect", join(dir, "none")])).err).toStartWith("Error opening snapshot file: ");
     expect((await run(snapshot, ["inspect", "-http-addr=x", bad])).err).toStartWith("flag provided but not defined: -http-addr\n");
     const help = await run(snapshot, ["inspect", "-h"]);
-    expect(help.out).toContain("A JSON header line");
+    expect(help.out).toContain("meta.json");
     expect(help.out).not.toContain("HTTP API Options");
   });
 });
