@@ -3,33 +3,17 @@
  * in sync. src/main provides them (src/platform/probes.ts has the production probes); tests pass fakes.
  */
 import type { DeregisterRequest, HealthCheck, Node, NodeService, RegisterRequest } from "../model/index.ts";
+import type { HealthHttpRequest, HealthHttpResponse } from "../platform/index.ts";
 
-/** One HTTP check request. `headers` already carries Consul's User-Agent and Accept defaults. */
-export interface HttpProbeRequest {
-  readonly url: string;
-  readonly method: string;
-  readonly headers: Readonly<Record<string, readonly string[]>>;
-  /** "" sends no body. */
-  readonly body: string;
-  readonly timeoutMs: number;
-  readonly tlsSkipVerify: boolean;
-  /** The runner keeps only this many trailing bytes of the body; a probe may stop buffering beyond it. */
-  readonly maxBodyBytes: number;
-}
-
-export interface HttpProbeResponse {
-  readonly status: number;
-  /** The reason phrase ("OK"); "" when the server sent none. */
-  readonly statusText: string;
-  readonly body: string;
-}
+/** One HTTP check request and its answer: the platform's probe types (src/platform/probes.ts). */
+export type { HealthHttpRequest as HttpProbeRequest, HealthHttpResponse as HttpProbeResponse } from "../platform/index.ts";
 
 /**
  * Performs one HTTP request, following redirects as Go's default client does (Consul 1.8 checks do):
  * resolves with the final response whatever its status; rejects with an Error whose message says why no response came (refused, TLS, timeout).
  * Must give up after `timeoutMs` (the runner also stops waiting then).
  */
-export type HttpProbe = (req: HttpProbeRequest) => Promise<HttpProbeResponse>;
+export type HttpProbe = (req: HealthHttpRequest) => Promise<HealthHttpResponse>;
 
 /**
  * Opens a TCP connection to `addr` ("host:port", IPv6 as "[::1]:80") and closes it. Resolves on

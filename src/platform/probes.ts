@@ -8,10 +8,12 @@ import * as http from "node:http";
 import * as https from "node:https";
 import * as net from "node:net";
 
+/** One HTTP health-check request. `headers` already carries Consul's User-Agent and Accept defaults. */
 export interface HealthHttpRequest {
   readonly url: string;
   readonly method: string;
   readonly headers: Readonly<Record<string, readonly string[]>>;
+  /** "" sends no body. */
   readonly body: string;
   readonly timeoutMs: number;
   readonly tlsSkipVerify: boolean;
@@ -21,6 +23,7 @@ export interface HealthHttpRequest {
 
 export interface HealthHttpResponse {
   readonly status: number;
+  /** The reason phrase ("OK"); "" when the server sent none. */
   readonly statusText: string;
   readonly body: string;
 }

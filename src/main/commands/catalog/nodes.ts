@@ -6,8 +6,8 @@
  * or with -detailed `Node ID Address DC TaggedAddresses Meta`. No match is a note on stderr, exit 0.
  */
 import type { Command } from "../../command.ts";
-import { UsageError, type FlagSpec } from "../../flags.ts";
-import { boolFlag, clientOrExit, columnizeRows, commandHelp, mapFlag, nodeMetaQuery, parseHttpCommandLine, processCliDeps, staleQuery, stringFlag, usageFailure, type CliDeps } from "../support/index.ts";
+import type { FlagSpec } from "../../flags.ts";
+import { boolFlag, clientOrExit, columnizeRows, commandHelp, nodeMetaQuery, nodeMetaWithoutArgs, parseHttpCommandLine, processCliDeps, staleQuery, stringFlag, type CliDeps } from "../support/index.ts";
 
 /** The fields of a catalog node used here (GET /v1/catalog/nodes entries; `NodeMeta` on service entries). */
 interface NodeEntry {
@@ -69,17 +69,8 @@ export function createCatalogNodesCommand(deps: CliDeps = processCliDeps): Comma
     async run(argv, io) {
       const parsed = parseHttpCommandLine(FLAGS, argv, io, HELP);
       if (typeof parsed === "number") return parsed;
-      let meta: Record<string, string>;
-      try {
-        meta = mapFlag(parsed, "node-meta");
-      } catch (err) {
-        if (err instanceof UsageError) return usageFailure(io, err.message, HELP);
-        throw err;
-      }
-      if (parsed.rest.length > 0) {
-        io.err(`Too many arguments (expected 0, got ${parsed.rest.length})\n`);
-        return 1;
-      }
+      const meta = nodeMetaWithoutArgs(parsed, io, HELP);
+      if (typeof meta === "number") return meta;
       const client = clientOrExit(parsed, deps, io);
       if (typeof client === "number") return client;
       const query: Record<string, string | string[]> = staleQuery(parsed);

@@ -6,8 +6,8 @@
  * names sorted, or with -tags a tabwriter block `name  tag,tag`. No match is a note on stderr, exit 0.
  */
 import type { Command } from "../../command.ts";
-import { UsageError, type FlagSpec } from "../../flags.ts";
-import { boolFlag, clientOrExit, commandHelp, mapFlag, nodeMetaQuery, parseHttpCommandLine, processCliDeps, staleQuery, stringFlag, tabwrite, usageFailure, type CliDeps } from "../support/index.ts";
+import type { FlagSpec } from "../../flags.ts";
+import { boolFlag, clientOrExit, commandHelp, nodeMetaQuery, nodeMetaWithoutArgs, parseHttpCommandLine, processCliDeps, staleQuery, stringFlag, tabwrite, type CliDeps } from "../support/index.ts";
 
 const FLAGS: FlagSpec[] = [
   { name: "node", kind: "string", arg: "<id or name>", usage: "Node id or name for which to list services." },
@@ -51,17 +51,8 @@ export function createCatalogServicesCommand(deps: CliDeps = processCliDeps): Co
     async run(argv, io) {
       const parsed = parseHttpCommandLine(FLAGS, argv, io, HELP);
       if (typeof parsed === "number") return parsed;
-      let meta: Record<string, string>;
-      try {
-        meta = mapFlag(parsed, "node-meta");
-      } catch (err) {
-        if (err instanceof UsageError) return usageFailure(io, err.message, HELP);
-        throw err;
-      }
-      if (parsed.rest.length > 0) {
-        io.err(`Too many arguments (expected 0, got ${parsed.rest.length})\n`);
-        return 1;
-      }
+      const meta = nodeMetaWithoutArgs(parsed, io, HELP);
+      if (typeof meta === "number") return meta;
       const client = clientOrExit(parsed, deps, io);
       if (typeof client === "number") return client;
       const query: Record<string, string | string[]> = staleQuery(parsed);

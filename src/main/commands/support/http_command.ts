@@ -156,3 +156,22 @@ export function parseHttpCommandLine(
 ): ParsedFlags | number {
   return parseCommandLine([...httpFlags, ...flags], argv, io, help, Number.POSITIVE_INFINITY);
 }
+
+/**
+ * The `-node-meta key=value` flags of a command that takes no arguments (catalog nodes, catalog
+ * services): the map, or the exit code after printing the usage error or the extra arguments.
+ */
+export function nodeMetaWithoutArgs(parsed: ParsedFlags, io: CommandIo, help: string): Record<string, string> | number {
+  let meta: Record<string, string>;
+  try {
+    meta = mapFlag(parsed, "node-meta");
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(io, err.message, help);
+    throw err;
+  }
+  if (parsed.rest.length > 0) {
+    io.err(`Too many arguments (expected 0, got ${parsed.rest.length})\n`);
+    return 1;
+  }
+  return meta;
+}
