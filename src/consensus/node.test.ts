@@ -155,3 +155,32 @@ describe("late bootstrap", () => {
     expect(sms.map((s) => s.get("k"))).toEqual(["v", "v", "v"]);
   });
 });
+
+describe("snapshot pacing", () => {
+  test("with snapshotIntervalMs, a due snapshot waits for the interval, unless the log grows past 8 x snapshotEntries", async () => {
+    const clock = simClock();
+    const sm = kvStateMachine();
+    const store = memoryLogStore();
+    const node = createConsensusNode({
+      id: "n1", clock, rng: seededRng(3), logger: silentLogger(), log: store, transport: simNetwork(clock, seededRng(4)).transport("n1"),
+      stateMachine: sm, bootstrapVoters: ["n1"], tickMs: 10, snapshotEntries: 10, keepEntries: 2, snapshotIntervalMs: 60_000,
+    });
+    await node.start();
+    await runFor(clock, 500);
+    const snapshots = () => store.snapshotIndex();
+    const put = async (n: number) => {
+      for (let i = 0; i < n; i++) void node.propose(encodeKvCommand({ op: "put", key: `k${i}`, value: "v" }));
+      await runFor(clock, 100);
+    };
+    const bootstrap = snapshots();
+    await put(20);
+    expect(snapshots()).toBe(bootstrap); // due by entries, but the interval has not passed
+    await runFor(clock, 60_000);
+    await put(1);
+    expect(snapshots()).toBeGreaterThan(20); // the interval passed: taken at the next Ready
+    const first = snapshots();
+    await put(85);
+    expect(snapshots()).toBeGreaterThan(first); // more than 8 x 10 entries pending: taken regardless
+    await node.stop();
+  });
+});

@@ -52,6 +52,15 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   let snapshotIndex = 0;
   /** Set when a follower needs a snapshot newer than the latest one (see streamSnapshot). */
   let freshSnapshotWanted = false;
+  /** Monotonic time of the last snapshot taken here (start-up counts as one). */
+  let lastSnapshotAt = o.clock.monotonic();
+  const snapshotIntervalMs = o.snapshotIntervalMs ?? 0;
+  const snapshotDue = () => {
+    const pending = applied - snapshotIndex;
+    if (pending < snapshotEntries) return false;
+    if (snapshotIntervalMs <= 0 || pending >= snapshotEntries * 8) return true;
+    return o.clock.monotonic() - lastSnapshotAt >= snapshotIntervalMs;
+  };
   let confState: ConfState | undefined;
   let soft: SoftState = { lead: "", raftState: "Follower" };
   /** Monotonic time of the last message from the current leader (followers' X-Consul-LastContact). */
@@ -172,7 +181,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     for (const rs of rd.readStates) readyReads.push({ index: rs.index, ctx: rs.requestCtx });
     answerReads();
     r.advance();
-    if (applied > snapshotIndex && (freshSnapshotWanted || applied - snapshotIndex >= snapshotEntries)) await takeSnapshot();
+    if (applied > snapshotIndex && (freshSnapshotWanted || snapshotDue())) await takeSnapshot();
   }
 
   function sendMessages(messages: readonly Message[]): void {
@@ -299,6 +308,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     const meta = storage.createSnapshot(applied, confState);
     await o.log.saveSnapshot(meta, data);
     snapshotIndex = applied;
+    lastSnapshotAt = o.clock.monotonic();
     const compactTo = applied - keepEntries;
     if (compactTo > storage.firstIndex()) {
       storage.compact(compactTo);

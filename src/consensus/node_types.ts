@@ -38,6 +38,13 @@ export interface ConsensusOptions<R> {
   readonly heartbeatTicks?: number;
   /** Take a snapshot and compact after this many applied entries. Default 8192. */
   readonly snapshotEntries?: number;
+  /**
+   * With this set, a snapshot due by `snapshotEntries` waits until this long has passed since the
+   * previous one (Consul's raft SnapshotInterval, 120 s): snapshots serialise the whole state on the
+   * event loop, so under sustained writes they come at most this often. Beyond 8 x snapshotEntries
+   * unsnapshotted entries one is taken anyway, which bounds the log. Default 0: by entries only.
+   */
+  readonly snapshotIntervalMs?: number;
   /** Entries kept in the log behind a snapshot, so slow followers can catch up without one. Default 1024. */
   readonly keepEntries?: number;
   readonly requestTimeoutMs?: number;

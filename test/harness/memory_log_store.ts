@@ -18,6 +18,8 @@ export interface MemoryLogStore extends LogStore {
   crash(): void;
   /** The durable entries (for the log-matching checker). */
   durableEntries(): readonly Entry[];
+  /** Index of the latest saved snapshot (0: none). */
+  snapshotIndex(): number;
 }
 
 export function memoryLogStore(): MemoryLogStore {
@@ -60,6 +62,7 @@ export function memoryLogStore(): MemoryLogStore {
         }),
       );
     },
+    snapshotIndex: () => live.snapshot?.meta.index ?? 0,
     async saveSnapshot(meta, data) {
       const gen = generation;
       await Promise.resolve();
