@@ -5,6 +5,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { Hono } from "hono";
+import { compileGoRegexp } from "../connect/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { messageOf } from "./read_route.ts";
 import { BadRequestError, parseReadOptions } from "./query_options.ts";
@@ -44,7 +45,7 @@ export function mountEvents(app: Hono, deps: HttpApiDeps): void {
     if (filters.tagFilter && !filters.serviceFilter) return textError(c, 400, "Cannot provide tag filter without service filter");
     for (const [flag, re] of [["node", filters.nodeFilter], ["service", filters.serviceFilter], ["tag", filters.tagFilter]] as const) {
       try {
-        if (re) new RegExp(re);
+        if (re) compileGoRegexp(re);
       } catch (err) {
         return textError(c, 400, `Invalid ${flag} filter ${JSON.stringify(re)}: ${(err as Error).message}`);
       }

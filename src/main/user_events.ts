@@ -5,6 +5,7 @@
  * blocking index derives from the newest event's ID.
  */
 import { Buffer } from "node:buffer";
+import { compileGoRegexp } from "../connect/index.ts";
 import type { EventsApi, UserEventView } from "../http/index.ts";
 
 /** Serf event names Consul uses for user events. */
@@ -47,13 +48,13 @@ export interface LocalIdentity {
   services(): readonly { readonly service: string; readonly tags: readonly string[] }[];
 }
 
-/** Consul's shouldProcessUserEvent: every given filter must match (regular expressions, unanchored). */
+/** Consul's shouldProcessUserEvent: every given filter must match (Go regular expressions, unanchored). */
 export function eventMatches(e: UserEventView, local: LocalIdentity): boolean {
   try {
-    if (e.NodeFilter && !new RegExp(e.NodeFilter).test(local.nodeName)) return false;
+    if (e.NodeFilter && !compileGoRegexp(e.NodeFilter).test(local.nodeName)) return false;
     if (e.ServiceFilter) {
-      const service = new RegExp(e.ServiceFilter);
-      const tag = e.TagFilter ? new RegExp(e.TagFilter) : undefined;
+      const service = compileGoRegexp(e.ServiceFilter);
+      const tag = e.TagFilter ? compileGoRegexp(e.TagFilter) : undefined;
       return local.services().some((s) => service.test(s.service) && (!tag || s.tags.some((t) => tag.test(t))));
     }
   } catch {

@@ -24,3 +24,5 @@ export {
   NODE_SERVICE_SCHEMA,
   SERVICE_NODE_SCHEMA,
 } from "./consul_schemas.ts";
+export { compileGoRegexp, type GoRegexp } from "./regexp.ts";
+export { RegexpSyntaxError } from "./regexp_syntax.ts";
