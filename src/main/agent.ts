@@ -202,7 +202,9 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       const app = createHttpApi({
         agent: agentInfo,
         raft,
-        membership: gossip.membership,
+        membership: server
+          ? { ...gossip.membership, leave: async () => { await server!.stepDown(); await gossip.membership.leave(); } }
+          : gossip.membership,
         keyring: gossip.keyring,
         catalog,
         state: stateAccess,

@@ -45,6 +45,12 @@ export interface RunningServer {
   readonly state: StateCaller;
   /** The LAN pool's members now: the leader keeps the catalog in step with them. */
   updateMembers(members: readonly PoolMember[]): void;
+  /**
+   * Before a graceful leave: a leader with other voters hands leadership to the most caught-up one
+   * and waits (up to `timeoutMs`) to be a follower, so the cluster does not sit out an election
+   * timeout; the new leader then removes this server when gossip shows it left (Consul's Server.Leave).
+   */
+  stepDown(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -274,6 +280,22 @@ export async function startServer(o: {
       consensus,
       state: stateCaller,
       rpc: () => inProcess,
+      async stepDown(timeoutMs = 5_000) {
+        const st = consensus.status();
+        if (st.role !== "Leader") return;
+        const others = st.config.voters.filter((id) => id !== nodeId);
+        const target = others
+          .map((id) => ({ id, match: consensus.progress(id)?.match ?? 0 }))
+          .sort((a, b) => b.match - a.match)[0];
+        if (!target) return;
+        raftLog.info("leaving: transferring leadership", { to: target.id });
+        consensus.transferLeadership(target.id);
+        const deadline = clock.monotonic() + timeoutMs;
+        while (consensus.status().role === "Leader" && clock.monotonic() < deadline) {
+          await new Promise<void>((resolve) => clock.setTimer(50, resolve));
+        }
+        if (consensus.status().role === "Leader") raftLog.warn("leadership transfer did not complete before leaving");
+      },
       updateMembers(members) {
         lanMembers = members;
         void replicated.reconcileMembers(members);
