@@ -3,3 +3,7 @@
  * bexpr filters. Everything here is pure: no clock, no randomness, no I/O.
  */
 export * from "./bexpr/index.ts";
+export * from "./ca/index.ts";
+export * from "./config_entries/index.ts";
+export * from "./discovery_chain/index.ts";
+export * from "./intentions/index.ts";

@@ -9,8 +9,21 @@ export {
   type CaOptions,
   type CertAndKey,
   type LeafOptions,
+  type KeyUsageName,
   type LeafUsage,
 } from "./x509.ts";
+export {
+  digest,
+  generateEcPrivateKey,
+  issueCertificate,
+  publicKeySpki,
+  reissueCertificate,
+  serialBytes,
+  toSec1Pem,
+  type CertificateSpec,
+  type ReissueSpec,
+} from "./x509_issue.ts";
+export { createCertificationRequest, parseCertificationRequest, type CsrInfo, type CsrOptions } from "./x509_csr.ts";
 export { formatDuration, parseDuration } from "./duration.ts";
 export { formatIp, parseIp, pemBlocks, pemDecode, pemEncode, type PemBlock, type RandomBytes } from "./x509_der.ts";
 export { certificateMatchesKey, parseCertificate, parseCertificates, type CertificateInfo } from "./x509_parse.ts";

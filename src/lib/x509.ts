@@ -14,8 +14,8 @@ const EC_KEY = { name: "ECDSA", namedCurve: "P-256" } as const;
 const DAY_MS = 86_400_000;
 
 let engineCache: pkijs.CryptoEngine | undefined;
-/** The pkijs engine over the runtime's WebCrypto (not the global pkijs engine, which other code may set). */
-function engine(): pkijs.CryptoEngine {
+/** The pkijs engine over the runtime's WebCrypto (not the global pkijs engine, which other code may set). Lib-internal. */
+export function engine(): pkijs.CryptoEngine {
   engineCache ??= new pkijs.CryptoEngine({ name: "webcrypto", crypto: globalThis.crypto });
   return engineCache;
 }
@@ -155,23 +155,28 @@ function baseCertificate(serial: Uint8Array, subjectCn: string, issuerCn: string
   return cert;
 }
 
-function setCn(name: pkijs.RelativeDistinguishedNames, cn: string): void {
+/** Appends a CN attribute to a name. Lib-internal. */
+export function setCn(name: pkijs.RelativeDistinguishedNames, cn: string): void {
   name.typesAndValues.push(new pkijs.AttributeTypeAndValue({ type: OID.commonName, value: new asn1js.Utf8String({ value: cn }) }));
 }
 
-/** RFC 5280 4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050. */
-function timeOf(d: Date): pkijs.Time {
+/** RFC 5280 4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050. Lib-internal. */
+export function timeOf(d: Date): pkijs.Time {
   return new pkijs.Time({ type: d.getUTCFullYear() < 2050 ? pkijs.TimeType.UTCTime : pkijs.TimeType.GeneralizedTime, value: d });
 }
 
-function extension(extnID: string, critical: boolean, value: asn1js.AsnType): pkijs.Extension {
+/** One DER-encoded extension. Lib-internal. */
+export function extension(extnID: string, critical: boolean, value: asn1js.AsnType): pkijs.Extension {
   return new pkijs.Extension({ extnID, critical, extnValue: value.toBER(false) });
 }
 
-const KEY_USAGE_BITS = { digitalSignature: 0, keyEncipherment: 2, keyCertSign: 5, cRLSign: 6 } as const;
+const KEY_USAGE_BITS = { digitalSignature: 0, keyEncipherment: 2, dataEncipherment: 3, keyAgreement: 4, keyCertSign: 5, cRLSign: 6 } as const;
 
-/** The keyUsage BIT STRING in DER's minimal form (trailing zero bits counted as unused). */
-function keyUsage(uses: readonly (keyof typeof KEY_USAGE_BITS)[]): asn1js.BitString {
+/** The keyUsage bits this module can set (RFC 5280 4.2.1.3 names). */
+export type KeyUsageName = keyof typeof KEY_USAGE_BITS;
+
+/** The keyUsage BIT STRING in DER's minimal form (trailing zero bits counted as unused). Lib-internal. */
+export function keyUsage(uses: readonly KeyUsageName[]): asn1js.BitString {
   let v = 0;
   for (const u of uses) v |= 0x80 >> KEY_USAGE_BITS[u];
   let unused = 0;
@@ -179,7 +184,8 @@ function keyUsage(uses: readonly (keyof typeof KEY_USAGE_BITS)[]): asn1js.BitStr
   return new asn1js.BitString({ valueHex: Uint8Array.from([v]), unusedBits: unused });
 }
 
-function altNames(dns: readonly string[], ips: readonly Uint8Array[], uris: readonly string[]): asn1js.Sequence {
+/** A GeneralNames SEQUENCE: DNS names, then IPs (4 or 16 bytes), then URIs. Lib-internal. */
+export function altNames(dns: readonly string[], ips: readonly Uint8Array[], uris: readonly string[]): asn1js.Sequence {
   const names = [
     ...dns.map((d) => new pkijs.GeneralName({ type: 2, value: d })),
     ...ips.map((ip) => new pkijs.GeneralName({ type: 7, value: new asn1js.OctetString({ valueHex: ip }) })),

@@ -24,6 +24,12 @@ export interface CertificateInfo {
   readonly isCa: boolean;
   /** extKeyUsage purposes as names ("serverAuth", "clientAuth") or OIDs for others; empty when absent. */
   readonly extKeyUsage: readonly string[];
+  /** subjectKeyIdentifier bytes as lower-case hex without separators; "" when absent. */
+  readonly subjectKeyIdHex: string;
+  /** authorityKeyIdentifier keyIdentifier bytes as lower-case hex without separators; "" when absent. */
+  readonly authorityKeyIdHex: string;
+  /** The subject public key: algorithm and size in bits (EC: the curve size; RSA: the modulus length; other: 0). */
+  readonly publicKey: { readonly kind: "EC" | "RSA" | "other"; readonly bits: number };
 }
 
 /** Parses the first CERTIFICATE block of `pem`. Throws an Error when there is none or it is not DER X.509. */
@@ -52,6 +58,9 @@ export function parseCertificate(pem: string): CertificateInfo {
     notAfter: cert.notAfter.value,
     isCa: bc?.cA === true,
     extKeyUsage: (eku?.keyPurposes ?? []).map(purposeName),
+    subjectKeyIdHex: hex((ext(OID.subjectKeyIdentifier) as asn1js.OctetString | undefined)?.valueBlock.valueHexView),
+    authorityKeyIdHex: hex((ext(OID.authorityKeyIdentifier) as pkijs.AuthorityKeyIdentifier | undefined)?.keyIdentifier?.valueBlock.valueHexView),
+    publicKey: publicKeyInfo(cert.subjectPublicKeyInfo),
   };
 }
 
@@ -97,4 +106,23 @@ function certificateFromPem(pem: string): pkijs.Certificate {
 function commonName(name: pkijs.RelativeDistinguishedNames): string {
   const tv = name.typesAndValues.find((t) => t.type === OID.commonName);
   return tv ? String(tv.value.valueBlock.value) : "";
+}
+
+function hex(bytes: Uint8Array | undefined): string {
+  return bytes ? Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") : "";
+}
+
+function publicKeyInfo(spki: pkijs.PublicKeyInfo): { kind: "EC" | "RSA" | "other"; bits: number } {
+  let alg: KeyAlgorithmInfo;
+  try {
+    alg = algorithmFromIdentifier(spki.algorithm.toSchema() as asn1js.Sequence);
+  } catch {
+    return { kind: "other", bits: 0 };
+  }
+  if (alg.kind === "EC") return { kind: "EC", bits: { "P-256": 256, "P-384": 384, "P-521": 521 }[alg.namedCurve] };
+  const rsa = pkijs.RSAPublicKey.fromBER(new Uint8Array(spki.subjectPublicKey.valueBlock.valueHexView));
+  const n = rsa.modulus.valueBlock.valueHexView;
+  let i = 0;
+  while (i < n.length && n[i] === 0) i++;
+  return { kind: "RSA", bits: i >= n.length ? 0 : (n.length - i - 1) * 8 + (32 - Math.clz32(n[i]!)) };
 }
