@@ -3,6 +3,7 @@
  * to whichever server serves the read (the local one, the leader, or one in another datacenter),
  * where src/main runs it against the state store. `ReadValue` maps each read to its result type.
  */
+import type { CAConfiguration, CARoot, ConfigEntry, Intention } from "../connect/index.ts";
 import type {
   CheckServiceNode, DirEntry, HealthCheck, HealthStateFilter, Node, NodeServices, ServiceNode, ServiceTagsMap, Session, TxnError, TxnOp,
   TxnResult,
@@ -34,6 +35,17 @@ export interface Reads {
     /** Consul's TxnReadResponse: Results (Errors null) or Errors (Results null). */
     value: { readonly Results: readonly TxnResult[] | null; readonly Errors: readonly TxnError[] | null };
   };
+  /** One config entry by kind and name (null when absent). */
+  "config-entry-get": { args: { kind: string; name: string }; value: ConfigEntry | null };
+  /** Config entries of one kind, or of every kind when `kind` is absent; sorted by kind, then name. */
+  "config-entry-list": { args: { kind?: string }; value: readonly ConfigEntry[] };
+  /** Every intention, highest precedence first (Consul's IntentionList order). */
+  "intention-list": { args: Record<never, never>; value: readonly Intention[] };
+  "intention-get": { args: { id: string }; value: Intention | null };
+  /** The CA roots without private keys, with the trust domain and the active root's ID ("" before the CA exists). */
+  "ca-roots": { args: Record<never, never>; value: { readonly roots: readonly CARoot[]; readonly trustDomain: string; readonly activeRootId: string } };
+  /** The CA configuration (private key redacted as Consul does), or null before the CA exists. */
+  "ca-config": { args: Record<never, never>; value: CAConfiguration | null };
   /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */
   "snapshot": { args: Record<never, never>; value: { readonly state: Uint8Array; readonly index: number; readonly term: number } };
 }
