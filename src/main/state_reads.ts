@@ -6,8 +6,16 @@ import type { ReadQuery } from "../http/index.ts";
 import {
   catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServices, healthChecksInState, healthNodeChecks,
   healthServiceChecks, healthServiceNodes, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
+  caRoots, configEntryGet, configEntryList, intentionGet, intentionList,
   type QueryResult, type StateStore, type WatchSet,
 } from "../state/index.ts";
+import { trustDomain, type CAConfiguration } from "../connect/index.ts";
+
+/** The CA configuration as the API shows it: the root's private key never leaves the servers. */
+function redactCaConfig(c: CAConfiguration): CAConfiguration {
+  const { PrivateKey: _secret, ...config } = c.Config;
+  return { ...c, Config: config };
+}
 
 /** What a read may need beyond the store: the serving server's Raft term (for snapshots). */
 export interface ReadContext {
@@ -49,6 +57,26 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
     case "txn-read": {
       const { index, Results, Errors } = kvReadTxn(store, q.ops);
       return { index, value: { Results, Errors } };
+    }
+    case "config-entry-get":
+      return configEntryGet(store, ws, q.kind, q.name);
+    case "config-entry-list":
+      return configEntryList(store, ws, q.kind);
+    case "intention-list":
+      return intentionList(store, ws);
+    case "intention-get":
+      return intentionGet(store, ws, q.id);
+    case "ca-roots": {
+      const { index, value } = caRoots(store, ws);
+      const active = value.roots.find((r) => r.Active);
+      return {
+        index,
+        value: { roots: value.roots, trustDomain: value.config ? trustDomain(value.config.ClusterID) : "", activeRootId: active?.ID ?? "" },
+      };
+    }
+    case "ca-config": {
+      const { index, value } = caRoots(store, ws);
+      return { index, value: value.config ? redactCaConfig(value.config) : null };
     }
     case "snapshot": {
       const index = store.lastIndex();

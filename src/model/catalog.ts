@@ -34,9 +34,13 @@ export interface Weights {
   readonly Warning: number;
 }
 
+/** "" is the default (no opinion); Consul also accepts "default" on input and stores "". */
+export type MeshGatewayMode = "" | "none" | "local" | "remote";
+
+/** structs.MeshGatewayConfig: shared by proxy registrations and config entries. */
 export interface MeshGatewayConfig {
   /** "" (default), "none", "local" or "remote"; serialised as `{}` when default. */
-  readonly Mode?: "" | "none" | "local" | "remote";
+  readonly Mode?: MeshGatewayMode;
 }
 
 export interface Upstream {

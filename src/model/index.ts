@@ -8,3 +8,6 @@ export { DEFAULT_LOCK_DELAY_NS, MAX_LOCK_DELAY_MS, SESSION_TTL_MAX_MS, SESSION_T
 export type * from "./requests.ts";
 export type * from "./txn.ts";
 export { TXN_MAX_OPS, TXN_READ_VERBS } from "./txn.ts";
+export type * from "./config_entry.ts";
+export type * from "./intention.ts";
+export type * from "./ca.ts";

@@ -7,6 +7,7 @@
 import type { KVWriteVerb, TxnOp } from "../model/index.ts";
 import { fromBase64, toBase64 } from "./bytes.ts";
 import { StateCommandError, type StateCommand } from "./commands.ts";
+import { decodeCaCommand, decodeConfigEntryCommand, decodeIntentionCommand } from "./codec_connect.ts";
 import { checkShape, isObj, optNum, optStr, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
 
 const enc = new TextEncoder();
@@ -83,6 +84,12 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
     }
     case "session":
       return decodeSession(raw);
+    case "config-entry":
+      return decodeConfigEntryCommand(raw);
+    case "intention":
+      return decodeIntentionCommand(raw);
+    case "ca":
+      return decodeCaCommand(raw);
     case "txn": {
       if (!Array.isArray(raw.ops)) bad("txn.ops", "must be an array");
       const ops = raw.ops.map((op, i): TxnOp => {

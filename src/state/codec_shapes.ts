@@ -62,6 +62,30 @@ export function checkShape(o: Obj, path: string, spec: Readonly<Record<string, K
   }
 }
 
+/** Checks the fields of `o` named in `spec`: each must be present and of its kind. */
+export function checkRequired(o: Obj, path: string, spec: Readonly<Record<string, Kind>>): void {
+  for (const [k, kind] of Object.entries(spec)) {
+    if (!is(kind, o[k]) || o[k] === null) bad(`${path}.${k}`, `must be ${KIND_TEXT[kind].replace(" or null", "")}`);
+  }
+}
+
+/** `o[k]` must be a non-negative safe integer (a Raft index). */
+export function reqIndex(o: Obj, k: string, path: string): number {
+  const v = o[k];
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) bad(`${path}.${k}`, "must be a non-negative integer");
+  return v;
+}
+
+/** `o[k]` must be an array of objects; returns it. */
+export function objArray(o: Obj, k: string, path: string): Obj[] {
+  const v = o[k];
+  if (!Array.isArray(v)) bad(`${path}.${k}`, "must be an array");
+  v.forEach((x, i) => {
+    if (!isObj(x)) bad(`${path}.${k}[${i}]`, "must be an object");
+  });
+  return v as Obj[];
+}
+
 const KINDS = new Set(["", "connect-proxy", "mesh-gateway", "terminating-gateway", "ingress-gateway"]);
 
 /** A NodeService as a registration carries it. */

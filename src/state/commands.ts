@@ -8,7 +8,11 @@
  * apply never consults it; a proposer checks it before proposing (`lockDelayRejection`).
  */
 import type {
+  CAConfiguration,
+  CARoot,
+  ConfigEntry,
   DeregisterRequest,
+  Intention,
   KVWrite,
   KVWriteVerb,
   RegisterRequest,
@@ -29,6 +33,19 @@ export type SessionCreate = Unindexed<Session>;
  * - `session`: create (with a precomputed ID) or destroy (SessionRequestType).
  * - `txn`: KV operations applied atomically (TxnRequestType): all succeed or nothing changes.
  * - `tombstone-reap`: drops KV tombstones with an index <= `reapIndex` (TombstoneRequestType).
+ * - `config-entry`: Consul's ConfigEntryRequestType. `set` upserts (CreateIndex kept on update,
+ *   ModifyIndex = the Raft index); `cas` does so only if `index` is 0 and no entry exists, or `index`
+ *   equals the stored ModifyIndex (ConfigEntry.CAS); `delete` removes kind/name (missing: no-op).
+ *   Kind and name are matched case-insensitively (memdb's lowercase id index). Graph validation
+ *   (protocols, cycles) is the proposer's: apply stores what it is given.
+ * - `intention`: Consul's IntentionRequestType. `upsert` keeps CreateIndex and CreatedAt of an existing
+ *   intention with the same ID, sets ModifyIndex, forces a null Meta to {}, and fails with "duplicate
+ *   intention found: ..." when another ID has the same source and destination (case-insensitive).
+ *   `delete` removes by ID (missing: no-op). Precedence, Hash and UpdatedAt are the proposer's.
+ * - `ca`: Consul's ConnectCARequestType. `set-config` stores the CA configuration (CreateIndex kept,
+ *   ModifyIndex = the Raft index; an empty ClusterID keeps the stored one). `set-roots` replaces every
+ *   root atomically only if the roots table index equals `index` (0 before the first set), and then
+ *   also stores `config` if given (CASetRoots / CAOpSetRootsAndConfig); exactly one root must be Active.
  * - `restore`: replaces the whole state with a snapshot's (`StateStore.snapshot()` bytes) on every
  *   server: the user-driven `/v1/snapshot` restore. Indexes inside the tables come from the snapshot.
  */
@@ -40,6 +57,19 @@ export type StateCommand =
   | { readonly type: "session"; readonly op: "destroy"; readonly id: string }
   | { readonly type: "txn"; readonly ops: readonly TxnOp[] }
   | { readonly type: "tombstone-reap"; readonly reapIndex: number }
+  | { readonly type: "config-entry"; readonly op: "set"; readonly entry: ConfigEntry }
+  | { readonly type: "config-entry"; readonly op: "cas"; readonly entry: ConfigEntry; readonly index: number }
+  | { readonly type: "config-entry"; readonly op: "delete"; readonly kind: string; readonly name: string }
+  | { readonly type: "intention"; readonly op: "upsert"; readonly intention: Intention }
+  | { readonly type: "intention"; readonly op: "delete"; readonly id: string }
+  | { readonly type: "ca"; readonly op: "set-config"; readonly config: CAConfiguration }
+  | {
+    readonly type: "ca";
+    readonly op: "set-roots";
+    readonly roots: readonly CARoot[];
+    readonly config?: CAConfiguration;
+    readonly index: number;
+  }
   | { readonly type: "restore"; readonly data: Uint8Array };
 
 /** The `type` values of StateCommand. */
@@ -47,9 +77,11 @@ export type StateCommandType = StateCommand["type"];
 
 /**
  * The result of applying a command, discriminated by `type`:
- * - `ok`: register, deregister, session destroy, tombstone-reap and restore succeeded.
+ * - `ok`: register, deregister, session destroy, tombstone-reap, restore, config-entry set/delete,
+ *   intention upsert/delete and ca set-config succeeded.
  * - `kv`: a KV write; `ok` is false when a cas/delete-cas index did not match, a lock is held by
  *   another session, or an unlock was not by the holder (set, delete, delete-tree are always true).
+ * - `cas`: config-entry cas and ca set-roots; `ok` is false when the index did not match (nothing changed).
  * - `session`: the created session's ID.
  * - `txn`: Consul's TxnResponse shape: on success `Results` (one per op that returns an entry, in
  *   order; `Errors` null), on failure `Errors` (every failing op; `Results` null) and no change.
@@ -60,6 +92,7 @@ export type StateCommandType = StateCommand["type"];
 export type StateResult =
   | { readonly type: "ok" }
   | { readonly type: "kv"; readonly ok: boolean }
+  | { readonly type: "cas"; readonly ok: boolean }
   | { readonly type: "session"; readonly id: string }
   | { readonly type: "txn"; readonly Results: readonly TxnResult[] | null; readonly Errors: readonly TxnError[] | null }
   | { readonly type: "error"; readonly error: string };

@@ -1,5 +1,6 @@
 /**
- * The replicated state store (Consul's memdb state store and FSM for catalog, health, KV and sessions).
+ * The replicated state store (Consul's memdb state store and FSM for catalog, health, KV, sessions,
+ * config entries, intentions and the Connect CA).
  *
  * Writes: build a StateCommand, check `lockDelayRejection` (leader side), `encodeCommand` and propose it;
  * the Raft driver applies it through `createStateMachine(store)` and hands back a StateResult.
@@ -39,3 +40,4 @@ export {
   type HealthServiceOptions,
 } from "./queries_health.ts";
 export { kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode } from "./queries_kv.ts";
+export { caRoots, configEntryGet, configEntryList, intentionGet, intentionList } from "./queries_connect.ts";

@@ -1,12 +1,14 @@
 /**
  * State snapshots: every table, the index table and the tombstones as canonical JSON (sorted keys,
  * rows in key order), so the same state always serialises to the same bytes. KV rows are tuples
- * `[LockIndex, Key, Flags, Value(base64|null), Session, CreateIndex, ModifyIndex]`.
+ * `[LockIndex, Key, Flags, Value(base64|null), Session, CreateIndex, ModifyIndex]`. The Connect tables
+ * (configEntries, intentions, caRoots, caConfig) were added within the same format: a snapshot without
+ * them restores them empty.
  */
-import type { DirEntry, HealthCheck, Node, NodeService, Session } from "../model/index.ts";
+import type { CAConfiguration, CARoot, ConfigEntry, DirEntry, HealthCheck, Intention, Node, NodeService, Session } from "../model/index.ts";
 import { canonicalJson, fromBase64, toBase64 } from "./bytes.ts";
 import { makeEntry } from "./kv_write.ts";
-import { Tables } from "./tables.ts";
+import { configEntryKey, intentionTupleKey, Tables } from "./tables.ts";
 
 const FORMAT = "causeway-state/1";
 const enc = new TextEncoder();
@@ -24,6 +26,10 @@ interface SnapshotDoc {
   kvs: KvRow[];
   tombstones: [string, number][];
   indexes: [string, number][];
+  configEntries: ConfigEntry[];
+  intentions: Intention[];
+  caRoots: CARoot[];
+  caConfig: CAConfiguration | null;
 }
 
 function sortedValues<V>(m: Map<string, V>): V[] {
@@ -39,9 +45,13 @@ export function snapshotTables(db: Tables, lastIndex: number): Uint8Array {
   const tombstones = db.tombstoneKeys.toArray().map((k): [string, number] => [k, db.tombstones.get(k)!]);
   // Keys in sorted order; rows of primitives are canonical as plain JSON, records need canonicalJson.
   const doc: [keyof SnapshotDoc, string][] = [
+    ["caConfig", canonicalJson(db.caConfig)],
+    ["caRoots", canonicalJson(sortedValues(db.caRoots))],
     ["checks", canonicalJson(sortedValues(db.checks).flatMap((m) => sortedValues(m)))],
+    ["configEntries", canonicalJson(sortedValues(db.configEntries))],
     ["format", JSON.stringify(FORMAT)],
     ["indexes", JSON.stringify([...db.indexes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)))],
+    ["intentions", canonicalJson(sortedValues(db.intentions))],
     ["kvs", JSON.stringify(kvs)],
     ["lastIndex", JSON.stringify(lastIndex)],
     ["nodes", canonicalJson(db.nodeKeys().map((k) => db.nodes.get(k)!))],
@@ -56,8 +66,9 @@ function fail(what: string): never {
   throw new Error(`invalid state snapshot: ${what}`);
 }
 
-function arr(doc: Record<string, unknown>, k: string): unknown[] {
+function arr(doc: Record<string, unknown>, k: string, optional = false): unknown[] {
   const v = doc[k];
+  if (optional && v === undefined) return [];
   if (!Array.isArray(v)) fail(`${k} must be an array`);
   return v;
 }
@@ -106,6 +117,7 @@ export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number
     const e: DirEntry = makeEntry({ LockIndex: r[0], Key: r[1], Flags: r[2], Value: value, Session: r[4] }, r[5], r[6]);
     db.putKV(e);
   });
+  restoreConnect(doc, db);
   for (const [what, table] of [["tombstones", db.tombstones], ["indexes", db.indexes]] as const) {
     arr(doc, what).forEach((t, i) => {
       if (!Array.isArray(t) || typeof t[0] !== "string" || typeof t[1] !== "number") fail(`${what}[${i}] must be [string, number]`);
@@ -114,4 +126,22 @@ export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number
     });
   }
   return { db, lastIndex: doc.lastIndex as number };
+}
+
+/** The Connect tables; each is optional (absent in snapshots taken before they existed). */
+function restoreConnect(doc: Record<string, unknown>, db: Tables): void {
+  arr(doc, "configEntries", true).forEach((e, i) => {
+    const r = rec<ConfigEntry>(e, `configEntries[${i}]`, ["Kind", "Name"]);
+    db.configEntries.set(configEntryKey(r.Kind, r.Name), r);
+  });
+  arr(doc, "intentions", true).forEach((x, i) => {
+    const r = rec<Intention>(x, `intentions[${i}]`, ["ID", "SourceNS", "SourceName", "DestinationNS", "DestinationName", "Action"]);
+    if (db.intentionsByTuple.has(intentionTupleKey(r))) fail(`intentions[${i}] duplicates another intention's source and destination`);
+    db.putIntention(r);
+  });
+  arr(doc, "caRoots", true).forEach((x, i) => {
+    const r = rec<CARoot>(x, `caRoots[${i}]`, ["ID", "RootCert"]);
+    db.caRoots.set(r.ID, r);
+  });
+  if (doc.caConfig !== undefined && doc.caConfig !== null) db.caConfig = rec<CAConfiguration>(doc.caConfig, "caConfig", ["ClusterID", "Provider"]);
 }

@@ -6,6 +6,15 @@
 import type { Clock } from "../platform/index.ts";
 import { deregister, ensureRegistration } from "./catalog_write.ts";
 import type { StateCommand, StateResult } from "./commands.ts";
+import {
+  casConfigEntry,
+  deleteConfigEntry,
+  deleteIntention,
+  setCaConfig,
+  setCaRoots,
+  setConfigEntry,
+  upsertIntention,
+} from "./connect_write.ts";
 import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock, reapTombstones } from "./kv_write.ts";
 import { LockDelays } from "./lock_delay.ts";
 import { createSession, destroySession } from "./session_write.ts";
@@ -28,10 +37,11 @@ export interface StateStoreOptions {
 
 const OK: StateResult = { type: "ok" };
 const kvResult = (ok: boolean): StateResult => ({ type: "kv", ok });
+const casResult = (ok: boolean): StateResult => ({ type: "cas", ok });
 
 /**
  * One server's copy of the replicated state. Read it with the query functions (catalog*, health*,
- * kv*, session*); change it only through `apply` (via the Raft log) or `restore`.
+ * kv*, session*, configEntry*, intention*, caRoots); change it only through `apply` (via the Raft log) or `restore`.
  */
 export class StateStore {
   /** @internal The tables; queries read them, only apply and restore change them. */
@@ -102,6 +112,19 @@ export class StateStore {
       }
       case "kv":
         return this.kv(tx, cmd);
+      case "config-entry":
+        if (cmd.op === "cas") return casResult(casConfigEntry(tx, cmd.entry, cmd.index));
+        if (cmd.op === "set") setConfigEntry(tx, cmd.entry);
+        else deleteConfigEntry(tx, cmd.kind, cmd.name);
+        return OK;
+      case "intention":
+        if (cmd.op === "upsert") upsertIntention(tx, cmd.intention);
+        else deleteIntention(tx, cmd.id);
+        return OK;
+      case "ca":
+        if (cmd.op === "set-roots") return casResult(setCaRoots(tx, cmd.roots, cmd.index, cmd.config));
+        setCaConfig(tx, cmd.config);
+        return OK;
       default:
         throw new StateError(`unknown command type ${JSON.stringify((cmd as { type: unknown }).type)}`);
     }

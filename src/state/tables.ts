@@ -1,13 +1,15 @@
 /**
  * The store's tables and their secondary indexes (Consul's memdb schema for nodes, services, checks,
- * sessions, session_checks, kvs, tombstones and index). Raw operations here keep every index in step
+ * sessions, session_checks, kvs, tombstones, config-entries, connect-intentions, connect-ca-roots,
+ * connect-ca-config and index). Raw operations here keep every index in step
  * and do nothing else: no Raft indexes, no watches, no undo (tx.ts adds those).
  *
  * Keys follow memdb's indexers: node names, service IDs, check IDs, service names and session IDs are
- * compared case-insensitively (lowercase keys); KV keys exactly. Compound keys join parts with "\0",
+ * compared case-insensitively (lowercase keys), as are config entry kind/name, intention IDs and the
+ * intention source/destination tuple; KV keys and CA root IDs exactly. Compound keys join parts with "\0",
  * so they sort like memdb's null-terminated compound indexes.
  */
-import type { DirEntry, HealthCheck, Node, NodeService, Session } from "../model/index.ts";
+import type { CAConfiguration, CARoot, ConfigEntry, DirEntry, HealthCheck, Intention, Node, NodeService, Session } from "../model/index.ts";
 import { SortedKeys } from "./sorted_keys.ts";
 
 /** A service instance as stored: the node name it was registered under and the service itself. */
@@ -20,6 +22,14 @@ export interface StoredService {
 export const lower = (s: string): string => s.toLowerCase();
 /** A compound key (memdb's null-terminated CompoundIndex order). */
 export const pair = (a: string, b: string): string => `${a}\0${b}`;
+
+/** A config entry's table key: pair(lower kind, lower name) (memdb's config-entries "id" index). */
+export const configEntryKey = (kind: string, name: string): string => pair(lower(kind), lower(name));
+
+/** An intention's source/destination key, lowercase (memdb's "source_destination" index). */
+export function intentionTupleKey(x: Intention): string {
+  return [x.SourceNS, x.SourceName, x.DestinationNS, x.DestinationName].map(lower).join("\0");
+}
 
 /** The service name a Connect query for it finds this instance under, if any (memdb's "connect" index). */
 export function connectName(svc: NodeService): string | undefined {
@@ -83,6 +93,16 @@ export class Tables {
   /** KV key -> Raft index of its deletion. */
   readonly tombstones = new Map<string, number>();
   readonly tombstoneKeys = new SortedKeys();
+  /** configEntryKey(kind, name) -> entry. */
+  readonly configEntries = new Map<string, ConfigEntry>();
+  /** lower(intention ID) -> intention. */
+  readonly intentions = new Map<string, Intention>();
+  /** intentionTupleKey -> lower(intention ID). */
+  readonly intentionsByTuple = new Map<string, string>();
+  /** CA root ID (exact) -> root. */
+  caRoots = new Map<string, CARoot>();
+  /** The CA configuration (a one-row table), null until set. */
+  caConfig: CAConfiguration | null = null;
   /** Consul's "index" table: name -> highest Raft index that changed it. */
   readonly indexes = new Map<string, number>();
   private sortedNodes: string[] | null = null;
@@ -189,6 +209,21 @@ export class Tables {
 
   deleteTombstone(key: string): void {
     if (this.tombstones.delete(key)) this.tombstoneKeys.delete(key);
+  }
+
+  putIntention(x: Intention): void {
+    const id = lower(x.ID);
+    this.deleteIntention(id);
+    this.intentions.set(id, x);
+    this.intentionsByTuple.set(intentionTupleKey(x), id);
+  }
+
+  deleteIntention(id: string): void {
+    const old = this.intentions.get(id);
+    if (!old) return;
+    this.intentions.delete(id);
+    const tk = intentionTupleKey(old);
+    if (this.intentionsByTuple.get(tk) === id) this.intentionsByTuple.delete(tk);
   }
 }
 

@@ -15,6 +15,10 @@ export const topic = {
   status: (status: string) => `status:${status}`,
   session: (sessionKey: string) => `session:${sessionKey}`,
   nodeSessions: (nodeKey: string) => `node-sessions:${nodeKey}`,
+  /** One config entry, by its table key (configEntryKey). */
+  configEntry: (entryKey: string) => `config-entry:${entryKey}`,
+  /** One intention, by lowercase ID. */
+  intention: (idKey: string) => `intention:${idKey}`,
 } as const;
 
 /** Consul's index-table entry names. */
@@ -25,6 +29,14 @@ export const INDEX = {
   sessions: "sessions",
   kvs: "kvs",
   tombstones: "tombstones",
+  /** Consul's configTableName. */
+  configEntries: "config-entries",
+  /** Consul's intentionsTableName. */
+  intentions: "connect-intentions",
+  /** Consul's caRootTableName. */
+  caRoots: "connect-ca-roots",
+  /** Consul's caConfigTableName. */
+  caConfig: "connect-ca-config",
   /** Raft index of the last deregistration of a service's last instance (Consul's service_last_extinction). */
   serviceExtinction: "service_last_extinction",
   /** Per-service entry: bumped by any change to the service's instances, their checks or their nodes. */

@@ -3,8 +3,8 @@
  * `rollback` restores the tables exactly; the store fires topics and sets lock-delays only on commit,
  * so an aborted command is invisible (memdb's Txn.Abort).
  */
-import type { DirEntry, HealthCheck, Node, Session } from "../model/index.ts";
-import { connectName, lower, type StoredService, type Tables } from "./tables.ts";
+import type { CAConfiguration, CARoot, ConfigEntry, DirEntry, HealthCheck, Intention, Node, Session } from "../model/index.ts";
+import { configEntryKey, connectName, lower, type StoredService, type Tables } from "./tables.ts";
 import { topic } from "./topics.ts";
 
 /** A command-level failure: the store rolls back and answers `{type: "error", error: message}`. */
@@ -176,5 +176,56 @@ export class Tx {
     if (old === undefined) return;
     db.deleteTombstone(key);
     this.undo.push(() => db.putTombstone(key, old));
+  }
+
+  putConfigEntry(e: ConfigEntry): void {
+    const db = this.db;
+    const key = configEntryKey(e.Kind, e.Name);
+    const old = db.configEntries.get(key);
+    db.configEntries.set(key, e);
+    this.undo.push(() => (old ? db.configEntries.set(key, old) : db.configEntries.delete(key)));
+    this.topics.add(topic.configEntry(key));
+  }
+
+  deleteConfigEntry(key: string): void {
+    const db = this.db;
+    const old = db.configEntries.get(key);
+    if (!old) return;
+    db.configEntries.delete(key);
+    this.undo.push(() => db.configEntries.set(key, old));
+    this.topics.add(topic.configEntry(key));
+  }
+
+  putIntention(x: Intention): void {
+    const db = this.db;
+    const id = lower(x.ID);
+    const old = db.intentions.get(id);
+    db.putIntention(x);
+    this.undo.push(() => (old ? db.putIntention(old) : db.deleteIntention(id)));
+    this.topics.add(topic.intention(id));
+  }
+
+  deleteIntention(id: string): void {
+    const db = this.db;
+    const old = db.intentions.get(id);
+    if (!old) return;
+    db.deleteIntention(id);
+    this.undo.push(() => db.putIntention(old));
+    this.topics.add(topic.intention(id));
+  }
+
+  /** Replaces the whole CA roots table. */
+  replaceCaRoots(roots: ReadonlyMap<string, CARoot>): void {
+    const db = this.db;
+    const old = db.caRoots;
+    db.caRoots = new Map(roots);
+    this.undo.push(() => (db.caRoots = old));
+  }
+
+  setCaConfig(c: CAConfiguration): void {
+    const db = this.db;
+    const old = db.caConfig;
+    db.caConfig = c;
+    this.undo.push(() => (db.caConfig = old));
   }
 }
