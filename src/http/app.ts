@@ -10,6 +10,10 @@ import { mountKv } from "./kv.ts";
 import { mountSnapshot } from "./snapshot.ts";
 import { mountOperator } from "./operator.ts";
 import { mountEvents } from "./event.ts";
+import { mountConnectCa } from "./connect_ca.ts";
+import { mountConfig } from "./config.ts";
+import { mountDiscoveryChain } from "./discovery_chain.ts";
+import { mountIntentions } from "./intentions.ts";
 import { mountMembers } from "./members.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { textError } from "./respond.ts";
@@ -35,6 +39,10 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   mountSnapshot(app, deps);
   mountOperator(app, deps);
   mountEvents(app, deps);
+  mountConnectCa(app, deps);
+  mountConfig(app, deps);
+  mountDiscoveryChain(app, deps);
+  mountIntentions(app, deps);
   app.notFound((c) => {
     const known = app.routes.some((r) => r.path === c.req.path);
     return known ? textError(c, 405, `method ${c.req.method} not allowed`) : textError(c, 404, "404 page not found");

@@ -54,6 +54,8 @@ export interface HttpApiDeps {
   readonly events?: EventsApi;
   /** `/v1/snapshot`; absent when this agent cannot take or restore snapshots. */
   readonly snapshots?: SnapshotApi;
+  /** `/v1/connect/ca/configuration` PUT and the agent's leaf certificates; absent when this agent cannot reach a server. */
+  readonly connectCa?: import("./connect_ca.ts").ConnectCaApi;
   /** A number in [0, 1) for blocking-query jitter; injected so tests are deterministic. */
   readonly random?: () => number;
   /** A fresh random UUID per call, for new session IDs (Consul's uuid.GenerateUUID); session create answers 500 without it. */
@@ -64,6 +66,7 @@ export interface HttpApiDeps {
   readonly localAgent?: LocalAgentApi;
   /** Time for waits the HTTP layer does itself (hash-based blocking on /v1/agent/service/:id); without it such reads answer at once. */
   readonly clock?: import("../platform/index.ts").Clock;
+  /** Wall-clock ms since the epoch for timestamps (intention CreatedAt/UpdatedAt); falls back to clock.now(); intention writes answer 500 without either. */ readonly now?: () => number;
 }
 
 /**

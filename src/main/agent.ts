@@ -13,6 +13,7 @@ import { startServer, type RunningServer } from "./server.ts";
 import { startGossip } from "./gossip.ts";
 import { startClientRpc } from "./client_rpc.ts";
 import { createStateAccess } from "./state_access.ts";
+import { connectCaApiOver } from "./connect_access.ts";
 import { catalogPortOver } from "./catalog_port.ts";
 import { snapshotApiOver } from "./snapshot_api.ts";
 import { createEventsApi } from "./user_events.ts";
@@ -155,6 +156,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     // The replicated state as this agent reaches it, and the local agent that syncs into it.
     const stateCaller = server?.state ?? clientRpc?.state;
     const stateAccess = stateCaller ? createStateAccess(stateCaller) : undefined;
+    const connectCa = stateCaller && stateAccess ? connectCaApiOver(stateCaller, stateAccess, { clock: systemClock(), rng: cryptoRng(), logger: logger.named("leaf-cache") }) : undefined;
+    if (connectCa) cleanups.push(() => connectCa.close());
     const wanAddr = config.gossip.advertiseAddrWan || advertiseAddr;
     const localAgent = stateAccess
       ? createLocalAgent({
@@ -209,6 +212,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         catalog,
         state: stateAccess,
         sessionRenewal: stateAccess,
+        connectCa,
         localAgent: localAgent ? { ...localAgent, parseServiceRegistration, parseCheckRegistration } : undefined,
         clock: systemClock(),
         snapshots: stateAccess ? snapshotApiOver(stateAccess, systemClock()) : undefined,

@@ -18,6 +18,9 @@ import { kvCommand } from "./commands/kv.ts";
 import { operatorCommand } from "./commands/operator.ts";
 import { servicesCommand } from "./commands/services.ts";
 import { snapshotCommand } from "./commands/snapshot.ts";
+import { connectCommand } from "./commands/connect.ts";
+import { configCommand } from "./commands/config.ts";
+import { intentionCommand } from "./commands/intention.ts";
 
 export const COMMANDS: readonly Command[] = [
   agentCommand, forceLeaveCommand, joinCommand, keygenCommand, keyringCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
@@ -26,6 +29,9 @@ export const COMMANDS: readonly Command[] = [
   servicesCommand,
   snapshotCommand,
   operatorCommand,
+  connectCommand,
+  configCommand,
+  intentionCommand,
 ];
 
 function usage(): string {

@@ -9,13 +9,14 @@ import { ProposalDroppedError, type ConsensusNode } from "../consensus/index.ts"
 import type { ReadQuery } from "../http/index.ts";
 import type { PoolMember } from "../membership/index.ts";
 import { SERF_CHECK_ID } from "../model/index.ts";
-import type { Clock, Logger } from "../platform/index.ts";
+import { cryptoRng, type Cancel, type Clock, type Logger, type Rng } from "../platform/index.ts";
 import type { StateBackend } from "../rpc/index.ts";
 import {
-  blockingQuery, catalogNode, catalogNodeServices, createStateMachine, createStateStore, createTombstoneGc, decodeCommand,
+  blockingQuery, caRoots, catalogNode, catalogNodeServices, createStateMachine, createStateStore, createTombstoneGc, decodeCommand,
   encodeCommand, healthChecksInState, healthNodeChecks, lockDelayRejection, sessionGet, sessionList, WatchSet,
   type ReplicatedStateMachine, type StateCommand, type StateResult, type StateStore,
 } from "../state/index.ts";
+import { createConnectCa, type ConnectCa } from "./connect_ca.ts";
 import { handlesMember, memberWrite, reapedNodes } from "./catalog_members.ts";
 import { createSessionTimers } from "./session_timers.ts";
 import { runRead } from "./state_reads.ts";
@@ -33,11 +34,21 @@ export interface ReplicatedState {
   attach(consensus: ConsensusNode<StateResult>): void;
   /** Starts or stops the leader's duties. */
   setLeader(leader: boolean): void;
+  /** The Connect CA over this state (signing on any server, configuration on the leader). */
+  readonly ca: ConnectCa;
   /** On the leader: makes the catalog agree with the LAN pool (Consul's reconcile). Serialised. */
   reconcileMembers(members: readonly PoolMember[]): Promise<void>;
 }
 
-export function createReplicatedState(o: { clock: Clock; logger: Logger; datacenter: string; nodeName: string }): ReplicatedState {
+/** Retry delay of a failed CA initialisation while this server stays leader. */
+const CA_INIT_RETRY_MS = 5_000;
+
+/**
+ * `connectCa`: the leader initialises the Connect CA (cluster ID and first root) when it has none;
+ * off by default so that tests of other duties see only their own proposals. `rng` (default cryptoRng)
+ * draws cluster IDs and certificate serials.
+ */
+export function createReplicatedState(o: { clock: Clock; logger: Logger; datacenter: string; nodeName: string; connectCa?: boolean; rng?: Rng }): ReplicatedState {
   const log = o.logger;
   let consensus: ConsensusNode<StateResult> | undefined;
   let leader = false;
@@ -66,6 +77,31 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
       void proposeDuty("destroying an expired session", { type: "session", op: "destroy", id });
     },
   });
+
+  const ca = createConnectCa({
+    clock: o.clock,
+    rng: o.rng ?? cryptoRng(),
+    logger: log.named("connect-ca"),
+    datacenter: o.datacenter,
+    read: () => {
+      // set-roots CASes on the roots table's index, which is the last set-roots' Raft index: every root
+      // it writes gets that ModifyIndex (caRoots' own index also counts set-config writes).
+      const r = caRoots(store, new WatchSet()).value;
+      return { index: Math.max(0, ...r.roots.map((x) => x.ModifyIndex)), roots: r.roots, config: r.config };
+    },
+    barrier: () => consensus ? consensus.read() : Promise.reject(new Error("Raft is not running yet")),
+    propose,
+  });
+  let caRetry: Cancel | undefined;
+  /** Consul's initializeCA in establishLeadership: retried while leader until it succeeds. */
+  const initializeCa = () => {
+    caRetry = undefined;
+    if (!leader || !o.connectCa) return;
+    ca.initialize().catch((err) => {
+      log.warn("initializing the Connect CA failed; will retry", { error: err });
+      if (leader) caRetry = o.clock.setTimer(CA_INIT_RETRY_MS, initializeCa);
+    });
+  };
 
   const readContext = { term: () => consensus?.status().term ?? 0 };
   const backend: StateBackend = {
@@ -96,6 +132,11 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
       if (!session) return encodeWire([]);
       sessions.reset(session);
       return encodeWire([session]);
+    },
+    signLeaf: async (service) => encodeWire(await ca.signLeaf(service)),
+    async setCAConfiguration(bytes) {
+      await ca.setConfiguration(decodeWire(bytes));
+      return new Uint8Array();
     },
   };
 
@@ -143,6 +184,7 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
     store,
     stateMachine,
     backend,
+    ca,
     attach(c) {
       consensus = c;
     },
@@ -152,8 +194,11 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
       tombstones.setEnabled(now);
       if (!now) {
         sessions.clearAll();
+        caRetry?.();
+        caRetry = undefined;
         return;
       }
+      initializeCa();
       // A new leader becomes the authority for expiries: time every TTL session afresh, and start the
       // tombstone clock for whatever tombstones exist (Consul's establishLeadership).
       for (const s of sessionList(store, new WatchSet()).value) sessions.reset(s);

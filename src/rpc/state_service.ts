@@ -6,7 +6,10 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type ConnectRouter, type HandlerContext, type Transport } from "@connectrpc/connect";
-import { ApplyResponseSchema, Consistency as WireConsistency, QueryResponseSchema, RenewSessionResponseSchema, State } from "../gen/causeway/state/v1/state_pb.ts";
+import {
+  ApplyResponseSchema, Consistency as WireConsistency, QueryResponseSchema, RenewSessionResponseSchema, SetCAConfigurationResponseSchema,
+  SignLeafResponseSchema, State,
+} from "../gen/causeway/state/v1/state_pb.ts";
 import { route, type RpcContext } from "./forward.ts";
 
 /** Consul's read consistency modes. */
@@ -25,6 +28,13 @@ export interface StateBackend {
   linearizableRead(): Promise<void>;
   /** On the leader: restarts session `id`'s TTL timer; the encoded session, or an empty array when unknown. */
   renewSession(id: string): Promise<Uint8Array>;
+  /**
+   * Signs a leaf for `service` with this server's copy of the active CA root; the encoded IssuedCert.
+   * Rejects (message for the client) when the CA is not initialised yet.
+   */
+  signLeaf(service: string): Promise<Uint8Array>;
+  /** On the leader: applies an encoded CAConfiguration (rotating the root when asked); an empty result. */
+  setCAConfiguration(config: Uint8Array): Promise<Uint8Array>;
 }
 
 export interface QueryOptions {
@@ -49,6 +59,8 @@ export interface StateCaller {
   apply(command: Uint8Array, datacenter?: string): Promise<Uint8Array>;
   query(query: Uint8Array, options?: QueryOptions): Promise<QueryOutcome>;
   renewSession(id: string, datacenter?: string): Promise<Uint8Array>;
+  signLeaf(service: string, datacenter?: string): Promise<Uint8Array>;
+  setCAConfiguration(config: Uint8Array, datacenter?: string): Promise<Uint8Array>;
 }
 
 /** Extra time a forwarded blocking call is given beyond its wait, so the server answers before the caller gives up. */
@@ -67,6 +79,8 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
   handleApply(command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
   handleQuery(query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined): Promise<QueryOutcome>;
   handleRenew(id: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
+  handleSignLeaf(service: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
+  handleSetCAConfiguration(config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
 } {
   // Writes are proposed where they arrive: Raft itself carries a follower's proposal to the leader.
   const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
@@ -92,10 +106,19 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
     }, (t, headers) => remoteQuery(t, query, options, headers));
   const handleRenew = (id: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
     route(ctx, datacenter, "leader", call, () => backend.renewSession(id), (t, headers) => remoteRenew(t, id, datacenter, headers));
+  // Every server holds the roots and the signing key in its replicated state, so any one signs.
+  const handleSignLeaf = (service: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
+    route(ctx, datacenter, "local", call, () => backend.signLeaf(service), (t, headers) => remoteSignLeaf(t, service, datacenter, headers));
+  const handleSetCAConfiguration = (config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
+    route(ctx, datacenter, "leader", call, () => backend.setCAConfiguration(config), (t, headers) => remoteSetCAConfiguration(t, config, datacenter, headers));
   return {
     handleApply,
     handleQuery,
     handleRenew,
+    handleSignLeaf,
+    handleSetCAConfiguration,
+    signLeaf: (service, datacenter) => handleSignLeaf(service, datacenter, undefined),
+    setCAConfiguration: (config, datacenter) => handleSetCAConfiguration(config, datacenter, undefined),
     apply: (command, datacenter) => handleApply(command, datacenter, undefined),
     query: (query, options = {}) => handleQuery(query, options, undefined),
     renewSession: (id, datacenter) => handleRenew(id, datacenter, undefined),
@@ -123,6 +146,10 @@ export function registerStateService(router: ConnectRouter, server: ReturnType<t
     },
     renewSession: async (req, call) =>
       create(RenewSessionResponseSchema, { result: await server.handleRenew(req.sessionId, req.routing?.datacenter, call) }),
+    signLeaf: async (req, call) =>
+      create(SignLeafResponseSchema, { result: await server.handleSignLeaf(req.service, req.routing?.datacenter, call) }),
+    setCAConfiguration: async (req, call) =>
+      create(SetCAConfigurationResponseSchema, { result: await server.handleSetCAConfiguration(req.config, req.routing?.datacenter, call) }),
   });
 }
 
@@ -135,6 +162,8 @@ export function createRemoteStateCaller(transport: () => Transport): StateCaller
     apply: (command, datacenter) => remoteApply(transport(), command, datacenter, new Headers()),
     query: (query, options = {}) => remoteQuery(transport(), query, options, new Headers()),
     renewSession: (id, datacenter) => remoteRenew(transport(), id, datacenter, new Headers()),
+    signLeaf: (service, datacenter) => remoteSignLeaf(transport(), service, datacenter, new Headers()),
+    setCAConfiguration: (config, datacenter) => remoteSetCAConfiguration(transport(), config, datacenter, new Headers()),
   };
 }
 
@@ -145,6 +174,16 @@ async function remoteApply(t: Transport, command: Uint8Array, datacenter: string
 
 async function remoteRenew(t: Transport, sessionId: string, datacenter: string | undefined, headers: Headers): Promise<Uint8Array> {
   const res = await createClient(State, t).renewSession({ routing: { datacenter: datacenter ?? "" }, sessionId }, { headers, timeoutMs: FORWARD_SLACK_MS });
+  return res.result;
+}
+
+async function remoteSignLeaf(t: Transport, service: string, datacenter: string | undefined, headers: Headers): Promise<Uint8Array> {
+  const res = await createClient(State, t).signLeaf({ routing: { datacenter: datacenter ?? "" }, service }, { headers, timeoutMs: FORWARD_SLACK_MS });
+  return res.result;
+}
+
+async function remoteSetCAConfiguration(t: Transport, config: Uint8Array, datacenter: string | undefined, headers: Headers): Promise<Uint8Array> {
+  const res = await createClient(State, t).setCAConfiguration({ routing: { datacenter: datacenter ?? "" }, config }, { headers, timeoutMs: FORWARD_SLACK_MS });
   return res.result;
 }
 

@@ -93,6 +93,12 @@ export async function startRpcServer(o: {
     },
     linearizableRead: () => real!.node.read(),
     renewSession: async (id) => enc.encode(id === "known" ? `renewed on ${o.id}` : ""),
+    signLeaf: async () => {
+      throw new Error("the test cluster has no CA");
+    },
+    setCAConfiguration: async () => {
+      throw new Error("the test cluster has no CA");
+    },
   };
   const state = createServerStateCaller(ctx, backend);
   const grpc = createGrpcServer({

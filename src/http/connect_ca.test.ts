@@ -1,0 +1,123 @@
+import { describe, expect, test } from "bun:test";
+import type { CAConfiguration, CARoot, IssuedCert } from "../connect/index.ts";
+import { fakeState } from "../../test/harness/fake_state.ts";
+import { createHttpApi } from "./app.ts";
+import type { AgentInfo, HttpApiDeps } from "./deps.ts";
+
+const agent = { datacenter: "dc1", nodeName: "n1", server: true } as AgentInfo;
+const root = (id: string, active: boolean, intermediates: string[] = []): CARoot => ({
+  ID: id, Name: "Consul CA Root Cert", SerialNumber: 7, SigningKeyID: `k-${id}`, ExternalTrustDomain: "c1", NotBefore: "2024-01-01T00:00:00Z",
+  NotAfter: "2034-01-01T00:00:00Z", RootCert: `pem-${id}`, IntermediateCerts: intermediates, Active: active, PrivateKeyType: "ec",
+  PrivateKeyBits: 256, CreateIndex: 3, ModifyIndex: 9,
+});
+const leaf: IssuedCert = {
+  SerialNumber: "01", CertPEM: "leaf", PrivateKeyPEM: "key", Service: "web", ServiceURI: "spiffe://c1.consul/ns/default/dc/dc1/svc/web",
+  ValidAfter: "2024-01-01T00:00:00Z", ValidBefore: "2024-01-04T00:00:00Z", CreateIndex: 12, ModifyIndex: 12,
+};
+
+function setup(extra: Partial<HttpApiDeps> = {}) {
+  const state = fakeState();
+  const configs: [CAConfiguration, string | undefined][] = [];
+  const leafCalls: [string, number, number][] = [];
+  const app = createHttpApi({
+    agent, raft: { leader: () => "", peers: () => [] }, state, random: () => 0,
+    connectCa: {
+      async setConfiguration(config, dc) {
+        configs.push([config, dc]);
+      },
+      async leaf(service, o) {
+        leafCalls.push([service, o.minIndex, o.maxWaitMs]);
+        return { cert: { ...leaf, Service: service }, index: 12 };
+      },
+    },
+    ...extra,
+  });
+  return { state, app, configs, leafCalls };
+}
+
+describe("GET /v1/connect/ca/roots and /v1/agent/connect/ca/roots", () => {
+  for (const path of ["/v1/connect/ca/roots", "/v1/agent/connect/ca/roots"]) {
+    test(`${path}: IndexedCARoots, IntermediateCerts null when empty, blocking options passed on`, async () => {
+      const { app, state } = setup();
+      state.values["ca-roots"] = { roots: [root("a", false), root("b", true, ["xc"])], trustDomain: "c1.consul", activeRootId: "b" };
+      const res = await app.request(`${path}?index=5&wait=1s`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("X-Consul-Index")).toBe("42");
+      const body = await res.json();
+      expect(body.ActiveRootID).toBe("b");
+      expect(body.TrustDomain).toBe("c1.consul");
+      expect(body.Roots.map((r: CARoot) => [r.ID, r.Active, r.IntermediateCerts])).toEqual([["a", false, null], ["b", true, ["xc"]]]);
+      expect(JSON.stringify(body)).not.toContain("PrivateKey\"");
+      expect(state.reads[0]).toMatchObject({ query: { type: "ca-roots" }, options: { minIndex: 5, maxWaitMs: 1000 } });
+    });
+  }
+});
+
+describe("/v1/connect/ca/configuration", () => {
+  test("GET answers the config without the private key", async () => {
+    const { app, state } = setup();
+    state.values["ca-config"] = {
+      ClusterID: "c1", Provider: "consul", CreateIndex: 1, ModifyIndex: 2,
+      Config: { LeafCertTTL: "72h", RotationPeriod: "2160h", IntermediateCertTTL: "8760h", PrivateKey: "secret" },
+    };
+    const body = await (await app.request("/v1/connect/ca/configuration")).json();
+    expect(body.Config).toEqual({ LeafCertTTL: "72h", RotationPeriod: "2160h", IntermediateCertTTL: "8760h" });
+    expect(body.ClusterID).toBe("c1");
+  });
+
+  test("PUT passes a decoded config with defaults on; ?dc is forwarded", async () => {
+    const { app, configs } = setup();
+    const res = await app.request("/v1/connect/ca/configuration?dc=dc2", {
+      method: "PUT", body: JSON.stringify({ Provider: "consul", Config: { LeafCertTTL: "24h", PrivateKey: "k", RootCert: "c" } }),
+    });
+    expect(res.status).toBe(200);
+    expect(configs).toEqual([[{
+      ClusterID: "", Provider: "consul", CreateIndex: 0, ModifyIndex: 0,
+      Config: { LeafCertTTL: "24h", RotationPeriod: "2160h", IntermediateCertTTL: "8760h", PrivateKey: "k", RootCert: "c" },
+    }, "dc2"]]);
+  });
+
+  test("PUT answers 400 for bad bodies, durations and TTLs, 500 for a refusal", async () => {
+    const { app, configs } = setup();
+    const put = (body: string) => app.request("/v1/connect/ca/configuration", { method: "PUT", body });
+    for (const [body, msg] of [
+      ["{", "Request decode failed"],
+      ["[]", "Request decode failed"],
+      [`{"Provider":"vault"}`, "Unsupported CA provider"],
+      [`{"Config":{"LeafCertTTL":"soon"}}`, "invalid duration"],
+      [`{"Config":{"RotationPeriod":5}}`, "error parsing CA config"],
+      [`{"Config":{"LeafCertTTL":"30m"}}`, "leaf cert TTL must be greater than 1h"],
+      [`{"Config":{"LeafCertTTL":"9000h"}}`, "leaf cert TTL must be less than 1 year"],
+    ] as const) {
+      const res = await put(body);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain(msg);
+    }
+    expect(configs).toHaveLength(0);
+    const refusing = setup({ connectCa: { setConfiguration: () => Promise.reject(new Error("RootCert does not match PrivateKey")), leaf: () => Promise.reject(new Error("x")) } });
+    const res = await refusing.app.request("/v1/connect/ca/configuration", { method: "PUT", body: "{}" });
+    expect(res.status).toBe(500);
+    expect(await res.text()).toContain("RootCert does not match PrivateKey");
+  });
+});
+
+describe("GET /v1/agent/connect/ca/leaf/:service", () => {
+  test("answers the cached leaf with X-Consul-Index; ?index blocks through the cache", async () => {
+    const { app, leafCalls } = setup();
+    const res = await app.request("/v1/agent/connect/ca/leaf/web?index=11&wait=2s");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("X-Consul-Index")).toBe("12");
+    expect(await res.json()).toEqual({ ...leaf, Service: "web" });
+    expect(leafCalls).toEqual([["web", 11, 2000]]);
+  });
+
+  test("a failure answers 500 with its message; other methods 405; no CA 500", async () => {
+    const failing = setup({ connectCa: { setConfiguration: async () => {}, leaf: () => Promise.reject(new Error("No cluster leader")) } });
+    const res = await failing.app.request("/v1/agent/connect/ca/leaf/web");
+    expect(res.status).toBe(500);
+    expect(await res.text()).toBe("No cluster leader\n");
+    expect((await failing.app.request("/v1/agent/connect/ca/leaf/web", { method: "PUT" })).status).toBe(405);
+    const none = setup({ connectCa: undefined });
+    expect((await none.app.request("/v1/agent/connect/ca/leaf/web")).status).toBe(500);
+  });
+});

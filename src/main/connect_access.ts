@@ -1,0 +1,75 @@
+/**
+ * The Connect CA calls of the State service as the agent makes them: over the server's own StateCaller
+ * (served here or forwarded) or a client agent's (asks a server of its datacenter). Values travel in the
+ * wire encoding of state_wire.ts; failures reject with the server's own words.
+ */
+import { ConnectError } from "@connectrpc/connect";
+import type { CAConfiguration, IssuedCert, UnitRandom } from "../connect/index.ts";
+import type { HttpApiDeps, StateAccess } from "../http/index.ts";
+import type { Clock, Logger } from "../platform/index.ts";
+import type { StateCaller } from "../rpc/index.ts";
+import { createLeafCache } from "./leaf_cache.ts";
+import { decodeWire, encodeWire } from "./state_wire.ts";
+
+/** Signing and CA configuration, from wherever this agent is. */
+export interface ConnectCaAccess {
+  /** A new leaf (with its private key) for `service`, signed by a server of `datacenter` (default: this one). */
+  signLeaf(service: string, datacenter?: string): Promise<IssuedCert>;
+  /** Applies a CA configuration on the leader of `datacenter` (rotating the root when the key changes). */
+  setConfiguration(config: CAConfiguration, datacenter?: string): Promise<void>;
+}
+
+/** The HTTP API's Connect CA dependency (declared by src/http). */
+type ConnectCaApi = NonNullable<HttpApiDeps["connectCa"]>;
+
+function plain(err: unknown): Error {
+  if (err instanceof ConnectError) return new Error(err.rawMessage);
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+export function createConnectAccess(caller: StateCaller): ConnectCaAccess {
+  return {
+    async signLeaf(service, datacenter) {
+      try {
+        return decodeWire<IssuedCert>(await caller.signLeaf(service, datacenter));
+      } catch (err) {
+        throw plain(err);
+      }
+    },
+    async setConfiguration(config, datacenter) {
+      try {
+        await caller.setCAConfiguration(encodeWire(config), datacenter);
+      } catch (err) {
+        throw plain(err);
+      }
+    },
+  };
+}
+
+/**
+ * The HTTP API's Connect CA dependency for this agent: configuration through the State service, and
+ * leaves from a leaf cache that signs through it and follows the active root with a blocking read of
+ * the CA roots. `close` stops the cache's renewals.
+ */
+export function connectCaApiOver(
+  caller: StateCaller,
+  state: StateAccess,
+  o: { readonly clock: Clock; readonly rng: UnitRandom; readonly logger: Logger },
+): ConnectCaApi & { close(): void } {
+  const access = createConnectAccess(caller);
+  const cache = createLeafCache({
+    clock: o.clock,
+    rng: o.rng,
+    logger: o.logger,
+    sign: (service) => access.signLeaf(service),
+    async watchRoots(minIndex, maxWaitMs) {
+      const r = await state.read({ type: "ca-roots" }, { datacenter: undefined, consistency: "default", minIndex, maxWaitMs });
+      return { index: r.meta.index, activeSigningKeyId: r.value.roots.find((x) => x.Active)?.SigningKeyID ?? "" };
+    },
+  });
+  return {
+    setConfiguration: (config, datacenter) => access.setConfiguration(config, datacenter),
+    leaf: (service, options) => cache.get(service, options),
+    close: () => cache.close(),
+  };
+}
