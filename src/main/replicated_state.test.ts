@@ -5,6 +5,7 @@ import { decodeCommand, encodeCommand, type StateCommand, type StateResult } fro
 import { simClock } from "../../test/harness/sim_clock.ts";
 import { createReplicatedState } from "./replicated_state.ts";
 import { encodeWire } from "./state_wire.ts";
+import { decodeConfigEntry } from "../connect/index.ts";
 
 /** A consensus node of one that applies proposals at once, recording them. */
 function fakeConsensus(apply: (index: number, bytes: Uint8Array) => StateResult) {
@@ -78,5 +79,24 @@ describe("replicated state on the leader", () => {
     const refused = await rs.backend.apply(encodeCommand({ type: "kv", op: "lock", entry: { Key: "k", Session: "3b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c" } }));
     expect(new TextDecoder().decode(refused)).toBe(JSON.stringify({ type: "kv", ok: false }));
     expect(proposed.length).toBe(before);
+  });
+});
+
+describe("config entries at apply time", () => {
+  test("a write that would form an invalid graph with the stored entries is refused when applied, and writes nothing", async () => {
+    const clock = simClock();
+    const rs = createReplicatedState({ clock, logger: silentLogger(), datacenter: "dc1", nodeName: "me" });
+    const { node } = fakeConsensus((i, b) => rs.stateMachine.apply(i, b));
+    rs.attach(node);
+    const resolver = (name: string, to: string) =>
+      decodeConfigEntry({ Kind: "service-resolver", Name: name, Redirect: { Service: to } });
+    // Each alone is valid; the second closes a redirect cycle (as two concurrent HTTP writes could).
+    const first = new TextDecoder().decode(await rs.backend.apply(encodeCommand({ type: "config-entry", op: "set", entry: resolver("web", "api") })));
+    expect(JSON.parse(first)).toEqual({ type: "ok" });
+    const second = JSON.parse(new TextDecoder().decode(await rs.backend.apply(encodeCommand({ type: "config-entry", op: "set", entry: resolver("api", "web") }))));
+    expect(second.type).toBe("error");
+    expect(second.error).toContain("circular");
+    const stored = (await rs.backend.query(encodeWire({ type: "config-entry-list" }), { minIndex: 0, maxWaitMs: 0 })).result;
+    expect((JSON.parse(new TextDecoder().decode(stored)) as { Name: string }[]).map((e) => e.Name)).toEqual(["web"]);
   });
 });

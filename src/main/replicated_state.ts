@@ -5,6 +5,9 @@
  * state machine) and attached to it afterwards.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
+import { CONFIG_ENTRY_KINDS, validateDeleteInGraph, validateEntryInGraph, type ConfigEntryKind } from "../connect/index.ts";
+
+const isConfigEntryKind = (k: string): k is ConfigEntryKind => (CONFIG_ENTRY_KINDS as readonly string[]).includes(k);
 import { ProposalDroppedError, type ConsensusNode } from "../consensus/index.ts";
 import type { ReadQuery } from "../http/index.ts";
 import type { PoolMember } from "../membership/index.ts";
@@ -68,7 +71,22 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
     granularityMs: TOMBSTONE_GRANULARITY_MS,
     onExpire: (reapIndex) => void proposeDuty("reaping KV tombstones", { type: "tombstone-reap", reapIndex }),
   });
-  const store = createStateStore({ clock: o.clock, onTombstone: (index) => tombstones.hint(index) });
+  const store = createStateStore({
+    clock: o.clock,
+    onTombstone: (index) => tombstones.hint(index),
+    checkConfigEntries: (entries, change) => {
+      try {
+        // Deleting an entry of a kind that cannot exist changes nothing to check.
+        if (change.op === "delete") {
+          if (isConfigEntryKind(change.kind)) validateDeleteInGraph(entries, change.kind, change.name);
+        }
+        else validateEntryInGraph(entries, change.entry);
+        return undefined;
+      } catch (err) {
+        return err instanceof Error ? err.message : String(err);
+      }
+    },
+  });
   const sessions = createSessionTimers({
     clock: o.clock,
     logger: log,

@@ -3,6 +3,7 @@
  * wakes blocking queries (watch.ts). Single-threaded: apply is synchronous, so a query never sees a
  * half-applied command.
  */
+import type { ConfigEntry } from "../model/index.ts";
 import type { Clock } from "../platform/index.ts";
 import { deregister, ensureRegistration } from "./catalog_write.ts";
 import type { StateCommand, StateResult } from "./commands.ts";
@@ -33,7 +34,19 @@ export interface StateStoreOptions {
    * TombstoneGC.Hint); the leader's tombstone GC later proposes a `tombstone-reap`.
    */
   readonly onTombstone?: (index: number) => void;
+  /**
+   * Checks a config-entry write against all stored entries at apply time (Consul validates the graph
+   * inside the state store transaction, so concurrent writes cannot together form a cycle or a
+   * protocol mismatch). Returns the refusal message, or undefined to accept. Must be deterministic:
+   * every server runs it on the same log. Without it, entries are stored unchecked.
+   */
+  readonly checkConfigEntries?: (entries: readonly ConfigEntry[], change: ConfigEntryChange) => string | undefined;
 }
+
+/** A config-entry write as the graph check sees it. */
+export type ConfigEntryChange =
+  | { readonly op: "set"; readonly entry: ConfigEntry }
+  | { readonly op: "delete"; readonly kind: string; readonly name: string };
 
 const OK: StateResult = { type: "ok" };
 const kvResult = (ok: boolean): StateResult => ({ type: "kv", ok });
@@ -112,11 +125,17 @@ export class StateStore {
       }
       case "kv":
         return this.kv(tx, cmd);
-      case "config-entry":
+      case "config-entry": {
+        const refusal = this.opts.checkConfigEntries?.(
+          [...this.db.configEntries.values()],
+          cmd.op === "delete" ? { op: "delete", kind: cmd.kind, name: cmd.name } : { op: "set", entry: cmd.entry },
+        );
+        if (refusal !== undefined) throw new StateError(refusal);
         if (cmd.op === "cas") return casResult(casConfigEntry(tx, cmd.entry, cmd.index));
         if (cmd.op === "set") setConfigEntry(tx, cmd.entry);
         else deleteConfigEntry(tx, cmd.kind, cmd.name);
         return OK;
+      }
       case "intention":
         if (cmd.op === "upsert") upsertIntention(tx, cmd.intention);
         else deleteIntention(tx, cmd.id);
