@@ -149,6 +149,14 @@ describe("PUT and DELETE /v1/kv", () => {
     expect((await app.request("/v1/kv/k?recurse&cas=1", { method: "DELETE" })).status).toBe(400);
   });
 
+  test("a write that times out in Raft is 500 with the reason (the command is atomic: applied whole or not at all)", async () => {
+    const { state, app } = setup();
+    state.failWith = "proposal timed out after 10000 ms";
+    const res = await put(app, "/v1/kv/k", "v");
+    expect(res.status).toBe(500);
+    expect((await res.text()).trim()).toBe("proposal timed out after 10000 ms");
+  });
+
   test("a write the store refuses is 500 with its message", async () => {
     const { state, app } = setup();
     state.writeResult = { type: "error", error: "invalid session \"s9\"" };
