@@ -156,7 +156,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     // The replicated state as this agent reaches it, and the local agent that syncs into it.
     const stateCaller = server?.state ?? clientRpc?.state;
     const stateAccess = stateCaller ? createStateAccess(stateCaller) : undefined;
-    const connectCa = stateCaller && stateAccess ? connectCaApiOver(stateCaller, stateAccess, { clock: systemClock(), rng: cryptoRng(), logger: logger.named("leaf-cache") }) : undefined;
+    const connectCa = stateCaller && stateAccess ? connectCaApiOver(stateCaller, stateAccess, { clock: systemClock(), rng: cryptoRng(), logger: logger.named("leaf-cache"), datacenter: config.datacenter }) : undefined;
     if (connectCa) cleanups.push(() => connectCa.close());
     const wanAddr = config.gossip.advertiseAddrWan || advertiseAddr;
     const localAgent = stateAccess

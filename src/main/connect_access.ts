@@ -4,7 +4,8 @@
  * wire encoding of state_wire.ts; failures reject with the server's own words.
  */
 import { ConnectError } from "@connectrpc/connect";
-import type { CAConfiguration, IssuedCert, UnitRandom } from "../connect/index.ts";
+import { spiffeServiceId, type CAConfiguration, type IssuedCert, type UnitRandom } from "../connect/index.ts";
+import { createCertificationRequest, generateEcPrivateKey } from "../lib/index.ts";
 import type { HttpApiDeps, StateAccess } from "../http/index.ts";
 import type { Clock, Logger } from "../platform/index.ts";
 import type { StateCaller } from "../rpc/index.ts";
@@ -27,11 +28,24 @@ function plain(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-export function createConnectAccess(caller: StateCaller): ConnectCaAccess {
+/**
+ * `trustDomain` says which trust domain the servers sign for now (from the CA roots): the CSR names
+ * the service's SPIFFE ID in it. The key pair is made here and never leaves the agent (Consul's
+ * agent/cache-types/connect_ca_leaf.go does the same).
+ */
+export function createConnectAccess(caller: StateCaller, o: { datacenter: string; trustDomain: () => Promise<string> }): ConnectCaAccess {
   return {
     async signLeaf(service, datacenter) {
       try {
-        return decodeWire<IssuedCert>(await caller.signLeaf(service, datacenter));
+        const td = await o.trustDomain();
+        if (!td) throw new Error("the CA is not initialised yet");
+        const keyPem = await generateEcPrivateKey();
+        const csr = await createCertificationRequest({
+          keyPem,
+          uris: [spiffeServiceId({ trustDomain: td, namespace: "default", datacenter: datacenter ?? o.datacenter, service })],
+        });
+        const cert = decodeWire<IssuedCert>(await caller.signLeaf(service, csr, datacenter));
+        return { ...cert, PrivateKeyPEM: keyPem };
       } catch (err) {
         throw plain(err);
       }
@@ -54,9 +68,12 @@ export function createConnectAccess(caller: StateCaller): ConnectCaAccess {
 export function connectCaApiOver(
   caller: StateCaller,
   state: StateAccess,
-  o: { readonly clock: Clock; readonly rng: UnitRandom; readonly logger: Logger },
+  o: { readonly clock: Clock; readonly rng: UnitRandom; readonly logger: Logger; readonly datacenter: string },
 ): ConnectCaApi & { close(): void } {
-  const access = createConnectAccess(caller);
+  const access = createConnectAccess(caller, {
+    datacenter: o.datacenter,
+    trustDomain: async () => (await state.read({ type: "ca-roots" }, { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0 })).value.trustDomain,
+  });
   const cache = createLeafCache({
     clock: o.clock,
     rng: o.rng,

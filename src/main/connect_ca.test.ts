@@ -1,10 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { leafSigningKeyId, parseSpiffeId, type CAConfiguration, type CARoot } from "../connect/index.ts";
-import { parseCertificate } from "../lib/index.ts";
+import { createCertificationRequest, generateEcPrivateKey, parseCertificate } from "../lib/index.ts";
 import { seededRng, silentLogger } from "../platform/index.ts";
 import type { StateCommand, StateResult } from "../state/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
 import { createConnectCa, type CaSnapshot } from "./connect_ca.ts";
+
+/** A CSR as the agent makes it: a fresh key, the service's SPIFFE ID as the only URI SAN. */
+async function csrFor(service: string, clusterId = "00000000-0000-0000-0000-000000000000", dc = "dc1"): Promise<string> {
+  return createCertificationRequest({ keyPem: await generateEcPrivateKey(), uris: [`spiffe://${clusterId}.consul/ns/default/dc/${dc}/svc/${service}`] });
+}
 
 /** An in-memory CA state with the store's set-roots (CAS) and set-config semantics. */
 function fakeCaState() {
@@ -57,19 +62,24 @@ describe("leader CA initialisation", () => {
   test("signLeaf signs with the active root for this datacenter with the configured TTL", async () => {
     const { s, ca } = setup();
     await ca.initialize();
-    const cert = await ca.signLeaf("web");
+    const td = s.read().config!.ClusterID;
+    const cert = await ca.signLeaf("web", await csrFor("web", td));
     const id = parseSpiffeId(cert.ServiceURI);
     expect(id).toMatchObject({ kind: "service", service: "web", datacenter: "dc1", namespace: "default" });
     expect(Date.parse(cert.ValidBefore) - Date.parse(cert.ValidAfter)).toBe(72 * 3_600_000);
     expect(leafSigningKeyId(cert.CertPEM)).toBe(s.read().roots[0]!.SigningKeyID);
-    expect(cert.PrivateKeyPEM).toContain("EC PRIVATE KEY");
-    const other = await ca.signLeaf("web");
+    expect(cert.PrivateKeyPEM).toBe(""); // the key stays with the agent that made the CSR
+    const other = await ca.signLeaf("web", await csrFor("web", td));
+    // A CSR for another service, trust domain or datacenter is refused.
+    await expect(ca.signLeaf("web", await csrFor("db", td))).rejects.toThrow(/not "web"/);
+    await expect(ca.signLeaf("web", await csrFor("web"))).rejects.toThrow(/different trust domain/);
+    await expect(ca.signLeaf("web", await csrFor("web", td, "dc2"))).rejects.toThrow(/different datacenter/);
     expect(other.SerialNumber).not.toBe(cert.SerialNumber);
   });
 
   test("signLeaf before the CA exists rejects", async () => {
     const { ca } = setup();
-    await expect(ca.signLeaf("web")).rejects.toThrow(/not initialised/);
+    await expect(ca.signLeaf("web", await csrFor("web"))).rejects.toThrow(/not initialised/);
   });
 });
 
@@ -87,7 +97,7 @@ describe("CA configuration", () => {
     expect(after.config!.ClusterID).toBe(before.config!.ClusterID);
     expect(after.config!.Config.PrivateKey).toBe(before.config!.Config.PrivateKey);
     expect(after.config!.Config.LeafCertTTL).toBe("24h");
-    const leaf = await ca.signLeaf("api");
+    const leaf = await ca.signLeaf("api", await csrFor("api", s.read().config!.ClusterID));
     expect(Date.parse(leaf.ValidBefore) - Date.parse(leaf.ValidAfter)).toBe(24 * 3_600_000);
   });
 
@@ -117,7 +127,7 @@ describe("CA configuration", () => {
     expect(now.config!.ClusterID).toBe(old.config!.ClusterID);
     expect(now.config!.Config.PrivateKey).toBe(supplied.config!.Config.PrivateKey);
     // New leaves come from the new key and carry the cross-signed certificate.
-    const leaf = await ca.signLeaf("web");
+    const leaf = await ca.signLeaf("web", await csrFor("web", s.read().config!.ClusterID));
     expect(leafSigningKeyId(leaf.CertPEM)).toBe(active.SigningKeyID);
     expect(leaf.CertPEM.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
   });

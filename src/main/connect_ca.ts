@@ -10,7 +10,7 @@
  * server can sign from its own copy of the log. Reads of the configuration redact the key.
  */
 import {
-  crossSignRoot, defaultCaConfiguration, generateRoot, importRoot, newClusterId, rotateRoots, signLeaf as signLeafCert, trustDomain,
+  crossSignRoot, defaultCaConfiguration, generateRoot, importRoot, newClusterId, rotateRoots, signCsr, trustDomain,
   type CAConfiguration, type CARoot, type IssuedCert, type RootWithKey,
 } from "../connect/index.ts";
 import { parseDuration } from "../lib/index.ts";
@@ -58,7 +58,8 @@ export interface ConnectCa {
    */
   setConfiguration(config: CAConfiguration): Promise<void>;
   /** Signs a leaf for `service` (namespace "default", this datacenter) with the active root. */
-  signLeaf(service: string): Promise<IssuedCert>;
+  /** Signs a CSR for `service` (its only URI SAN the service's SPIFFE ID); the cert has no private key. */
+  signLeaf(service: string, csrPem: string): Promise<IssuedCert>;
 }
 
 /** Parses a Go duration field of the provider config; throws `Invalid <name>: ...`. */
@@ -171,21 +172,24 @@ export function createConnectCa(d: ConnectCaDeps): ConnectCa {
       log.info("CA rotated to a new root", { provider: "consul", root: next.root.ID });
     },
 
-    async signLeaf(service) {
+    async signLeaf(service, csrPem) {
       if (!service) throw new Error("service name is required");
       const now = d.read();
       const active = activeOf(now.roots);
       const config = now.config;
       if (!active || !config?.Config.PrivateKey) throw new Error("internal error: CA root is nil (the CA is not initialised yet)");
-      const issued = await signLeafCert({
+      // Consul's ConnectCA.Sign: the CSR's SPIFFE ID must name this trust domain and datacenter, and
+      // here also the service the agent asked for.
+      const issued = await signCsr({
         ca: { certPem: active.RootCert, keyPem: config.Config.PrivateKey, intermediateCerts: active.IntermediateCerts },
         trustDomain: trustDomain(config.ClusterID),
         datacenter: d.datacenter,
         now: d.clock.now(),
         ttlMs: caDurationMs(config.Config.LeafCertTTL, "LeafCertTTL", "72h"),
         serial: leafSerial(d.rng),
-        service,
+        csrPem,
       });
+      if (issued.Service !== service) throw new Error(`CSR is for service ${JSON.stringify(issued.Service)}, not ${JSON.stringify(service)}`);
       return { ...issued, CreateIndex: now.index, ModifyIndex: now.index };
     },
   };

@@ -151,7 +151,7 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
       sessions.reset(session);
       return encodeWire([session]);
     },
-    signLeaf: async (service) => encodeWire(await ca.signLeaf(service)),
+    signLeaf: async (service, csrPem) => encodeWire(await ca.signLeaf(service, csrPem)),
     async setCAConfiguration(bytes) {
       await ca.setConfiguration(decodeWire(bytes));
       return new Uint8Array();

@@ -32,7 +32,8 @@ export interface StateBackend {
    * Signs a leaf for `service` with this server's copy of the active CA root; the encoded IssuedCert.
    * Rejects (message for the client) when the CA is not initialised yet.
    */
-  signLeaf(service: string): Promise<Uint8Array>;
+  /** Signs `csrPem` (a CSR for `service`'s SPIFFE ID) with the active root; the encoded IssuedCert. */
+  signLeaf(service: string, csrPem: string): Promise<Uint8Array>;
   /** On the leader: applies an encoded CAConfiguration (rotating the root when asked); an empty result. */
   setCAConfiguration(config: Uint8Array): Promise<Uint8Array>;
 }
@@ -59,7 +60,7 @@ export interface StateCaller {
   apply(command: Uint8Array, datacenter?: string): Promise<Uint8Array>;
   query(query: Uint8Array, options?: QueryOptions): Promise<QueryOutcome>;
   renewSession(id: string, datacenter?: string): Promise<Uint8Array>;
-  signLeaf(service: string, datacenter?: string): Promise<Uint8Array>;
+  signLeaf(service: string, csrPem: string, datacenter?: string): Promise<Uint8Array>;
   setCAConfiguration(config: Uint8Array, datacenter?: string): Promise<Uint8Array>;
 }
 
@@ -79,7 +80,7 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
   handleApply(command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
   handleQuery(query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined): Promise<QueryOutcome>;
   handleRenew(id: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
-  handleSignLeaf(service: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
+  handleSignLeaf(service: string, csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
   handleSetCAConfiguration(config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
 } {
   // Writes are proposed where they arrive: Raft itself carries a follower's proposal to the leader.
@@ -107,8 +108,8 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
   const handleRenew = (id: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
     route(ctx, datacenter, "leader", call, () => backend.renewSession(id), (t, headers) => remoteRenew(t, id, datacenter, headers));
   // Every server holds the roots and the signing key in its replicated state, so any one signs.
-  const handleSignLeaf = (service: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
-    route(ctx, datacenter, "local", call, () => backend.signLeaf(service), (t, headers) => remoteSignLeaf(t, service, datacenter, headers));
+  const handleSignLeaf = (service: string, csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
+    route(ctx, datacenter, "local", call, () => backend.signLeaf(service, csrPem), (t, headers) => remoteSignLeaf(t, service, csrPem, datacenter, headers));
   const handleSetCAConfiguration = (config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
     route(ctx, datacenter, "leader", call, () => backend.setCAConfiguration(config), (t, headers) => remoteSetCAConfiguration(t, config, datacenter, headers));
   return {
@@ -117,7 +118,7 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
     handleRenew,
     handleSignLeaf,
     handleSetCAConfiguration,
-    signLeaf: (service, datacenter) => handleSignLeaf(service, datacenter, undefined),
+    signLeaf: (service, csrPem, datacenter) => handleSignLeaf(service, csrPem, datacenter, undefined),
     setCAConfiguration: (config, datacenter) => handleSetCAConfiguration(config, datacenter, undefined),
     apply: (command, datacenter) => handleApply(command, datacenter, undefined),
     query: (query, options = {}) => handleQuery(query, options, undefined),
@@ -147,7 +148,7 @@ export function registerStateService(router: ConnectRouter, server: ReturnType<t
     renewSession: async (req, call) =>
       create(RenewSessionResponseSchema, { result: await server.handleRenew(req.sessionId, req.routing?.datacenter, call) }),
     signLeaf: async (req, call) =>
-      create(SignLeafResponseSchema, { result: await server.handleSignLeaf(req.service, req.routing?.datacenter, call) }),
+      create(SignLeafResponseSchema, { result: await server.handleSignLeaf(req.service, req.csr, req.routing?.datacenter, call) }),
     setCAConfiguration: async (req, call) =>
       create(SetCAConfigurationResponseSchema, { result: await server.handleSetCAConfiguration(req.config, req.routing?.datacenter, call) }),
   });
@@ -162,7 +163,7 @@ export function createRemoteStateCaller(transport: () => Transport): StateCaller
     apply: (command, datacenter) => remoteApply(transport(), command, datacenter, new Headers()),
     query: (query, options = {}) => remoteQuery(transport(), query, options, new Headers()),
     renewSession: (id, datacenter) => remoteRenew(transport(), id, datacenter, new Headers()),
-    signLeaf: (service, datacenter) => remoteSignLeaf(transport(), service, datacenter, new Headers()),
+    signLeaf: (service, csrPem, datacenter) => remoteSignLeaf(transport(), service, csrPem, datacenter, new Headers()),
     setCAConfiguration: (config, datacenter) => remoteSetCAConfiguration(transport(), config, datacenter, new Headers()),
   };
 }
@@ -177,8 +178,8 @@ async function remoteRenew(t: Transport, sessionId: string, datacenter: string |
   return res.result;
 }
 
-async function remoteSignLeaf(t: Transport, service: string, datacenter: string | undefined, headers: Headers): Promise<Uint8Array> {
-  const res = await createClient(State, t).signLeaf({ routing: { datacenter: datacenter ?? "" }, service }, { headers, timeoutMs: FORWARD_SLACK_MS });
+async function remoteSignLeaf(t: Transport, service: string, csr: string, datacenter: string | undefined, headers: Headers): Promise<Uint8Array> {
+  const res = await createClient(State, t).signLeaf({ routing: { datacenter: datacenter ?? "" }, service, csr }, { headers, timeoutMs: FORWARD_SLACK_MS });
   return res.result;
 }
 
