@@ -58,6 +58,18 @@ Deno.test({
       const woke = await blocked;
       assert.ok(Number(woke.headers.get("X-Consul-Index")) > index);
       await woke.body?.cancel();
+
+      // Connect on Deno: the leader creates the CA; the agent makes a key and CSR and gets a leaf.
+      let roots: { ActiveRootID: string; TrustDomain: string } = { ActiveRootID: "", TrustDomain: "" };
+      for (let i = 0; i < 200 && !roots.ActiveRootID; i++) {
+        roots = await (await fetch(`${url}/v1/connect/ca/roots`)).json();
+        if (!roots.ActiveRootID) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.match(roots.TrustDomain, /^[0-9a-f-]{36}\.consul$/);
+      const leaf = await (await fetch(`${url}/v1/agent/connect/ca/leaf/web`)).json();
+      assert.equal(leaf.ServiceURI, `spiffe://${roots.TrustDomain}/ns/default/dc/dc1/svc/web`);
+      assert.match(leaf.CertPEM, /BEGIN CERTIFICATE/);
+      assert.match(leaf.PrivateKeyPEM, /PRIVATE KEY/);
     } finally {
       await agent.shutdown();
     }
