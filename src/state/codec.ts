@@ -1,5 +1,6 @@
 /**
- * The log encoding of state commands: UTF-8 JSON, with KV values as base64 strings. decodeCommand
+ * The log encoding of state commands: UTF-8 JSON, with KV values as base64 strings (single-key KV
+ * writes use the binary form of codec_kv.ts; a first byte tells them apart). decodeCommand
  * checks the shape of everything it returns (types of every known field, required fields, verbs) and
  * throws StateCommandError naming the offending path; semantic checks (unknown session behavior,
  * missing node...) are the store's, with Consul's messages.
@@ -8,6 +9,7 @@ import type { KVWriteVerb, TxnOp } from "../model/index.ts";
 import { fromBase64, toBase64 } from "./bytes.ts";
 import { StateCommandError, type StateCommand } from "./commands.ts";
 import { decodeCaCommand, decodeConfigEntryCommand, decodeIntentionCommand } from "./codec_connect.ts";
+import { decodeKvCommand, encodeKvCommand, KV_BINARY_MARKER } from "./codec_kv.ts";
 import { checkShape, isObj, optNum, optStr, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
 
 const enc = new TextEncoder();
@@ -17,11 +19,11 @@ const KV_VERBS: ReadonlySet<string> = new Set<KVWriteVerb>(["set", "cas", "lock"
 
 const b64 = (v: Uint8Array | null | undefined) => (v ? toBase64(v) : v);
 
-/** Encodes a command for the Raft log. */
+/** Encodes a command for the Raft log (single-key KV writes in the compact binary form of codec_kv.ts). */
 export function encodeCommand(cmd: StateCommand): Uint8Array {
+  if (cmd.type === "kv") return encodeKvCommand(cmd.op, cmd.entry);
   let wire: unknown = cmd;
-  if (cmd.type === "kv") wire = { ...cmd, entry: { ...cmd.entry, Value: b64(cmd.entry.Value) } };
-  else if (cmd.type === "restore") wire = { type: "restore", data: toBase64(cmd.data) };
+  if (cmd.type === "restore") wire = { type: "restore", data: toBase64(cmd.data) };
   else if (cmd.type === "txn") wire = { type: "txn", ops: cmd.ops.map((o) => ({ KV: { ...o.KV, Value: b64(o.KV?.Value) } })) };
   return enc.encode(JSON.stringify(wire));
 }
@@ -43,6 +45,7 @@ function bytesField(o: Obj, k: string, path: string): Uint8Array | null | undefi
 
 /** Decodes and validates a command; throws StateCommandError on anything that is not a valid command. */
 export function decodeCommand(bytes: Uint8Array): StateCommand {
+  if (bytes[0] === KV_BINARY_MARKER) return decodeKvCommand(bytes);
   let raw: unknown;
   try {
     raw = JSON.parse(dec.decode(bytes));
