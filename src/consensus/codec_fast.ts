@@ -5,6 +5,7 @@
  * a follower's CPU under write load. Fields are written in field-number order and zero scalars are
  * omitted, as protobuf-es writes them; decoding skips unknown fields and is as strict as codec.ts.
  */
+import { ByteBuffer } from "../lib/index.ts";
 import type { Entry, HardState, Message } from "../raft/index.ts";
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -17,24 +18,9 @@ const utf8 = new TextEncoder();
 const utf8d = new TextDecoder();
 
 /** A growable output buffer with protobuf primitives. */
-class Out {
-  buf = new Uint8Array(512);
-  n = 0;
-  private room(k: number): void {
-    if (this.n + k <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.n + k) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.n));
-    this.buf = next;
-  }
-  varint(v: number): void {
-    this.room(10);
-    while (v > 0x7f) {
-      this.buf[this.n++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    this.buf[this.n++] = v;
+class Out extends ByteBuffer {
+  constructor() {
+    super(512);
   }
   tag(field: number, wt: number): void {
     this.varint(field * 8 + wt);
@@ -50,25 +36,20 @@ class Out {
     this.tag(field, WT_VARINT);
     this.varint(1);
   }
-  bytes(field: number, b: Uint8Array, always = false): void {
+  field(field: number, b: Uint8Array, always = false): void {
     if (!always && b.length === 0) return;
     this.tag(field, WT_LEN);
     this.varint(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.n);
-    this.n += b.length;
+    this.raw(b);
   }
   string(field: number, s: string): void {
-    if (s.length) this.bytes(field, utf8.encode(s));
+    if (s.length) this.field(field, utf8.encode(s));
   }
   /** Writes a length-delimited submessage built by `fill`, always present (oneof members and repeated entries). */
   sub(field: number, fill: (o: Out) => void): void {
     const inner = new Out();
     fill(inner);
-    this.bytes(field, inner.buf.subarray(0, inner.n), true);
-  }
-  result(): Uint8Array {
-    return this.buf.slice(0, this.n);
+    this.field(field, inner.view(), true);
   }
 }
 
@@ -118,7 +99,7 @@ function writeEntry(o: Out, e: Entry): boolean {
   if (e.type !== "Normal") return false;
   o.u64(1, e.term);
   o.u64(2, e.index);
-  o.bytes(3, e.data, true);
+  o.field(3, e.data, true);
   return true;
 }
 
@@ -140,7 +121,7 @@ export function encodeMessageFast(m: Message): Uint8Array | undefined {
         for (const e of m.entries) b.sub(3, (eo) => void writeEntry(eo, e));
         b.u64(4, m.commit);
       });
-      return o.result();
+      return o.bytes();
     }
     case "MsgAppResp":
       head();
@@ -150,18 +131,18 @@ export function encodeMessageFast(m: Message): Uint8Array | undefined {
         b.u64(3, m.rejectHint);
         b.u64(4, m.logTerm);
       });
-      return o.result();
+      return o.bytes();
     case "MsgHeartbeat":
       head();
       o.sub(BODY.heartbeat, (b) => {
         b.u64(1, m.commit);
         b.string(2, m.context);
       });
-      return o.result();
+      return o.bytes();
     case "MsgHeartbeatResp":
       head();
       o.sub(BODY.heartbeatResp, (b) => b.string(1, m.context));
-      return o.result();
+      return o.bytes();
     default:
       return undefined;
   }
@@ -286,5 +267,5 @@ export function encodeLogBatchFast(hardState: HardState | undefined, entries: re
     });
   }
   for (const e of entries) o.sub(2, (eo) => void writeEntry(eo, e));
-  return o.result();
+  return o.bytes();
 }

@@ -27,3 +27,4 @@ export { createCertificationRequest, parseCertificationRequest, type CsrInfo, ty
 export { formatDuration, parseDuration } from "./duration.ts";
 export { formatIp, parseIp, pemBlocks, pemDecode, pemEncode, type PemBlock, type RandomBytes } from "./x509_der.ts";
 export { certificateMatchesKey, parseCertificate, parseCertificates, type CertificateInfo } from "./x509_parse.ts";
+export { ByteBuffer } from "./byte_buffer.ts";

@@ -2,6 +2,7 @@
  * Byte-level reader and writer for the gossip codec. All integers are big-endian; the reader is
  * strict: any read past the end, bad UTF-8 or out-of-range value throws `CodecError` and nothing else.
  */
+import { ByteBuffer } from "../lib/index.ts";
 
 /** The only error the codec throws on malformed input. Drivers drop the input and count it. */
 export class CodecError extends Error {
@@ -14,21 +15,12 @@ export class CodecError extends Error {
 const utf8 = new TextEncoder();
 const utf8Strict = new TextDecoder("utf-8", { fatal: true });
 
+/** Big-endian fixed-width fields and length-prefixed bytes over a growable buffer; methods chain. */
 export class Writer {
-  private buf = new Uint8Array(256);
-  private len = 0;
+  private readonly out = new ByteBuffer(256);
 
-  private room(n: number): void {
-    if (this.len + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.len + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
-  }
   u8(v: number): this {
-    this.room(1);
-    this.buf[this.len++] = v & 0xff;
+    this.out.byte(v);
     return this;
   }
   u16(v: number): this {
@@ -42,24 +34,20 @@ export class Writer {
   /** u16 length-prefixed bytes. */
   bytes16(b: Uint8Array): this {
     this.u16(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
+    this.out.raw(b);
     return this;
   }
   /** u32 length-prefixed bytes. */
   bytes32(b: Uint8Array): this {
     this.u32(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
+    this.out.raw(b);
     return this;
   }
   str(s: string): this {
     return this.bytes16(utf8.encode(s));
   }
   finish(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    return this.out.bytes();
   }
 }
 

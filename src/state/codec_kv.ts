@@ -7,6 +7,7 @@
  * key (length, bytes); flags (0 absent, n+1); ModifyIndex (0 absent, n+1);
  * session (0 absent, length+1, bytes); value (0 absent, 1 null, length+2, bytes).
  */
+import { ByteBuffer } from "../lib/index.ts";
 import type { KVWrite, KVWriteVerb } from "../model/index.ts";
 import { StateCommandError, type StateCommand } from "./commands.ts";
 
@@ -16,39 +17,9 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const utf8 = new TextEncoder();
 const utf8d = new TextDecoder("utf-8", { fatal: true });
 
-class Out {
-  buf = new Uint8Array(64);
-  n = 0;
-  room(k: number): void {
-    if (this.n + k <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.n + k) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.n));
-    this.buf = next;
-  }
-  byte(b: number): void {
-    this.room(1);
-    this.buf[this.n++] = b;
-  }
-  varint(v: number): void {
-    this.room(10);
-    while (v > 0x7f) {
-      this.buf[this.n++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    this.buf[this.n++] = v;
-  }
-  raw(b: Uint8Array): void {
-    this.room(b.length);
-    this.buf.set(b, this.n);
-    this.n += b.length;
-  }
-}
-
 /** The binary encoding of a `kv` command. */
 export function encodeKvCommand(op: KVWriteVerb, e: KVWrite): Uint8Array {
-  const o = new Out();
+  const o = new ByteBuffer(64);
   o.byte(KV_BINARY_MARKER);
   o.byte(KV_VERB_ORDER.indexOf(op));
   const key = utf8.encode(e.Key);
@@ -68,7 +39,7 @@ export function encodeKvCommand(op: KVWriteVerb, e: KVWrite): Uint8Array {
     o.varint(e.Value.length + 2);
     o.raw(e.Value);
   }
-  return o.buf.slice(0, o.n);
+  return o.bytes();
 }
 
 function bad(what: string): never {

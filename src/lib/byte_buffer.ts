@@ -1,0 +1,61 @@
+/**
+ * A growable output buffer for hand-written binary encoders (Raft messages, log batches, gossip
+ * packets, KV commands): bytes are appended, the backing array doubles as needed, and `bytes()`
+ * returns a copy of exactly what was written.
+ */
+export class ByteBuffer {
+  private buf: Uint8Array;
+  private len = 0;
+
+  constructor(initialSize = 256) {
+    this.buf = new Uint8Array(initialSize);
+  }
+
+  /** Number of bytes written so far. */
+  get length(): number {
+    return this.len;
+  }
+
+  /** Ensures room for `n` more bytes. */
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.len + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
+  }
+
+  /** Appends one byte (the low 8 bits of `v`). */
+  byte(v: number): void {
+    this.room(1);
+    this.buf[this.len++] = v & 0xff;
+  }
+
+  /** Appends an unsigned LEB128 / protobuf varint of a non-negative safe integer. */
+  varint(v: number): void {
+    this.room(10);
+    while (v > 0x7f) {
+      this.buf[this.len++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.buf[this.len++] = v;
+  }
+
+  /** Appends `b` as is. */
+  raw(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.len);
+    this.len += b.length;
+  }
+
+  /** A view of what was written (valid until the next append). */
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.len);
+  }
+
+  /** A copy of what was written. */
+  bytes(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
+}
