@@ -184,3 +184,24 @@ describe("snapshot pacing", () => {
     await node.stop();
   });
 });
+
+describe("linearizable reads", () => {
+  test("a lost ReadIndex request is asked again (every 500 ms, as etcd does) instead of waiting for the timeout", async () => {
+    const c = cluster(3, 5);
+    for (const n of c.nodes) await n.start();
+    await runFor(c.clock, 1000);
+    const leader = c.nodes.find((n) => n.status().role === "Leader")!;
+    const follower = c.nodes.find((n) => n !== leader)!;
+    c.net.block(follower.status().id, leader.status().id);
+    let readAt: number | undefined;
+    const start = c.clock.monotonic();
+    void follower.read().then(() => (readAt = c.clock.monotonic() - start));
+    await runFor(c.clock, 300);
+    expect(readAt).toBeUndefined(); // the request went nowhere
+    c.net.unblock(follower.status().id, leader.status().id);
+    await runFor(c.clock, 700);
+    expect(readAt).toBeDefined();
+    expect(readAt!).toBeLessThanOrEqual(1000);
+    for (const n of c.nodes) await n.stop();
+  });
+});

@@ -66,6 +66,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   /** Monotonic time of the last message from the current leader (followers' X-Consul-LastContact). */
   let lastLeaderContact: number | undefined;
   let readSeq = 0;
+  /** etcd's readIndexRetryTime. */
+  const READ_RETRY_MS = 500;
   /** The read batch collecting reads; its ReadIndex request is made once the one in flight is answered. */
   let openRead: { readonly ctx: string; readonly promise: Promise<void> } | undefined;
   let readInFlight = false;
@@ -75,7 +77,16 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     if (!batch || stopped) return;
     openRead = undefined;
     readInFlight = true;
+    // A ReadIndex request or its answer can be lost (dropped message, leader change): ask again with
+    // the same context every READ_RETRY_MS until answered, as etcd's read loop does, instead of
+    // holding the whole batch until its timeout. A late second answer resolves nothing twice.
+    let cancelRetry = o.clock.setTimer(READ_RETRY_MS, function retry() {
+      if (stopped) return;
+      enqueue({ kind: "read", ctx: batch.ctx });
+      cancelRetry = o.clock.setTimer(READ_RETRY_MS, retry);
+    });
     const next = () => {
+      cancelRetry();
       readInFlight = false;
       issueRead();
     };
