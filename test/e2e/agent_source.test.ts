@@ -69,11 +69,13 @@ describe("agent from source", () => {
     }
   }, 40_000);
 
-  test("every command answers -h and --help", () => {
-    for (const args of [["-h"], ["--help"], ["agent", "-h"], ["agent", "--help"], ["version", "-h"], ["version", "--help"]]) {
+  // Every command's -h/--help is checked in process (src/main/cli.test.ts); here, that the real
+  // entry point prints usage and exits 0 (each start costs about a second on these machines).
+  test("the CLI entry point answers -h and agent --help", () => {
+    for (const args of [["-h"], ["agent", "--help"]]) {
       const r = spawnSync(bun, [cli, ...args], { encoding: "utf8" });
       expect(r.status).toBe(0);
       expect(r.stdout).toContain("Usage: causeway");
     }
-  });
+  }, 30_000);
 });
