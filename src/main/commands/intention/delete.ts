@@ -4,8 +4,8 @@
  * `Intention deleted.`.
  */
 import type { Command } from "../../command.ts";
-import { clientOrExit, commandHelp, parseHttpCommandLine, processCliDeps, type CliDeps } from "../support/index.ts";
-import { idFromArgs } from "./finder.ts";
+import { commandHelp, processCliDeps, type CliDeps } from "../support/index.ts";
+import { intentionTarget } from "./finder.ts";
 
 const HELP = commandHelp(
   `Usage: causeway intention delete [options] SRC DST
@@ -24,17 +24,9 @@ export function createIntentionDeleteCommand(deps: CliDeps = processCliDeps): Co
     name: "delete",
     synopsis: "Delete an intention.",
     async run(argv, io) {
-      const parsed = parseHttpCommandLine([], argv, io, HELP);
-      if (typeof parsed === "number") return parsed;
-      const client = clientOrExit(parsed, deps, io);
-      if (typeof client === "number") return client;
-      let id: string;
-      try {
-        id = await idFromArgs(client, parsed.rest);
-      } catch (err) {
-        io.err(`Error: ${(err as Error).message}\n`);
-        return 1;
-      }
+      const target = await intentionTarget(argv, io, HELP, deps);
+      if (typeof target === "number") return target;
+      const { client, id } = target;
       try {
         await client.request("DELETE", `/v1/connect/intentions/${encodeURIComponent(id)}`);
       } catch (err) {

@@ -3,7 +3,9 @@
  * methods): the `ns/name` display form that omits the default namespace, and the lookup of an intention's
  * ID from `SRC DST` by listing every intention once.
  */
+import type { CommandIo } from "../../command.ts";
 import type { AgentHttpClient } from "../../http_client.ts";
+import { clientOrExit, parseHttpCommandLine, type CliDeps } from "../support/index.ts";
 
 /** The fields of an api.Intention the commands read. */
 export interface IntentionView {
@@ -58,4 +60,26 @@ export async function idFromArgs(client: AgentHttpClient, args: readonly string[
   const ixn = await createFinder(client).find(args[0]!, args[1]!);
   if (!ixn) throw new Error(`Intention with source ${JSON.stringify(args[0])} and destination ${JSON.stringify(args[1])} not found.`);
   return ixn.ID ?? "";
+}
+
+/**
+ * The common start of `intention get` and `intention delete`: flags, the agent client and the
+ * intention's ID (given, or looked up from SRC DST). The exit code when any of it fails (already reported).
+ */
+export async function intentionTarget(
+  argv: readonly string[],
+  io: CommandIo,
+  help: string,
+  deps: CliDeps,
+): Promise<{ client: AgentHttpClient; id: string } | number> {
+  const parsed = parseHttpCommandLine([], argv, io, help);
+  if (typeof parsed === "number") return parsed;
+  const client = clientOrExit(parsed, deps, io);
+  if (typeof client === "number") return client;
+  try {
+    return { client, id: await idFromArgs(client, parsed.rest) };
+  } catch (err) {
+    io.err(`Error: ${(err as Error).message}\n`);
+    return 1;
+  }
 }

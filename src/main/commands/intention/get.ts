@@ -4,8 +4,8 @@
  * in Go's RFC 850 layout in UTC (Consul uses the local zone).
  */
 import type { Command } from "../../command.ts";
-import { clientOrExit, columnizeRows, commandHelp, parseHttpCommandLine, processCliDeps, type CliDeps } from "../support/index.ts";
-import { destinationString, idFromArgs, sourceString, type IntentionView } from "./finder.ts";
+import { columnizeRows, commandHelp, processCliDeps, type CliDeps } from "../support/index.ts";
+import { destinationString, intentionTarget, sourceString, type IntentionView } from "./finder.ts";
 
 const HELP = commandHelp(
   `Usage: causeway intention get [options] SRC DST
@@ -35,17 +35,9 @@ export function createIntentionGetCommand(deps: CliDeps = processCliDeps): Comma
     name: "get",
     synopsis: "Show information about an intention.",
     async run(argv, io) {
-      const parsed = parseHttpCommandLine([], argv, io, HELP);
-      if (typeof parsed === "number") return parsed;
-      const client = clientOrExit(parsed, deps, io);
-      if (typeof client === "number") return client;
-      let id: string;
-      try {
-        id = await idFromArgs(client, parsed.rest);
-      } catch (err) {
-        io.err(`Error: ${(err as Error).message}\n`);
-        return 1;
-      }
+      const target = await intentionTarget(argv, io, HELP, deps);
+      if (typeof target === "number") return target;
+      const { client, id } = target;
       let ixn: IntentionView;
       try {
         ixn = (await client.request("GET", `/v1/connect/intentions/${encodeURIComponent(id)}`)).json() as IntentionView;
