@@ -4,7 +4,7 @@
  * (a JSON array of names, nearest first) and one name per line. Unlike Consul, a failed request is exit 1.
  */
 import type { Command } from "../../command.ts";
-import { clientOrExit, commandHelp, parseHttpCommandLine, processCliDeps, type CliDeps } from "../support/index.ts";
+import { commandHelp, noArgsCommand, processCliDeps, type CliDeps } from "../support/index.ts";
 
 const HELP = commandHelp(
   `Usage: causeway catalog datacenters [options]
@@ -23,14 +23,9 @@ export function createCatalogDatacentersCommand(deps: CliDeps = processCliDeps):
     name: "datacenters",
     synopsis: "Lists all known datacenters",
     async run(argv, io) {
-      const parsed = parseHttpCommandLine([], argv, io, HELP);
-      if (typeof parsed === "number") return parsed;
-      if (parsed.rest.length > 0) {
-        io.err(`Too many arguments (expected 0, got ${parsed.rest.length})\n`);
-        return 1;
-      }
-      const client = clientOrExit(parsed, deps, io);
-      if (typeof client === "number") return client;
+      const started = noArgsCommand([], argv, io, HELP, deps);
+      if (typeof started === "number") return started;
+      const { client } = started;
       let dcs: string[];
       try {
         dcs = ((await client.getJson("/v1/catalog/datacenters")) as string[] | null) ?? [];

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import type { Command } from "../../command.ts";
 import type { FlagSpec } from "../../flags.ts";
 import {
-  clientOrExit, commandHelp, parseHttpCommandLine, processCliDeps, staleQuery, stringFlag, type CliDeps,
+  clientOrExit, commandHelp, noArgsCommand, parseHttpCommandLine, processCliDeps, staleQuery, stringFlag, type CliDeps,
 } from "../support/index.ts";
 
 const GET_HELP = commandHelp(
@@ -48,14 +48,9 @@ export function createCaGetConfigCommand(deps: CliDeps = processCliDeps): Comman
     name: "get-config",
     synopsis: "Display the current Connect Certificate Authority (CA) configuration",
     async run(argv, io) {
-      const parsed = parseHttpCommandLine([], argv, io, GET_HELP);
-      if (typeof parsed === "number") return parsed;
-      if (parsed.rest.length > 0) {
-        io.err(`Too many arguments (expected 0, got ${parsed.rest.length})\n`);
-        return 1;
-      }
-      const client = clientOrExit(parsed, deps, io);
-      if (typeof client === "number") return client;
+      const started = noArgsCommand([], argv, io, GET_HELP, deps);
+      if (typeof started === "number") return started;
+      const { parsed, client } = started;
       let config: unknown;
       try {
         config = (await client.request("GET", "/v1/connect/ca/configuration", { query: staleQuery(parsed) })).json();

@@ -6,7 +6,7 @@
  * an empty protocol version shown as `<=1`).
  */
 import type { Command } from "../../command.ts";
-import { clientOrExit, columnizeRows, commandHelp, parseHttpCommandLine, processCliDeps, staleQuery, type CliDeps } from "../support/index.ts";
+import { columnizeRows, commandHelp, noArgsCommand, processCliDeps, staleQuery, type CliDeps } from "../support/index.ts";
 
 /** One server of the Raft configuration (the Go API's `RaftServer`). */
 export interface RaftServer {
@@ -42,14 +42,9 @@ export function createRaftListPeersCommand(deps: CliDeps = processCliDeps): Comm
     name: "list-peers",
     synopsis: "Display the current Raft peer configuration",
     async run(argv, io) {
-      const parsed = parseHttpCommandLine([], argv, io, HELP);
-      if (typeof parsed === "number") return parsed;
-      if (parsed.rest.length > 0) {
-        io.err(`Too many arguments (expected 0, got ${parsed.rest.length})\n`);
-        return 1;
-      }
-      const client = clientOrExit(parsed, deps, io);
-      if (typeof client === "number") return client;
+      const started = noArgsCommand([], argv, io, HELP, deps);
+      if (typeof started === "number") return started;
+      const { parsed, client } = started;
       let servers: RaftServer[];
       try {
         const reply = (await client.request("GET", "/v1/operator/raft/configuration", { query: staleQuery(parsed) })).json() as { Servers?: RaftServer[] | null } | null;

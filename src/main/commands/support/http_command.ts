@@ -175,3 +175,26 @@ export function nodeMetaWithoutArgs(parsed: ParsedFlags, io: CommandIo, help: st
   }
   return meta;
 }
+
+/**
+ * The start of a command that takes flags but no arguments (catalog datacenters, operator raft
+ * list-peers, connect ca get-config): the parsed flags and the agent client, or the exit code after
+ * printing the usage error, the extra arguments or the client error.
+ */
+export function noArgsCommand(
+  flags: readonly FlagSpec[],
+  argv: readonly string[],
+  io: CommandIo,
+  help: string,
+  deps: HttpCommandDeps,
+): { parsed: ParsedFlags; client: AgentHttpClient } | number {
+  const parsed = parseHttpCommandLine(flags, argv, io, help);
+  if (typeof parsed === "number") return parsed;
+  if (parsed.rest.length > 0) {
+    io.err(`Too many arguments (expected 0, got ${parsed.rest.length})\n`);
+    return 1;
+  }
+  const client = clientOrExit(parsed, deps, io);
+  if (typeof client === "number") return client;
+  return { parsed, client };
+}
