@@ -78,3 +78,14 @@ describe("service and check definitions", () => {
     expect(() => parseConfigJson("svc.json", { services: [{ port: 1 }] })).toThrow(/^svc\.json: services\[0\]: Missing service name/);
   });
 });
+
+describe("connect", () => {
+  test("connect { enabled } turns the CA on; -dev turns it on; unknown keys are refused", () => {
+    const base = { ...defaultConfig("host"), dataDir: "/data" };
+    expect(buildConfig(base, []).connectEnabled).toBe(false);
+    expect(buildConfig(base, [parseConfigJson("c.json", { connect: { enabled: true } })]).connectEnabled).toBe(true);
+    expect(buildConfig(base, [DEV_SOURCE]).connectEnabled).toBe(true);
+    expect(() => parseConfigJson("c.json", { connect: { enable: true } })).toThrow("c.json: invalid config key connect.enable");
+    expect(() => parseConfigJson("c.json", { connect: { enabled: "yes" } })).toThrow("connect.enabled must be true or false");
+  });
+});

@@ -43,6 +43,8 @@ export interface RuntimeConfig {
   readonly gossip: GossipSettings;
   /** Services and checks from `service`/`services`/`check`/`checks` blocks, validated, in source order. */
   readonly definitions: ConfigDefinitions;
+  /** `connect { enabled }`: servers run the Connect CA (Consul's default is off; -dev turns it on). */
+  readonly connectEnabled: boolean;
 }
 
 /** Consul's gossip settings: joining, retrying, encryption, WAN advertise address. */
@@ -113,6 +115,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     tls: NO_TLS,
     gossip: DEFAULT_GOSSIP,
     definitions: { services: [], checks: [] },
+    connectEnabled: false,
   };
 }
 
@@ -124,6 +127,7 @@ export const DEV_SOURCE: ConfigSource = {
   clientAddr: "127.0.0.1",
   logLevel: "debug",
   ports: { grpc: 8502 },
+  connectEnabled: true,
 };
 
 type FieldKind = "string" | "bool" | "int" | "port" | "stringMap" | "stringList" | "duration";
@@ -179,6 +183,14 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
   const out: Record<string, unknown> = {};
   const definitionBlocks: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(doc)) {
+    if (key === "connect") {
+      if (!isObject(value)) throw new ConfigError(`${origin}: "connect" must be an object`);
+      for (const [ck, cv] of Object.entries(value)) {
+        if (ck !== "enabled") throw new ConfigError(`${origin}: invalid config key connect.${ck}`);
+        out.connectEnabled = checkValue(origin, "connect.enabled", "bool", cv);
+      }
+      continue;
+    }
     if (DEFINITION_KEYS.has(key)) {
       definitionBlocks[key] = value;
       continue;

@@ -100,3 +100,11 @@ describe("config entries at apply time", () => {
     expect((JSON.parse(new TextDecoder().decode(stored)) as { Name: string }[]).map((e) => e.Name)).toEqual(["web"]);
   });
 });
+
+describe("connect disabled", () => {
+  test("without connect enabled, leaf signing and CA configuration are refused with Consul's message", async () => {
+    const rs = createReplicatedState({ clock: simClock(), logger: silentLogger(), datacenter: "dc1", nodeName: "me" });
+    await expect(rs.backend.signLeaf("web", "csr")).rejects.toThrow("Connect must be enabled in order to use this endpoint");
+    await expect(rs.backend.setCAConfiguration(encodeWire({}))).rejects.toThrow("Connect must be enabled in order to use this endpoint");
+  });
+});

@@ -121,6 +121,10 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
     });
   };
 
+  /** Consul's ErrConnectNotEnabled: the CA is off unless `connect { enabled = true }` (always with -dev). */
+  const requireConnect = () => {
+    if (!o.connectCa) throw new ConnectError("Connect must be enabled in order to use this endpoint", Code.FailedPrecondition);
+  };
   const readContext = { term: () => consensus?.status().term ?? 0 };
   const backend: StateBackend = {
     /**
@@ -151,8 +155,12 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
       sessions.reset(session);
       return encodeWire([session]);
     },
-    signLeaf: async (service, csrPem) => encodeWire(await ca.signLeaf(service, csrPem)),
+    async signLeaf(service, csrPem) {
+      requireConnect();
+      return encodeWire(await ca.signLeaf(service, csrPem));
+    },
     async setCAConfiguration(bytes) {
+      requireConnect();
       await ca.setConfiguration(decodeWire(bytes));
       return new Uint8Array();
     },

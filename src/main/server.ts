@@ -126,7 +126,7 @@ export async function startServer(o: {
     const log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") });
     cleanups.push(() => log.close());
     const bootstrap = config.dev || config.bootstrapExpect === 1;
-    const replicated = createReplicatedState({ clock, logger: logger.named("state"), datacenter: config.datacenter, nodeName: config.nodeName, connectCa: true });
+    const replicated = createReplicatedState({ clock, logger: logger.named("state"), datacenter: config.datacenter, nodeName: config.nodeName, connectCa: config.connectEnabled });
     const consensus = createConsensusNode<StateResult>({
       id: nodeId,
       clock,
