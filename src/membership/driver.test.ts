@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { memoryLogger, seededRng, silentLogger, type Logger } from "../platform/index.ts";
-import { simClock, type SimClock } from "../../test/harness/sim_clock.ts";
+import { simClock, type SimClock, runSimTimers } from "../../test/harness/sim_clock.ts";
 import { LOCAL_PROFILE, memberlistConfig } from "./config.ts";
 import { createGossipDriver, type DropNotice, type GossipDriver } from "./driver.ts";
 import { Memberlist } from "./memberlist.ts";
@@ -12,24 +12,9 @@ import { createMemoryNetwork, type MemoryNetwork } from "./transport_memory.ts";
 import type { GossipStream, GossipTransport } from "./transport.ts";
 import type { MemberEvent } from "./types.ts";
 
-/** Lets promise continuations (stream exchanges) run; no time passes on any clock. */
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Runs simulated timers for `ms`, flushing continuations after each; stops early when `until` holds. */
-async function run(clock: SimClock, ms: number, until?: () => boolean): Promise<boolean> {
-  const end = clock.monotonic() + ms;
-  await flush();
-  for (;;) {
-    if (until?.()) return true;
-    const at = clock.nextAt();
-    if (at === undefined || at > end) break;
-    clock.runNext();
-    await flush();
-  }
-  clock.advance(end - clock.monotonic());
-  await flush();
-  return until?.() ?? true;
-}
+/** Runs simulated timers for up to `ms`, flushing after each; stops early when `until` holds. */
+const run = (clock: SimClock, ms: number, until?: () => boolean): Promise<boolean> => runSimTimers(clock, ms, until);
 
 interface Node { readonly d: GossipDriver; readonly events: MemberEvent[]; readonly drops: DropNotice[] }
 

@@ -4,30 +4,15 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { cryptoRng, seededRng, silentLogger, systemClock } from "../platform/index.ts";
-import { simClock, type SimClock } from "../../test/harness/sim_clock.ts";
+import { simClock, type SimClock, runSimTimers } from "../../test/harness/sim_clock.ts";
 import type { Timing } from "./config.ts";
 import { createGossipPool, toPoolMember, type GossipPool } from "./pool.ts";
 import type { SerfEvent } from "./serf.ts";
 import { createMemoryNetwork, type MemoryNetwork } from "./transport_memory.ts";
 
-/** Lets promise continuations (stream exchanges) run; no simulated time passes. */
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Runs simulated timers for up to `ms`, flushing after each; stops early when `until` holds. */
-async function run(clock: SimClock, ms: number, until?: () => boolean): Promise<boolean> {
-  const end = clock.monotonic() + ms;
-  await flush();
-  for (;;) {
-    if (until?.()) return true;
-    const at = clock.nextAt();
-    if (at === undefined || at > end) break;
-    clock.runNext();
-    await flush();
-  }
-  clock.advance(end - clock.monotonic());
-  await flush();
-  return until?.() ?? true;
-}
+const run = (clock: SimClock, ms: number, until?: () => boolean): Promise<boolean> => runSimTimers(clock, ms, until);
 
 interface Node { readonly name: string; readonly pool: GossipPool; readonly events: SerfEvent[] }
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { seededRng, silentLogger } from "../platform/index.ts";
 import { serialCrypto, type SerialCrypto } from "../../test/harness/serial_crypto.ts";
-import { simClock, type SimClock } from "../../test/harness/sim_clock.ts";
+import { simClock, type SimClock, runSimTimers } from "../../test/harness/sim_clock.ts";
 import { GossipKey, Keyring } from "./keyring.ts";
 import { createGossipPool, type GossipPool } from "./pool.ts";
 import type { SerfEvent } from "./serf.ts";
@@ -21,20 +21,7 @@ afterAll(() => serial.restore());
 const flush = () => serial.idle();
 
 /** Runs simulated timers for up to `ms`, flushing after each; stops early when `until` holds. */
-async function run(clock: SimClock, ms: number, until?: () => boolean): Promise<boolean> {
-  const end = clock.monotonic() + ms;
-  await flush();
-  for (;;) {
-    if (until?.()) return true;
-    const at = clock.nextAt();
-    if (at === undefined || at > end) break;
-    clock.runNext();
-    await flush();
-  }
-  clock.advance(end - clock.monotonic());
-  await flush();
-  return until?.() ?? true;
-}
+const run = (clock: SimClock, ms: number, until?: () => boolean): Promise<boolean> => runSimTimers(clock, ms, until, flush);
 
 /** Awaits `p` while the simulated clock runs (at most `ms`). */
 async function settle<T>(clock: SimClock, p: Promise<T>, ms = 30_000): Promise<T> {

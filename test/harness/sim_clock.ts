@@ -105,3 +105,25 @@ export function simClock(startMs = 1_700_000_000_000): SimClock {
   };
   return clock;
 }
+
+/** Lets promise continuations run (a macrotask turn); no simulated time passes. */
+export const flushMacrotask = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Runs `clock`'s timers for up to `ms` of simulated time, letting continuations settle with `flush`
+ * after each; stops early (true) once `until` holds. Resolves to `until()` (or true) at the end.
+ */
+export async function runSimTimers(clock: SimClock, ms: number, until?: () => boolean, flush: () => Promise<void> = flushMacrotask): Promise<boolean> {
+  const end = clock.monotonic() + ms;
+  await flush();
+  for (;;) {
+    if (until?.()) return true;
+    const at = clock.nextAt();
+    if (at === undefined || at > end) break;
+    clock.runNext();
+    await flush();
+  }
+  clock.advance(end - clock.monotonic());
+  await flush();
+  return until?.() ?? true;
+}
