@@ -35,7 +35,7 @@ describe("the checker catches", () => {
   test("an import that points up a layer", () => {
     const v = fixture({ "src/raft/core.ts": `import { startAgent } from "../main/index.ts";\n`, "src/main/index.ts": "" });
     expect(v.map((x) => x.rule)).toEqual(["upward-import"]);
-    expect(v[0]!.detail).toContain("src/raft (layer 4) imports src/main/index.ts");
+    expect(v[0]!.detail).toContain("src/raft (layer 7) imports src/main/index.ts");
   });
 
   test("a type-only upward import, too", () => {
@@ -45,6 +45,25 @@ describe("the checker catches", () => {
 
   test("a sideways import between layers of the same rank", () => {
     expect(fixture({ "src/raft/a.ts": `export * from "../state/index.ts";` }).map((x) => x.rule)).toEqual(["sideways-import"]);
+  });
+
+  test("an import of the server layer from anywhere but src/main, even from a layer above it", () => {
+    const v = fixture({
+      "src/http/a.ts": `import { startServer } from "../server/index.ts";`,
+      "src/rpc/b.ts": `import type { RunningServer } from "../server/index.ts";`,
+      "src/main/ok.ts": `import { startServer } from "../server/index.ts";`,
+    });
+    expect(v.map((x) => `${x.file} ${x.rule}`)).toEqual(["src/http/a.ts restricted-import", "src/rpc/b.ts upward-import"]);
+    expect(v[0]!.detail).toBe("src/http imports src/server/index.ts; only src/main may import src/server");
+  });
+
+  test("an import by the server layer of a layer it may not build on (the agent, proxycfg, xds)", () => {
+    const v = fixture({
+      "src/server/a.ts": `import { createLocalAgent } from "../agent/index.ts";\nimport { x } from "../proxycfg/index.ts";`,
+      "src/server/ok.ts": `import { createStateStore } from "../state/index.ts";\nimport { route } from "../rpc/index.ts";\nimport type { PoolMember } from "../membership/index.ts";`,
+    });
+    expect(v.map((x) => `${x.file} ${x.rule}`)).toEqual(["src/server/a.ts restricted-import", "src/server/a.ts restricted-import"]);
+    expect(v[0]!.detail).toContain("src/server imports src/agent/index.ts; src/server may import only");
   });
 
   test("a deep import past another folder's index.ts", () => {

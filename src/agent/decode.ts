@@ -3,9 +3,9 @@
  * `service`/`check` blocks of config files) into typed registrations. Pure: no validation beyond
  * types here; see registration.ts for the rules.
  */
+import type { JsonReader } from "../lib/index.ts";
 import type { ConnectProxyConfig, ExposePath, MeshGatewayConfig, ServiceAddress, ServiceKind, Upstream } from "../model/index.ts";
 import { badRequest } from "./errors.ts";
-import { JsonReader } from "./json_reader.ts";
 import type { CheckType, ServiceRegistration } from "./types.ts";
 import type { UnsupportedCheckFields } from "./validate.ts";
 
@@ -74,7 +74,10 @@ export function decodeCheck(r: JsonReader, idNames: readonly string[] = ["CheckI
   return { check, unsupported, empty, status };
 }
 
-/** Decodes a service definition (no validation). Throws AgentError on a malformed body. */
+/**
+ * Decodes a service definition (no validation). Throws the reader's GoError on a type mismatch (the
+ * caller words it as a decode failure) and AgentError on a value Consul's decoder refuses.
+ */
 export function decodeService(r: JsonReader): DecodedService {
   const kind = r.str("Kind");
   if (!(KINDS as readonly string[]).includes(kind)) throw badRequest(`Request decode failed: invalid service kind ${JSON.stringify(kind)}`);

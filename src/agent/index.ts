@@ -2,7 +2,7 @@
  * Public face of src/agent: the local agent's services and checks, their runners, maintenance modes
  * and anti-entropy to the catalog (Consul's agent, agent/local, agent/checks, agent/ae), plus the pure
  * decode/validate functions behind `/v1/agent/service/register`, `/v1/agent/check/register` and the
- * service/check blocks of config files.
+ * service/check blocks of config files; user events; and the agent's cache of server data (cache/).
  */
 export { createLocalAgent } from "./agent.ts";
 export type { LocalAgent, LocalAgentOptions, RegisterServiceOptions } from "./agent.ts";
@@ -30,3 +30,12 @@ export { isValidStatus, validateNodeMeta } from "./validate.ts";
 export { contentHash, toAgentCheck, toAgentService, toAgentServiceWithHash } from "./views.ts";
 export { createMemoryCatalog } from "./memory_catalog.ts";
 export type { MemoryCatalog, MemoryCatalogCall } from "./memory_catalog.ts";
+export { createEventsApi } from "./user_events.ts";
+export type { LocalIdentity, UserEvents } from "./user_events.ts";
+export {
+  activeSigningKeyId, blockingQueryType, caRootsType, createAgentCache, getLeaf, LEAF_UNUSED_TTL_MS, leafCertType,
+} from "./cache/index.ts";
+export type {
+  AgentCache, AgentCacheDeps, CachedLeaf, CacheResult, CacheType, CaRoots, CaRootsRequest, FetchOptions, FetchResult, GetOptions,
+  LeafRequest, WatchHandlers,
+} from "./cache/index.ts";

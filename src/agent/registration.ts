@@ -3,9 +3,9 @@
  * Consul's handlers answer with (agent/agent_endpoint.go AgentRegisterService / AgentRegisterCheck,
  * agent.validateService). Pure functions; every failure is an AgentError of kind "bad-request".
  */
+import { GoError, isJsonObject, JsonReader } from "../lib/index.ts";
 import { badRequest, multiError } from "./errors.ts";
 import { decodeCheck, decodeService, type DecodedCheck, type DecodedService } from "./decode.ts";
-import { isObject, JsonReader } from "./json_reader.ts";
 import type { CheckRegistration, ServiceRegistration } from "./types.ts";
 import {
   isAnyAddress,
@@ -28,7 +28,7 @@ const STATUS_MESSAGE = "Status for checks must 'passing', 'warning', 'critical'"
  * "Status for checks must ...", "Invalid check in sidecar_service: ...", "Invalid SidecarService: ...".
  */
 export function parseServiceRegistration(body: unknown): ServiceRegistration {
-  const decoded = decodeService(JsonReader.of(body, "ServiceDefinition"));
+  const decoded = decoding(() => decodeService(JsonReader.of(body, "ServiceDefinition")));
   validateDecodedService(decoded);
   return decoded.service;
 }
@@ -40,14 +40,25 @@ export function parseServiceRegistration(body: unknown): ServiceRegistration {
  * "Missing check name", "Bad check status", "Invalid check: ...".
  */
 export function parseCheckRegistration(body: unknown): CheckRegistration {
-  const r = JsonReader.of(body, "CheckDefinition");
-  const decoded = decodeCheck(r, ["ID", "CheckID"]);
-  const serviceId = r.str("ServiceID");
+  const { decoded, serviceId } = decoding(() => {
+    const r = JsonReader.of(body, "CheckDefinition");
+    return { decoded: decodeCheck(r, ["ID", "CheckID"]), serviceId: r.str("ServiceID") };
+  });
   if (decoded.check.Name === "") throw badRequest("Missing check name");
   if (decoded.status !== "" && !isValidStatus(decoded.status)) throw badRequest("Bad check status");
   const err = checkError(decoded);
   if (err) throw badRequest(`Invalid check: ${err}`);
   return { ...decoded.check, CheckID: decoded.check.CheckID || decoded.check.Name, ServiceID: serviceId };
+}
+
+/** Runs a decode, answering the reader's GoError as Consul's handlers do: "Request decode failed: <Go's text>". */
+function decoding<T>(decode: () => T): T {
+  try {
+    return decode();
+  } catch (err) {
+    if (err instanceof GoError) throw badRequest(`Request decode failed: ${err.message}`);
+    throw err;
+  }
 }
 
 function checkError(d: DecodedCheck): string | undefined {
@@ -96,7 +107,7 @@ export interface ConfigDefinitions {
  * Errors name the block: `services[1]: Missing service name`. Other config keys are ignored.
  */
 export function definitionsFromConfig(config: unknown): ConfigDefinitions {
-  if (!isObject(config)) return { services: [], checks: [] };
+  if (!isJsonObject(config)) return { services: [], checks: [] };
   const r = new JsonReader(config, "");
   const services: ServiceRegistration[] = [];
   const checks: CheckRegistration[] = [];

@@ -5,10 +5,9 @@
  */
 import type { Hono } from "hono";
 import { filterRecord, HEALTH_CHECK_SCHEMA } from "../connect/index.ts";
+import { decodeGoStruct, GoError, struct } from "../lib/index.ts";
 import { plain, readBody, withLocalAgent, write } from "./agent_local.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { decodeGoStruct, struct } from "./go_json.ts";
-import { GoError } from "./go_compat.ts";
 import { jsonResponse } from "./respond.ts";
 import { badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 import { query } from "./request.ts";

@@ -4,9 +4,8 @@
  * Consul 1.8's agent/agent_endpoint.go and agent/http.go answer.
  */
 import type { Context } from "hono";
+import { parseGoBool, type JsonValue } from "../lib/index.ts";
 import type { HttpApiDeps, LocalAgentApi } from "./deps.ts";
-import { parseGoBool } from "./go_compat.ts";
-import type { JsonValue } from "./go_json_parse.ts";
 import { decodeMessage, jsonBody } from "./route_params.ts";
 import { query } from "./request.ts";
 

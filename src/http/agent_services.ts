@@ -7,11 +7,11 @@
  */
 import type { Context, Hono } from "hono";
 import { filterRecord, NODE_SERVICE_SCHEMA } from "../connect/index.ts";
+import { GoError, parseGoDuration } from "../lib/index.ts";
 import { mountAgentChecks } from "./agent_checks.ts";
 import { mountAgentHealth } from "./agent_health.ts";
 import { emptyOk, enableParam, failure, plain, readBody, refusalKind, withLocalAgent, write } from "./agent_local.ts";
 import type { HttpApiDeps, LocalAgentApi, LocalAgentServiceView } from "./deps.ts";
-import { GoError, parseGoDuration } from "./go_compat.ts";
 import { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./query_options.ts";
 import { jsonResponse } from "./respond.ts";
 import { badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";

@@ -9,9 +9,8 @@ import type {
   ConnectProxyConfig, DeregisterRequest, ExposePath, HealthCheck, HealthCheckDefinition, HealthStatus, NodeService,
   RegisterRequest, ServiceAddress, ServiceKind, Unindexed, Upstream,
 } from "../model/index.ts";
+import { formatGoDuration, multiErrorText, uuidError, type JsonValue } from "../lib/index.ts";
 import type { RawCheck, RawDeregister, RawProxy, RawRegister, RawService } from "./catalog_schema.ts";
-import { formatGoDuration, multiErrorText, uuidError } from "./go_compat.ts";
-import type { JsonValue } from "./go_json_parse.ts";
 import { BadRequestError } from "./query_options.ts";
 
 const KINDS: readonly string[] = ["", "connect-proxy", "mesh-gateway", "terminating-gateway", "ingress-gateway"];

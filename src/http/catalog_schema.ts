@@ -4,9 +4,7 @@
  * check's Definition are Go duration strings or nanosecond numbers (Consul's FixupDurations /
  * HealthCheckDefinition.UnmarshalJSON); fields Causeway does not model are ignored like unknown ones.
  */
-import { parseGoDuration } from "./go_compat.ts";
-import { map, slice, struct, type GoType } from "./go_json.ts";
-import type { JsonValue } from "./go_json_parse.ts";
+import { map, parseGoDuration, slice, struct, type GoType, type JsonValue } from "../lib/index.ts";
 
 /** A time.Duration that also accepts a Go duration string; decodes to nanoseconds. */
 export const DURATION: GoType = {

@@ -22,9 +22,8 @@ import {
   type ConfigEntry,
   type ConfigEntryKind,
 } from "../connect/index.ts";
+import { GoError, parseGoJson } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { GoError } from "./go_compat.ts";
-import { parseGoJson } from "./go_json_parse.ts";
 import type { ReadOptions } from "./query_options.ts";
 import { messageOf, serveRead, serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";

@@ -5,28 +5,16 @@
  */
 import type { Context, Hono } from "hono";
 import {
-  DEFAULT_INTERMEDIATE_CERT_TTL, DEFAULT_LEAF_CERT_TTL, DEFAULT_ROTATION_PERIOD, type CAConfiguration, type CARoot, type IssuedCert,
+  DEFAULT_INTERMEDIATE_CERT_TTL, DEFAULT_LEAF_CERT_TTL, DEFAULT_ROTATION_PERIOD, type CAConfiguration, type CARoot,
 } from "../connect/index.ts";
-import { parseDuration } from "../lib/index.ts";
+import { parseDuration, parseGoJson, type JsonValue } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { parseGoJson, type JsonValue } from "./go_json_parse.ts";
 import { BadRequestError, parseReadOptions, setQueryMeta } from "./query_options.ts";
-import type { ReadValue } from "./reads.ts";
+import type { ReadValue } from "../model/index.ts";
 import { messageOf, serveRead } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";
 import { badPath, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 import { query } from "./request.ts";
-
-/** What the CA routes need beyond the replicated state's reads. */
-export interface ConnectCaApi {
-  /** Applies a CA configuration through the leader of `datacenter`; rejects with a message for the client. */
-  setConfiguration(config: CAConfiguration, datacenter: string | undefined): Promise<void>;
-  /**
-   * The local agent's cached leaf for `service` with its index; with `minIndex` > 0 waits (up to
-   * `maxWaitMs`) for a newer one. Rejects with a message when no leaf can be signed.
-   */
-  leaf(service: string, options: { readonly minIndex: number; readonly maxWaitMs: number }): Promise<{ readonly cert: IssuedCert; readonly index: number }>;
-}
 
 /** The IndexedCARoots body: `IntermediateCerts` null when empty, as Go marshals a nil slice. */
 export function indexedRoots(v: ReadValue<{ type: "ca-roots" }>): unknown {

@@ -1,13 +1,17 @@
 /**
  * What the HTTP API needs from the rest of the agent. The composition root (src/main) provides these;
- * the HTTP layer never reaches for a server object.
+ * the HTTP layer never reaches for a server object. Every dependency interface of an API area is
+ * declared here, so that the area files import this file and this file imports none of them.
  */
-import type { Session } from "../model/index.ts";
+import type { UserEvents } from "../agent/index.ts";
+import type { CAConfiguration, IssuedCert } from "../connect/index.ts";
+import type { ReadQuery, ReadValue, Session } from "../model/index.ts";
+import type { Clock } from "../platform/index.ts";
 import type { StateCommand, StateResult } from "../state/index.ts";
 import type { QueryMeta, ReadOptions } from "./query_options.ts";
-import type { ReadQuery, ReadValue } from "./reads.ts";
-import type { OperatorApi } from "./operator.ts";
-import type { EventsApi } from "./event.ts";
+
+/** The agent's user events (src/agent/user_events.ts), as `/v1/event/*` uses them. */
+export type EventsApi = UserEvents;
 
 /** Facts about the local agent, as the agent knows them now. Read at request time. */
 export interface AgentInfo {
@@ -45,7 +49,7 @@ export interface HttpApiDeps {
   readonly membership?: MembershipApi;
   readonly catalog?: CatalogApi;
   /** Gossip keyring management (/v1/operator/keyring); absent while gossip is not running. */
-  readonly keyring?: import("./keyring.ts").KeyringApi;
+  readonly keyring?: KeyringApi;
   /** The replicated state (catalog, health, KV, sessions); absent when this agent cannot reach it. */
   readonly state?: StateAccess;
   /** `/v1/operator/raft/*`; absent when this agent cannot reach a server. */
@@ -55,7 +59,7 @@ export interface HttpApiDeps {
   /** `/v1/snapshot`; absent when this agent cannot take or restore snapshots. */
   readonly snapshots?: SnapshotApi;
   /** `/v1/connect/ca/configuration` PUT and the agent's leaf certificates; absent when this agent cannot reach a server. */
-  readonly connectCa?: import("./connect_ca.ts").ConnectCaApi;
+  readonly connectCa?: ConnectCaApi;
   /** A number in [0, 1) for blocking-query jitter; injected so tests are deterministic. */
   readonly random?: () => number;
   /** A fresh random UUID per call, for new session IDs (Consul's uuid.GenerateUUID); session create answers 500 without it. */
@@ -65,7 +69,7 @@ export interface HttpApiDeps {
   /** The local agent's services and checks (/v1/agent/service*, /v1/agent/check*, maintenance, local health); those routes answer 500 without it. */
   readonly localAgent?: LocalAgentApi;
   /** Time for waits the HTTP layer does itself (hash-based blocking on /v1/agent/service/:id); without it such reads answer at once. */
-  readonly clock?: import("../platform/index.ts").Clock;
+  readonly clock?: Clock;
   /** Wall-clock ms since the epoch for timestamps (intention CreatedAt/UpdatedAt); falls back to clock.now(); intention writes answer 500 without either. */ readonly now?: () => number;
 }
 
@@ -76,6 +80,62 @@ export interface HttpApiDeps {
  */
 export interface SessionRenewal {
   renewSession(id: string, datacenter: string | undefined): Promise<readonly Session[] | undefined>;
+}
+
+/** One server of the Raft configuration in Consul's api.RaftServer shape. */
+export interface RaftServerView {
+  readonly ID: string;
+  readonly Node: string;
+  readonly Address: string;
+  readonly Leader: boolean;
+  readonly ProtocolVersion: string;
+  readonly Voter: boolean;
+}
+
+/** Raft membership as an operator sees it; calls are served by the datacenter's leader (or any server with stale). */
+export interface OperatorApi {
+  raftConfiguration(o: { datacenter: string | undefined; stale: boolean }): Promise<{ readonly Servers: readonly RaftServerView[]; readonly Index: number }>;
+  /** Removes a server by Raft ID or by server address; rejects with the reason (e.g. unknown id). */
+  removePeer(o: { datacenter: string | undefined; id?: string; address?: string }): Promise<void>;
+}
+
+/** One gossip pool's answer to a keyring operation (Consul's structs.KeyringResponse). */
+export interface KeyringPoolResult {
+  readonly wan: boolean;
+  readonly datacenter: string;
+  /** Network segment; "" for the default one. */
+  readonly segment: string;
+  /** Node name -> error or warning that node reported. */
+  readonly messages: Readonly<Record<string, string>>;
+  /** Base64 key -> number of nodes that have it installed (list only). */
+  readonly keys: Readonly<Record<string, number>>;
+  /** Live members of the pool when the operation started. */
+  readonly numNodes: number;
+  /** "" when every node answered and none refused; else serf's error ("1/3 nodes reported failure"). */
+  readonly error: string;
+}
+
+/**
+ * The agent's gossip keyrings, operated on cluster-wide. Each method resolves to one result per pool
+ * (WAN first, then LAN, as Consul orders them) and rejects only when the operation could not run at all.
+ * Keys reaching install/use/remove were checked by the route (keyring.ts) to be base64 of 16, 24 or 32 bytes.
+ */
+export interface KeyringApi {
+  list(): Promise<readonly KeyringPoolResult[]>;
+  install(key: string): Promise<readonly KeyringPoolResult[]>;
+  use(key: string): Promise<readonly KeyringPoolResult[]>;
+  remove(key: string): Promise<readonly KeyringPoolResult[]>;
+}
+
+/** What the CA routes need beyond the replicated state's reads. */
+export interface ConnectCaApi {
+  /** Applies a CA configuration through the leader of `datacenter`; rejects with a message for the client. */
+  setConfiguration(config: CAConfiguration, datacenter: string | undefined): Promise<void>;
+  /**
+   * The local agent's cached leaf for `service` with its index; with `minIndex` > 0 waits (up to
+   * `maxWaitMs`) for a newer one. Rejects with a message when no leaf can be signed.
+   */
+  leaf(service: string, options: { readonly minIndex: number; readonly maxWaitMs: number }): Promise<{ readonly cert: IssuedCert; readonly index: number }>;
 }
 
 /** The catalog as far as it exists today: datacenters known through the WAN pool. */

@@ -9,9 +9,8 @@
  */
 import type { Context, Hono } from "hono";
 import { compileDiscoveryChain, type MeshGatewayMode } from "../connect/index.ts";
+import { GoError, isJsonObject, jsonKind, parseGoDuration, parseGoJson, unmarshalTypeError, type JsonObject, type JsonValue } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { GoError, parseGoDuration } from "./go_compat.ts";
-import { parseGoJson, type JsonValue } from "./go_json_parse.ts";
 import { messageOf, serveRead } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";
 import { query } from "./request.ts";
@@ -41,13 +40,11 @@ function goTypeName(v: JsonValue): string {
   return typeof v === "object" ? "map[string]interface {}" : typeof v === "number" ? "float64" : typeof v === "boolean" ? "bool" : "string";
 }
 
-const isObject = (v: JsonValue | undefined): v is { [key: string]: JsonValue } => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * The value of `camel` (or its snake_case alias) in `raw`, matched case-insensitively as lib.TranslateKeys
  * and mapstructure do; the camelCase key wins when both are present.
  */
-function field(raw: { [key: string]: JsonValue }, camel: string, snake: string): JsonValue | undefined {
+function field(raw: JsonObject, camel: string, snake: string): JsonValue | undefined {
   const keys = Object.keys(raw);
   const key = keys.find((k) => k.toLowerCase() === camel.toLowerCase()) ?? keys.find((k) => k.toLowerCase() === snake);
   return key === undefined ? undefined : raw[key];
@@ -69,7 +66,7 @@ function weakString(v: JsonValue, name: string): string {
 export function decodeChainOverrides(text: string): ChainOverrides {
   const raw = parseGoJson(text);
   if (raw === null) return {};
-  if (!isObject(raw)) throw new GoError(`json: cannot unmarshal ${Array.isArray(raw) ? "array" : typeof raw} into Go value of type map[string]interface {}`);
+  if (!isJsonObject(raw)) throw unmarshalTypeError(jsonKind(raw), "", "map[string]interface {}");
   const out: { protocol?: string; connectTimeoutNs?: number; meshGatewayMode?: string } = {};
   const protocol = field(raw, "OverrideProtocol", "override_protocol");
   if (protocol !== undefined && protocol !== null) out.protocol = weakString(protocol, "OverrideProtocol");
@@ -86,7 +83,7 @@ export function decodeChainOverrides(text: string): ChainOverrides {
     fieldError(`'OverrideConnectTimeout' expected type 'time.Duration', got unconvertible type '${goTypeName(timeout)}'`);
   }
   const mesh = field(raw, "OverrideMeshGateway", "override_mesh_gateway");
-  if (isObject(mesh)) {
+  if (isJsonObject(mesh)) {
     const mode = field(mesh, "Mode", "mode");
     if (mode !== undefined && mode !== null) out.meshGatewayMode = weakString(mode, "OverrideMeshGateway.Mode");
   } else if (mesh !== undefined && mesh !== null) {

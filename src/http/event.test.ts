@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createHttpApi } from "./app.ts";
 import type { AgentInfo } from "./deps.ts";
-import type { EventsApi, UserEventView } from "./event.ts";
+import type { UserEventView } from "../model/index.ts";
+import type { EventsApi } from "./deps.ts";
 
 const agent = { datacenter: "dc1", nodeName: "n1", server: true } as AgentInfo;
 const event = (ID: string, Name = "deploy"): UserEventView => ({ ID, Name, Payload: new TextEncoder().encode("p"), NodeFilter: "", ServiceFilter: "", TagFilter: "", Version: 1, LTime: 2 });

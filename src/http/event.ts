@@ -6,32 +6,12 @@
 import { Buffer } from "node:buffer";
 import type { Hono } from "hono";
 import { compileGoRegexp } from "../connect/index.ts";
+import type { UserEventView } from "../model/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { messageOf } from "./read_route.ts";
 import { BadRequestError, parseReadOptions } from "./query_options.ts";
 import { query } from "./request.ts";
 import { jsonResponse, textError } from "./respond.ts";
-
-/** A user event in Consul's JSON shape (agent.UserEvent); Payload is raw bytes here. */
-export interface UserEventView {
-  readonly ID: string;
-  readonly Name: string;
-  readonly Payload: Uint8Array | null;
-  readonly NodeFilter: string;
-  readonly ServiceFilter: string;
-  readonly TagFilter: string;
-  readonly Version: number;
-  readonly LTime: number;
-}
-
-export interface EventsApi {
-  /** Gossips a new event to the datacenter; rejects with a message (e.g. over the size limit). */
-  fire(e: { name: string; payload: Uint8Array | null; nodeFilter: string; serviceFilter: string; tagFilter: string }): Promise<UserEventView>;
-  /** Events this agent accepted, oldest first, named `name` (all when ""), with the list's index. */
-  list(name: string): { readonly events: readonly UserEventView[]; readonly index: number };
-  /** Resolves "changed" at the next accepted event, "timeout" after `timeoutMs`, or when `signal` aborts. */
-  waitForEvent(timeoutMs: number, signal: AbortSignal): Promise<"changed" | "timeout">;
-}
 
 const eventBody = (e: UserEventView) => ({ ...e, Payload: e.Payload === null ? null : Buffer.from(e.Payload).toString("base64") });
 const UNAVAILABLE = "User events are not available on this agent";

@@ -6,11 +6,10 @@
  */
 import type { Context, Hono } from "hono";
 import { CHECK_SERVICE_NODE_SCHEMA, filterList, HEALTH_CHECK_SCHEMA, type Filter } from "../connect/index.ts";
-import type { CheckServiceNode, HealthCheck, HealthStateFilter } from "../model/index.ts";
+import type { CheckServiceNode, HealthCheck, HealthStateFilter, ReadQuery } from "../model/index.ts";
+import { parseGoBool } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { parseGoBool } from "./go_compat.ts";
 import { serveRead } from "./read_route.ts";
-import type { ReadQuery } from "./reads.ts";
 import { jsonResponse, textError } from "./respond.ts";
 import { badPath, filterParam, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam } from "./route_params.ts";
 import { query } from "./request.ts";

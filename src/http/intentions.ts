@@ -25,9 +25,8 @@ import {
   type IntentionBody,
   type Schema,
 } from "../connect/index.ts";
+import { GoError, parseGoJson } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { GoError } from "./go_compat.ts";
-import { parseGoJson } from "./go_json_parse.ts";
 import { mountIntentionQueries } from "./intentions_query.ts";
 import type { ReadOptions } from "./query_options.ts";
 import { messageOf, serveRead, serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";

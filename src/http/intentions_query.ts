@@ -22,10 +22,8 @@ import {
   type IntentionMatchEntry,
   type IntentionMatchType,
 } from "../connect/index.ts";
+import { decodeGoStruct, GoError, parseGoJson, setOwn, struct } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { GoError } from "./go_compat.ts";
-import { decodeGoStruct, struct } from "./go_json.ts";
-import { parseGoJson } from "./go_json_parse.ts";
 import { messageOf, serveRead, STATE_UNAVAILABLE } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";
 import { queryAll } from "./request.ts";
@@ -58,7 +56,7 @@ function byName(names: readonly string[], matches: readonly Intention[][]): Reco
   names.forEach((n, i) => out.set(n, matches[i]!.length > 0 ? matches[i]! : null));
   const body: Record<string, Intention[] | null> = {};
   for (const n of [...out.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    Object.defineProperty(body, n, { value: out.get(n), enumerable: true, writable: true, configurable: true });
+    setOwn(body, n, out.get(n));
   }
   return body;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHttpApi } from "./app.ts";
-import type { AgentInfo } from "./deps.ts";
-import { KEYRING_UNAVAILABLE, keyError, keyringErrors, type KeyringApi, type KeyringPoolResult } from "./keyring.ts";
+import type { AgentInfo, KeyringApi, KeyringPoolResult } from "./deps.ts";
+import { KEYRING_UNAVAILABLE, keyError, keyringErrors } from "./keyring.ts";
 
 const agent: AgentInfo = {
   datacenter: "dc1", primaryDatacenter: "dc1", nodeName: "s1", nodeId: "id", server: true, version: "0.1.0", revision: "",

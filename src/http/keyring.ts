@@ -5,36 +5,9 @@
  * primary key, DELETE removes, each on every gossip pool the agent manages.
  */
 import type { Context, Hono } from "hono";
+import type { KeyringApi, KeyringPoolResult } from "./deps.ts";
 import { jsonResponse } from "./respond.ts";
 import { query } from "./request.ts";
-
-/** One gossip pool's answer to a keyring operation (Consul's structs.KeyringResponse). */
-export interface KeyringPoolResult {
-  readonly wan: boolean;
-  readonly datacenter: string;
-  /** Network segment; "" for the default one. */
-  readonly segment: string;
-  /** Node name -> error or warning that node reported. */
-  readonly messages: Readonly<Record<string, string>>;
-  /** Base64 key -> number of nodes that have it installed (list only). */
-  readonly keys: Readonly<Record<string, number>>;
-  /** Live members of the pool when the operation started. */
-  readonly numNodes: number;
-  /** "" when every node answered and none refused; else serf's error ("1/3 nodes reported failure"). */
-  readonly error: string;
-}
-
-/**
- * The agent's gossip keyrings, operated on cluster-wide. Each method resolves to one result per pool
- * (WAN first, then LAN, as Consul orders them) and rejects only when the operation could not run at all.
- * Keys reaching install/use/remove were checked here to be base64 of 16, 24 or 32 bytes.
- */
-export interface KeyringApi {
-  list(): Promise<readonly KeyringPoolResult[]>;
-  install(key: string): Promise<readonly KeyringPoolResult[]>;
-  use(key: string): Promise<readonly KeyringPoolResult[]>;
-  remove(key: string): Promise<readonly KeyringPoolResult[]>;
-}
 
 /** What the route answers (500) when the agent has no keyring management (gossip not running). */
 export const KEYRING_UNAVAILABLE = "Keyring operations are not available: gossip is not running on this agent";

@@ -8,23 +8,6 @@ import { hasParam, messageOf } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";
 import { query } from "./request.ts";
 
-/** One server of the Raft configuration in Consul's api.RaftServer shape. */
-export interface RaftServerView {
-  readonly ID: string;
-  readonly Node: string;
-  readonly Address: string;
-  readonly Leader: boolean;
-  readonly ProtocolVersion: string;
-  readonly Voter: boolean;
-}
-
-/** Raft membership as an operator sees it; calls are served by the datacenter's leader (or any server with stale). */
-export interface OperatorApi {
-  raftConfiguration(o: { datacenter: string | undefined; stale: boolean }): Promise<{ readonly Servers: readonly RaftServerView[]; readonly Index: number }>;
-  /** Removes a server by Raft ID or by server address; rejects with the reason (e.g. unknown id). */
-  removePeer(o: { datacenter: string | undefined; id?: string; address?: string }): Promise<void>;
-}
-
 const UNAVAILABLE = "Raft operations are not available on this agent";
 
 export function mountOperator(app: Hono, deps: HttpApiDeps): void {

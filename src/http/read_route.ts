@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import type { StateCommand, StateResult } from "../state/index.ts";
 import type { HttpApiDeps, StateAccess } from "./deps.ts";
 import { BadRequestError, parseReadOptions, setQueryMeta, type ReadOptions } from "./query_options.ts";
-import type { ReadQuery, ReadValue } from "./reads.ts";
+import type { ReadQuery, ReadValue } from "../model/index.ts";
 import { textError } from "./respond.ts";
 import { query } from "./request.ts";
 

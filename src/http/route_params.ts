@@ -6,9 +6,8 @@
  */
 import type { Context, Hono } from "hono";
 import { compileFilter, FilterError, type Filter, type Schema } from "../connect/index.ts";
-import { GoError } from "./go_compat.ts";
-import { parseGoJson, type JsonValue } from "./go_json_parse.ts";
-import type { NodeMetaFilter } from "./reads.ts";
+import { GoError, parseGoJson, setOwn, type JsonValue } from "../lib/index.ts";
+import type { NodeMetaFilter } from "../model/index.ts";
 import { textError } from "./respond.ts";
 import { query, queryAll } from "./request.ts";
 
@@ -37,7 +36,7 @@ export function nodeMetaParam(c: Context): NodeMetaFilter | undefined {
   for (const pair of pairs) {
     const at = pair.indexOf(":");
     const [k, v] = at < 0 ? [pair, ""] : [pair.slice(0, at), pair.slice(at + 1)];
-    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    setOwn(out, k, v);
   }
   return out;
 }

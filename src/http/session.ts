@@ -6,10 +6,8 @@
 import type { Context, Hono } from "hono";
 import { DEFAULT_LOCK_DELAY_NS, SERF_CHECK_ID, SESSION_TTL_MAX_MS, SESSION_TTL_MIN_MS, type ServiceCheckRef } from "../model/index.ts";
 import type { SessionCreate } from "../state/index.ts";
+import { decodeGoStruct, formatGoDuration, GoError, parseGoDuration, parseGoJson, slice, struct, type JsonValue } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { formatGoDuration, GoError, parseGoDuration } from "./go_compat.ts";
-import { decodeGoStruct, slice, struct } from "./go_json.ts";
-import { parseGoJson, type JsonValue } from "./go_json_parse.ts";
 import { BadRequestError, parseReadOptions } from "./query_options.ts";
 import { messageOf, serveRead, serveWrite } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";

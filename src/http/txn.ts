@@ -8,9 +8,8 @@
  */
 import type { Context, Hono } from "hono";
 import { MAX_KV_VALUE_BYTES, TXN_MAX_OPS, TXN_READ_VERBS, type TxnError, type TxnKVOp, type TxnKVVerb, type TxnOp, type TxnResult } from "../model/index.ts";
+import { decodeGoSlice, parseGoJson, struct } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { decodeGoSlice, struct } from "./go_json.ts";
-import { parseGoJson } from "./go_json_parse.ts";
 import { dirEntryBody } from "./kv.ts";
 import { BadRequestError, parseReadOptions, type ReadOptions } from "./query_options.ts";
 import { messageOf, serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";

@@ -9,19 +9,16 @@ import { createHttpApi, type AgentInfo } from "../http/index.ts";
 import type { Logger } from "../platform/index.ts";
 import { createGrpcServer, cryptoRng, httpHealthProbe, readFileIfExists, tcpHealthProbe, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
-import { startServer, type RunningServer } from "./server.ts";
+import { datacentersByDistance, startServer, type RunningServer, type SeenServer } from "../server/index.ts";
 import { startGossip } from "./gossip.ts";
 import { startClientRpc } from "./client_rpc.ts";
 import { createStateAccess } from "./state_access.ts";
 import { connectCaApiOver } from "./connect_access.ts";
 import { catalogPortOver } from "./catalog_port.ts";
 import { snapshotApiOver } from "./snapshot_api.ts";
-import { createEventsApi } from "./user_events.ts";
 import { operatorApiOver, raftStatusOver } from "./operator_api.ts";
-import { createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
-import { datacentersByDistance } from "./datacenters.ts";
+import { createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
 import { parseServer, type PoolMember } from "../membership/index.ts";
-import type { SeenServer } from "./raft_membership.ts";
 import { loadTlsFiles } from "./tls_files.ts";
 import { runtimeDescription } from "./runtime.ts";
 import { REVISION, VERSION } from "./version.ts";
@@ -74,7 +71,25 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     };
     let remoteServers = (_dc: string): readonly { node: string; address: string }[] => [];
     if (config.server && config.ports.server !== -1) {
-      server = await startServer({ config, logger, clock: systemClock(), dataDir, nodeId, advertiseAddr, tls, datacenters: () => knownDatacenters(), remoteServers: (dc) => remoteServers(dc) });
+      server = await startServer({
+        nodeId,
+        nodeName: config.nodeName,
+        datacenter: config.datacenter,
+        domain: config.domain,
+        dataDir,
+        bindAddr: config.bindAddr,
+        port: config.ports.server,
+        advertiseAddr,
+        bootstrap: config.dev || config.bootstrapExpect === 1,
+        bootstrapExpect: config.bootstrapExpect,
+        tickMs: config.dev ? 50 : 100,
+        connectEnabled: config.connectEnabled,
+        tls,
+        clock: systemClock(),
+        logger,
+        datacenters: () => knownDatacenters(),
+        remoteServers: (dc) => remoteServers(dc),
+      });
       cleanups.push(() => server!.close());
       addresses.server = server.address;
     }

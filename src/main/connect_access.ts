@@ -1,16 +1,15 @@
 /**
  * The Connect CA calls of the State service as the agent makes them: over the server's own StateCaller
  * (served here or forwarded) or a client agent's (asks a server of its datacenter). Values travel in the
- * wire encoding of state_wire.ts; failures reject with the server's own words.
+ * wire encoding of src/rpc/state_wire.ts; failures reject with the server's own words.
  */
 import { ConnectError } from "@connectrpc/connect";
 import { spiffeServiceId, type CAConfiguration, type IssuedCert, type UnitRandom } from "../connect/index.ts";
 import { createCertificationRequest, generateEcPrivateKey } from "../lib/index.ts";
 import type { HttpApiDeps, StateAccess } from "../http/index.ts";
 import type { Clock, Logger } from "../platform/index.ts";
-import type { StateCaller } from "../rpc/index.ts";
-import { createLeafCache } from "./leaf_cache.ts";
-import { decodeWire, encodeWire } from "./state_wire.ts";
+import { decodeWire, encodeWire, type StateCaller } from "../rpc/index.ts";
+import { caRootsType, createAgentCache, getLeaf, leafCertType } from "../agent/index.ts";
 
 /** Signing and CA configuration, from wherever this agent is. */
 export interface ConnectCaAccess {
@@ -62,8 +61,8 @@ export function createConnectAccess(caller: StateCaller, o: { datacenter: string
 
 /**
  * The HTTP API's Connect CA dependency for this agent: configuration through the State service, and
- * leaves from a leaf cache that signs through it and follows the active root with a blocking read of
- * the CA roots. `close` stops the cache's renewals.
+ * leaves from the agent cache: the leaf type signs through it and follows the CA roots type, a blocking
+ * read of the roots through the State service. `close` stops the cache's renewals and refreshes.
  */
 export function connectCaApiOver(
   caller: StateCaller,
@@ -74,19 +73,15 @@ export function connectCaApiOver(
     datacenter: o.datacenter,
     trustDomain: async () => (await state.read({ type: "ca-roots" }, { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0 })).value.trustDomain,
   });
-  const cache = createLeafCache({
-    clock: o.clock,
-    rng: o.rng,
-    logger: o.logger,
-    sign: (service) => access.signLeaf(service),
-    async watchRoots(minIndex, maxWaitMs) {
-      const r = await state.read({ type: "ca-roots" }, { datacenter: undefined, consistency: "default", minIndex, maxWaitMs });
-      return { index: r.meta.index, activeSigningKeyId: r.value.roots.find((x) => x.Active)?.SigningKeyID ?? "" };
-    },
+  const cache = createAgentCache({ clock: o.clock, rng: o.rng, logger: o.logger });
+  const roots = caRootsType(async (req, { minIndex, maxWaitMs }) => {
+    const r = await state.read({ type: "ca-roots" }, { datacenter: req.datacenter, consistency: "default", minIndex, maxWaitMs });
+    return { value: r.value, index: r.meta.index };
   });
+  const leaf = leafCertType({ cache, roots, clock: o.clock, rng: o.rng, sign: (req) => access.signLeaf(req.service) });
   return {
     setConfiguration: (config, datacenter) => access.setConfiguration(config, datacenter),
-    leaf: (service, options) => cache.get(service, options),
+    leaf: (service, options) => getLeaf(cache, leaf, service, options),
     close: () => cache.close(),
   };
 }

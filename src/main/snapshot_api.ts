@@ -5,7 +5,7 @@
  */
 import type { HttpApiDeps, StateAccess } from "../http/index.ts";
 import type { Clock } from "../platform/index.ts";
-import { readSnapshotArchive, writeSnapshotArchive } from "./snapshot_archive.ts";
+import { readSnapshotArchive, writeSnapshotArchive } from "../state/index.ts";
 
 export function snapshotApiOver(state: StateAccess, clock: Clock): NonNullable<HttpApiDeps["snapshots"]> {
   return {

@@ -1,14 +1,13 @@
 /**
  * The HTTP API's way to the replicated state (its StateAccess dependency) over a StateCaller: the
  * server's own (serve here or forward) or a client agent's (ask a server). Reads and results travel
- * in the wire encoding of state_wire.ts, commands in the state store's codec.
+ * in the wire encoding of src/rpc/state_wire.ts, commands in the state store's codec.
  */
 import { ConnectError } from "@connectrpc/connect";
 import type { StateAccess } from "../http/index.ts";
 import type { Session } from "../model/index.ts";
-import type { StateCaller } from "../rpc/index.ts";
+import { decodeWire, encodeWire, type StateCaller } from "../rpc/index.ts";
 import { encodeCommand, type StateResult } from "../state/index.ts";
-import { decodeWire, encodeWire } from "./state_wire.ts";
 
 /** An RPC failure as the HTTP client should read it: the server's own words, without gRPC's code prefix. */
 function plain(err: unknown): Error {

@@ -11,3 +11,5 @@ export { TXN_MAX_OPS, TXN_READ_VERBS } from "./txn.ts";
 export type * from "./config_entry.ts";
 export type * from "./intention.ts";
 export type * from "./ca.ts";
+export type * from "./reads.ts";
+export type * from "./event.ts";

@@ -9,28 +9,19 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import { Readable } from "node:stream";
 import { bunRuntime, serveHttpBun } from "./bun/http.ts";
-
-export type FetchHandler = (request: Request, info: { remoteAddress: string }) => Response | Promise<Response>;
-
-export interface HttpServerHandle {
-  readonly host: string;
-  /** The bound port (the real one when 0 was asked for). */
-  readonly port: number;
-  /** Stops accepting, closes idle and open connections, resolves when the server is closed. */
-  close(): Promise<void>;
-}
+import type { FetchHandler, HttpServerHandle, ServeHttpOptions } from "./http_types.ts";
 
 /**
  * Serves `handler` on host:port. Rejects (with the address in the message) when the port cannot be
  * bound. On Bun the native server is used (bun/http.ts: much faster); elsewhere node:http.
  */
-export function serveHttp(options: { host: string; port: number; handler: FetchHandler; onError?: (err: unknown) => void }): Promise<HttpServerHandle> {
+export function serveHttp(options: ServeHttpOptions): Promise<HttpServerHandle> {
   const bun = bunRuntime();
   return bun ? serveHttpBun(bun, options) : serveHttpNode(options);
 }
 
 /** The node:http implementation (Deno, Node, and Bun when asked for it by tests). */
-export function serveHttpNode(options: { host: string; port: number; handler: FetchHandler; onError?: (err: unknown) => void }): Promise<HttpServerHandle> {
+export function serveHttpNode(options: ServeHttpOptions): Promise<HttpServerHandle> {
   const sockets = new Set<Socket>();
   const server = createServer({ noDelay: true }, (req, res) => {
     handle(req, res, options.handler).catch((err) => {

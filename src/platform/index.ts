@@ -8,6 +8,7 @@ export * from "./logger.ts";
 export * from "./storage.ts";
 export * from "./files.ts";
 export * from "./http.ts";
+export type * from "./http_types.ts";
 export * from "./tcp.ts";
 export * from "./tls.ts";
 export * from "./mux.ts";

@@ -12,3 +12,4 @@ export { dialServer, serverName } from "./dialer.ts";
 export type { DialProtocol, ServerDialSettings } from "./dialer.ts";
 export { createRemoteStateCaller, createServerStateCaller, isNoLeaderError, registerStateService } from "./state_service.ts";
 export type { Consistency, QueryOptions, QueryOutcome, StateBackend, StateCaller } from "./state_service.ts";
+export { decodeWire, encodeWire } from "./state_wire.ts";

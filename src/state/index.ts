@@ -41,3 +41,5 @@ export {
 } from "./queries_health.ts";
 export { kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode } from "./queries_kv.ts";
 export { caRoots, configEntryGet, configEntryList, intentionGet, intentionList } from "./queries_connect.ts";
+export { readSnapshotArchive, SNAPSHOT_FORMAT_VERSION, writeSnapshotArchive } from "./snapshot_archive.ts";
+export type { SnapshotMeta } from "./snapshot_archive.ts";

@@ -3,19 +3,43 @@
  * test can run it both on the real tree and on small fixtures that prove each rule bites.
  */
 
-/** Layer rank of each top-level folder under src/: imports may only point to a strictly higher rank. */
+/**
+ * Layer rank of each top-level folder under src/ (DESIGN.md section 1, top to bottom): imports may only
+ * point to a strictly higher rank.
+ */
 export const LAYER_RANK: Readonly<Record<string, number>> = {
   main: 0,
-  http: 1, xds: 1, agent: 1,
-  proxycfg: 2, federation: 2, connect: 2, rpc: 2,
-  membership: 3, consensus: 3,
-  state: 4, raft: 4,
-  model: 5,
-  platform: 6, lib: 6, gen: 6,
+  ui: 1, http: 1, dns: 1, gateway: 1,
+  server: 2, xds: 2,
+  proxycfg: 3,
+  agent: 4,
+  federation: 5, acl: 5, connect: 5, rpc: 5,
+  membership: 6, consensus: 6,
+  state: 7, raft: 7,
+  model: 8,
+  telemetry: 9, platform: 9, lib: 9, gen: 9,
 };
 
 /** Sideways edges between folders of the same rank that the design allows. */
-export const ALLOWED_SIDEWAYS: ReadonlySet<string> = new Set(["platform->lib", "xds->proxycfg"]);
+export const ALLOWED_SIDEWAYS: ReadonlySet<string> = new Set(["platform->lib"]);
+
+/**
+ * Folders that only the listed folders may import, whatever the ranks say: a server is a role that
+ * only the composition root assembles (interface layers read it through interfaces they declare).
+ */
+export const ONLY_IMPORTED_BY: Readonly<Record<string, ReadonlySet<string>>> = {
+  server: new Set(["main"]),
+};
+
+/**
+ * Folders that may import only the listed folders (a narrower rule than the ranks). The server builds
+ * on consensus, state and RPC, never on the agent's or the proxies' layers; the gateway data plane is
+ * a program of its own inside the binary.
+ */
+export const MAY_IMPORT_ONLY: Readonly<Record<string, ReadonlySet<string>>> = {
+  server: new Set(["federation", "acl", "connect", "rpc", "membership", "consensus", "state", "raft", "model", "telemetry", "platform", "lib", "gen"]),
+  gateway: new Set(["telemetry", "platform", "lib", "gen"]),
+};
 
 /** Folders whose files may use runtime globals. */
 export const GLOBALS_ALLOWED_IN: ReadonlySet<string> = new Set(["platform", "main", "gen"]);
@@ -40,7 +64,7 @@ const FORBIDDEN_GLOBALS: readonly [RegExp, string][] = [
 
 export interface Violation {
   readonly file: string;
-  readonly rule: "upward-import" | "sideways-import" | "deep-import" | "unknown-layer" | "cycle" | "runtime-global";
+  readonly rule: "upward-import" | "sideways-import" | "restricted-import" | "deep-import" | "unknown-layer" | "cycle" | "runtime-global";
   readonly detail: string;
 }
 
@@ -117,6 +141,8 @@ export function checkArchitecture(files: ReadonlyMap<string, string>): Violation
       }
       if (rt < rf) violations.push({ file, rule: "upward-import", detail: `src/${from} (layer ${rf}) imports ${target} (src/${to}, layer ${rt})` });
       else if (rt === rf && !ALLOWED_SIDEWAYS.has(`${from}->${to}`)) violations.push({ file, rule: "sideways-import", detail: `src/${from} imports ${target}; src/${to} is on the same layer` });
+      else if (ONLY_IMPORTED_BY[to] && !ONLY_IMPORTED_BY[to].has(from)) violations.push({ file, rule: "restricted-import", detail: `src/${from} imports ${target}; only ${[...ONLY_IMPORTED_BY[to]].map((f) => `src/${f}`).join(", ")} may import src/${to}` });
+      else if (MAY_IMPORT_ONLY[from] && !MAY_IMPORT_ONLY[from].has(to)) violations.push({ file, rule: "restricted-import", detail: `src/${from} imports ${target}; src/${from} may import only ${[...MAY_IMPORT_ONLY[from]].map((f) => `src/${f}`).join(", ")}` });
       if (!DEEP_IMPORT_OK.has(to) && target !== `src/${to}/index.ts`) violations.push({ file, rule: "deep-import", detail: `imports ${target}; import src/${to}/index.ts instead` });
     }
     graph.set(file, edges);

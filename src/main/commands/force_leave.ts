@@ -5,7 +5,7 @@
  */
 import type { Command } from "../command.ts";
 import { formatFlags, parseCommandLine, type FlagSpec } from "../flags.ts";
-import { agentClientFor, HTTP_ADDR_FLAG, processHttpDeps, type HttpCommandDeps } from "../http_client.ts";
+import { agentClientFor, HTTP_ADDR_FLAG, processHttpDeps, type HttpCommandDeps } from "./support/http_client.ts";
 
 const FLAGS: FlagSpec[] = [
   { name: "prune", kind: "bool", usage: "Remove agent forcibly from list of members" },

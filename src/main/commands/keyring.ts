@@ -7,7 +7,7 @@
  */
 import type { Command, CommandIo } from "../command.ts";
 import { formatFlags, parseCommandLine, type FlagSpec } from "../flags.ts";
-import { AgentHttpError, HTTP_ADDR_FLAG, processHttpDeps, resolveHttpAddr, type HttpCommandDeps } from "../http_client.ts";
+import { AgentHttpError, HTTP_ADDR_FLAG, processHttpDeps, resolveHttpAddr, type HttpCommandDeps } from "./support/http_client.ts";
 
 /** The actions, in the order they are named in messages. */
 const ACTIONS = ["list", "install", "use", "remove"] as const;

@@ -7,7 +7,7 @@
  */
 import type { Command, CommandIo } from "../command.ts";
 import { formatFlags, parseCommandLine, type FlagSpec } from "../flags.ts";
-import { agentClientFor, HTTP_ADDR_FLAG, processHttpDeps, type HttpCommandDeps } from "../http_client.ts";
+import { agentClientFor, HTTP_ADDR_FLAG, processHttpDeps, type HttpCommandDeps } from "./support/http_client.ts";
 
 /** `api.AllSegments`. */
 const ALL_SEGMENTS = "_all";

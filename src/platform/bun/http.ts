@@ -3,7 +3,7 @@
  * directly: 4x the requests per second of node:http's compatibility layer on this machine (31.5k vs
  * 7.8k small PUTs/s with 64 keep-alive clients, measured in one run).
  */
-import type { FetchHandler, HttpServerHandle } from "../http.ts";
+import type { HttpServerHandle, ServeHttpOptions } from "../http_types.ts";
 
 interface BunServer {
   readonly port: number;
@@ -28,7 +28,7 @@ export function bunRuntime(): BunRuntime | undefined {
 
 export function serveHttpBun(
   bun: BunRuntime,
-  options: { host: string; port: number; handler: FetchHandler; onError?: (err: unknown) => void },
+  options: ServeHttpOptions,
 ): Promise<HttpServerHandle> {
   let server: BunServer;
   try {

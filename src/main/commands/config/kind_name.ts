@@ -1,7 +1,7 @@
 /** What `causeway config read|list|delete` share: the -kind / -name flags and the entry's URL path. */
 import type { CommandIo } from "../../command.ts";
 import type { FlagSpec, ParsedFlags } from "../../flags.ts";
-import { escapeKeyPath } from "../../http_client.ts";
+import { escapeKeyPath } from "../support/http_client.ts";
 import { stringFlag } from "../support/index.ts";
 
 export const kindFlag = (verb: string): FlagSpec => ({ name: "kind", kind: "string", arg: "<kind>", usage: `The kind of configuration to ${verb}.` });

@@ -4,7 +4,7 @@
  * ID from `SRC DST` by listing every intention once.
  */
 import type { CommandIo } from "../../command.ts";
-import type { AgentHttpClient } from "../../http_client.ts";
+import type { AgentHttpClient } from "../support/http_client.ts";
 import { clientOrExit, parseHttpCommandLine, type CliDeps } from "../support/index.ts";
 
 /** The fields of an api.Intention the commands read. */

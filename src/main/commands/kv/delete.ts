@@ -5,7 +5,7 @@
  */
 import type { Command } from "../../command.ts";
 import { UsageError, type FlagSpec } from "../../flags.ts";
-import { escapeKeyPath } from "../../http_client.ts";
+import { escapeKeyPath } from "../support/http_client.ts";
 import { boolFlag, clientOrExit, commandHelp, processCliDeps, uintFlag, usageFailure, parseHttpCommandLine, type CliDeps } from "../support/index.ts";
 import { stripLeadingSlash } from "./pair.ts";
 

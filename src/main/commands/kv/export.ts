@@ -4,7 +4,7 @@
  * `{"key","flags","value"}` (value base64), Go's `json.MarshalIndent` layout; `[]` when nothing matches.
  */
 import type { Command } from "../../command.ts";
-import { escapeKeyPath } from "../../http_client.ts";
+import { escapeKeyPath } from "../support/http_client.ts";
 import { clientOrExit, commandHelp, encodeBase64, goJsonIndent, processCliDeps, staleQuery, parseHttpCommandLine, type CliDeps } from "../support/index.ts";
 import { pairValue, stripLeadingSlash, type KvPair } from "./pair.ts";
 

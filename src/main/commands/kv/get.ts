@@ -5,7 +5,7 @@
  */
 import type { Command } from "../../command.ts";
 import type { FlagSpec } from "../../flags.ts";
-import { escapeKeyPath } from "../../http_client.ts";
+import { escapeKeyPath } from "../support/http_client.ts";
 import { boolFlag, clientOrExit, commandHelp, processCliDeps, staleQuery, stringFlag, utf8, parseHttpCommandLine, type CliDeps } from "../support/index.ts";
 import { pairValue, prettyPair, stripLeadingSlash, type KvPair } from "./pair.ts";
 

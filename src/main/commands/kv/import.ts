@@ -5,7 +5,7 @@
  * first failure with exit 1.
  */
 import type { Command } from "../../command.ts";
-import { escapeKeyPath } from "../../http_client.ts";
+import { escapeKeyPath } from "../support/http_client.ts";
 import { clientOrExit, commandHelp, decodeBase64, loadDataArg, processCliDeps, utf8, parseHttpCommandLine, type CliDeps } from "../support/index.ts";
 import type { KvExportEntry } from "./export.ts";
 

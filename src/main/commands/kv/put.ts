@@ -6,7 +6,7 @@
  */
 import type { Command } from "../../command.ts";
 import { UsageError, type FlagSpec } from "../../flags.ts";
-import { escapeKeyPath } from "../../http_client.ts";
+import { escapeKeyPath } from "../support/http_client.ts";
 import { boolFlag, clientOrExit, commandHelp, decodeBase64, loadDataArg, processCliDeps, stringFlag, uintFlag, usageFailure, utf8, parseHttpCommandLine, type CliDeps } from "../support/index.ts";
 
 const FLAGS: FlagSpec[] = [

@@ -3,7 +3,7 @@
  * the archive that `/v1/snapshot` serves (src/main/snapshot_archive.ts: a gzipped tar of meta.json,
  * state.bin and SHA256SUMS, as Consul's snapshot/archive.go lays it out), verified in full.
  */
-import { readSnapshotArchive, type SnapshotMeta } from "../../snapshot_archive.ts";
+import { readSnapshotArchive, type SnapshotMeta } from "../../../state/index.ts";
 
 export type { SnapshotMeta };
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { runCommand as run } from "../../../../test/harness/cli_agent.ts";
 import { startRecordingAgent, type RecordingAgent } from "../../../../test/harness/cli_http_fake.ts";
 import { consulSnapshot } from "../../../../test/harness/cli_snapshot_fixture.ts";
-import { writeSnapshotArchive } from "../../snapshot_archive.ts";
+import { writeSnapshotArchive } from "../../../state/index.ts";
 import { createSnapshotCommand } from "../snapshot.ts";
 import { readSnapshotMeta } from "./format.ts";
 

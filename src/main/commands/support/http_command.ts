@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import process from "node:process";
 import type { CommandIo } from "../../command.ts";
 import { formatFlags, parseCommandLine, UsageError, type FlagSpec, type ParsedFlags } from "../../flags.ts";
-import { agentClientFromFlags, HTTP_API_FLAGS, processHttpDeps, type AgentHttpClient, type HttpCommandDeps } from "../../http_client.ts";
+import { agentClientFromFlags, HTTP_API_FLAGS, processHttpDeps, type AgentHttpClient, type HttpCommandDeps } from "./http_client.ts";
 
 /** The environment, fetch, and standard input of a command; tests pass their own. */
 export interface CliDeps extends HttpCommandDeps {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentHttpError, agentClientFromFlags, createAgentHttpClient, escapeKeyPath } from "../../http_client.ts";
+import { AgentHttpError, agentClientFromFlags, createAgentHttpClient, escapeKeyPath } from "./http_client.ts";
 import { decodeBase64, encodeBase64 } from "./base64.ts";
 import { columnizeRows, goJsonIndent, tabwrite } from "./text_format.ts";
 

@@ -7,8 +7,8 @@
  *
  * The result is a plain object keyed by the schema's field names holding only the fields present.
  */
-import { decodeGoBase64, GoError } from "./go_compat.ts";
-import type { JsonValue } from "./go_json_parse.ts";
+import { decodeGoBase64 } from "./go_compat.ts";
+import { isJsonObject, jsonKind, setOwn, unmarshalTypeError, type JsonObject, type JsonValue } from "./value.ts";
 
 /** A field type whose decoding is custom (Go types with their own UnmarshalJSON, e.g. durations). */
 export interface GoCustom {
@@ -41,25 +41,11 @@ function goName(t: GoType): string {
   return t.custom.goName;
 }
 
-function jsonKind(v: JsonValue): string {
-  if (Array.isArray(v)) return "array";
-  if (v === null) return "null";
-  return typeof v === "object" ? "object" : typeof v;
-}
-
-const isObject = (v: JsonValue): v is { [key: string]: JsonValue } => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Sets an own property even for keys like "__proto__" (map keys come from the client). */
-function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 class Decoder {
   constructor(private readonly top: string) {}
 
   private mismatch(what: string, path: string, t: GoType): never {
-    const where = path ? `Go struct field ${this.top}.${path}` : "Go value";
-    throw new GoError(`json: cannot unmarshal ${what} into ${where} of type ${goName(t)}`);
+    throw unmarshalTypeError(what, path ? `${this.top}.${path}` : "", goName(t));
   }
 
   /** Decodes a non-null value. */
@@ -81,7 +67,7 @@ class Decoder {
       if (!Array.isArray(v)) return this.mismatch(jsonKind(v), path, t);
       return v.map((e) => (e === null ? this.nullOf(t.slice) : this.value(e, t.slice, path)));
     }
-    if (!isObject(v)) return this.mismatch(jsonKind(v), path, t);
+    if (!isJsonObject(v)) return this.mismatch(jsonKind(v), path, t);
     if ("map" in t) {
       const out: Record<string, unknown> = {};
       for (const [k, e] of Object.entries(v)) setOwn(out, k, e === null ? this.nullOf(t.map) : this.value(e, t.map, path));
@@ -99,7 +85,7 @@ class Decoder {
     return null;
   }
 
-  struct(v: { [key: string]: JsonValue }, s: GoStruct, path: string): Record<string, unknown> {
+  struct(v: JsonObject, s: GoStruct, path: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     const names = Object.keys(s.fields);
     for (const [key, raw] of Object.entries(v)) {
@@ -124,14 +110,14 @@ class Decoder {
 export function decodeGoStruct<T>(v: JsonValue, s: GoStruct): T {
   const d = new Decoder(s.name.replace(/^.*\./, ""));
   if (v === null) return {} as T;
-  if (!isObject(v)) throw new GoError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type ${s.name}`);
+  if (!isJsonObject(v)) throw unmarshalTypeError(jsonKind(v), "", s.name);
   return d.struct(v, s, "") as T;
 }
 
 /** Decodes a parsed body as a Go slice of struct `of` (Consul's api.TxnOps); null decodes to an empty list. */
 export function decodeGoSlice<T>(v: JsonValue, of: { readonly struct: GoStruct }, goTypeName: string): T[] {
   if (v === null) return [];
-  if (!Array.isArray(v)) throw new GoError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type ${goTypeName}`);
+  if (!Array.isArray(v)) throw unmarshalTypeError(jsonKind(v), "", goTypeName);
   const d = new Decoder(of.struct.name.replace(/^.*\./, ""));
   return v.map((e) => (e === null ? {} : d.value(e, of, ""))) as T[];
 }

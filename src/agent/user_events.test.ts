@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { simClock } from "../../test/harness/sim_clock.ts";
 import { createEventsApi, decodeUserEvent, encodeUserEvent, eventIndex, eventMatches, EVENT_BUFFER_SIZE, EventBuffer, USER_EVENT_PREFIX } from "./user_events.ts";
-import type { UserEventView } from "../http/index.ts";
+import type { UserEventView } from "../model/index.ts";
 
 const ev = (ID: string, over: Partial<UserEventView> = {}): UserEventView => ({
   ID, Name: "deploy", Payload: null, NodeFilter: "", ServiceFilter: "", TagFilter: "", Version: 1, LTime: 0, ...over,

@@ -1,6 +1,7 @@
 /**
- * How reads and their results travel between servers: JSON in which byte arrays (KV values) become
- * `{"$bytes": "<base64>"}`, so a result decodes to exactly the value the serving server produced.
+ * How the State service's reads, results and other values travel between agents and servers: JSON in
+ * which byte arrays (KV values) become `{"$bytes": "<base64>"}`, so a result decodes to exactly the
+ * value the serving server produced.
  */
 import { Buffer } from "node:buffer";
 

@@ -1,15 +1,15 @@
 /**
- * Runs the HTTP API's reads (src/http/reads.ts) against the state store on the server that serves
- * them. Every read records what it depended on in `ws`, so a blocking read wakes on exactly that.
+ * Runs the reads of the replicated state (src/model/reads.ts) against the state store on the server
+ * that serves them. Every read records what it depended on in `ws`, so a blocking read wakes on exactly that.
  */
-import type { ReadQuery } from "../http/index.ts";
 import {
   catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServices, healthChecksInState, healthNodeChecks,
   healthServiceChecks, healthServiceNodes, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
   caRoots, configEntryGet, configEntryList, intentionGet, intentionList,
   type QueryResult, type StateStore, type WatchSet,
 } from "../state/index.ts";
-import { trustDomain, type CAConfiguration } from "../connect/index.ts";
+import { trustDomain } from "../connect/index.ts";
+import type { CAConfiguration, ReadQuery } from "../model/index.ts";
 
 /** The CA configuration as the API shows it: the root's private key never leaves the servers. */
 function redactCaConfig(c: CAConfiguration): CAConfiguration {

@@ -5,7 +5,7 @@
  * (`Unexpected response code: 500 (<body>)`, `Put "<url>": <cause>`), so messages read like Consul's.
  */
 import process from "node:process";
-import type { FlagSpec } from "./flags.ts";
+import type { FlagSpec } from "../../flags.ts";
 
 export const DEFAULT_HTTP_ADDR = "http://127.0.0.1:8500";
 

@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import { compileGoRegexp } from "../connect/index.ts";
-import type { EventsApi, UserEventView } from "../http/index.ts";
+import type { UserEventView } from "../model/index.ts";
 
 /** Serf event names Consul uses for user events. */
 export const USER_EVENT_PREFIX = "consul:event:";
@@ -101,14 +101,24 @@ export class EventBuffer {
   }
 }
 
-/** The HTTP API's EventsApi over the LAN pool and this agent's event buffer. */
+/** The agent's user events: firing on the LAN pool, and the events this agent accepted. */
+export interface UserEvents {
+  /** Gossips a new event to the datacenter; rejects with a message (e.g. over the size limit). */
+  fire(e: { name: string; payload: Uint8Array | null; nodeFilter: string; serviceFilter: string; tagFilter: string }): Promise<UserEventView>;
+  /** Events this agent accepted, oldest first, named `name` (all when ""), with the list's index. */
+  list(name: string): { readonly events: readonly UserEventView[]; readonly index: number };
+  /** Resolves "changed" at the next accepted event, "timeout" after `timeoutMs`, or when `signal` aborts. */
+  waitForEvent(timeoutMs: number, signal: AbortSignal): Promise<"changed" | "timeout">;
+}
+
+/** User events over the LAN pool and this agent's event buffer. */
 export function createEventsApi(o: {
   lan: { userEvent(name: string, payload: Uint8Array): void; subscribe(fn: (e: { type: string; name?: string; payload?: Uint8Array; ltime?: number }) => void): unknown };
   local: LocalIdentity;
   clock: { setTimer(ms: number, fn: () => void): () => void };
   newId: () => string;
   onBadEvent?: (name: string) => void;
-}): EventsApi {
+}): UserEvents {
   const buffer = new EventBuffer();
   o.lan.subscribe((e) => {
     if (e.type !== "user" || !e.name?.startsWith(USER_EVENT_PREFIX) || !e.payload) return;

@@ -6,8 +6,7 @@
  * "__proto__" key is data), later duplicates win.
  */
 import { GoError } from "./go_compat.ts";
-
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+import { setOwn, type JsonObject, type JsonValue } from "./value.ts";
 
 /** Go's quoteChar: 'x', '\'', '"', '\n', '\x01'. */
 function quoteChar(ch: string): string {
@@ -135,8 +134,8 @@ class Parser {
     }
   }
 
-  private object(): { [key: string]: JsonValue } {
-    const out: { [key: string]: JsonValue } = {};
+  private object(): JsonObject {
+    const out: JsonObject = {};
     this.i++;
     this.ws();
     if (this.s[this.i] === "}") {
@@ -150,7 +149,7 @@ class Parser {
       this.ws();
       if (this.s[this.i] !== ":") this.fail("after object key");
       this.i++;
-      Object.defineProperty(out, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
+      setOwn(out, key, this.value());
       this.ws();
       if (this.s[this.i] === ",") {
         this.i++;

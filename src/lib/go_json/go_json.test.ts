@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { decodeGoBase64, formatGoDuration, multiErrorText, parseGoBool, parseGoDuration, uuidError } from "./go_compat.ts";
-import { decodeGoSlice, decodeGoStruct, map, slice, struct } from "./go_json.ts";
-import { parseGoJson } from "./go_json_parse.ts";
+import { parseGoJson } from "./parse.ts";
+import { JsonReader } from "./reader.ts";
+import { decodeGoSlice, decodeGoStruct, map, slice, struct } from "./schema.ts";
 
 const msg = (f: () => unknown) => {
   try {
@@ -125,5 +126,36 @@ describe("Go JSON decoding", () => {
     expect(msg(() => decodeGoSlice(parseGoJson('[{"KV": {"Verb": 1}}]'), one, "pkg.Ops"))).toBe(
       "json: cannot unmarshal number into Go struct field Op.KV.Verb of type string",
     );
+  });
+});
+
+describe("JsonReader", () => {
+  test("fields match in any letter case and as snake_case; an exact spelling wins; null is absent", () => {
+    const r = JsonReader.of({ enable_tag_override: true, name: "a", Name: "b", port: null, Meta: { Some_Key: "v" } }, "ServiceDefinition");
+    expect(r.bool("EnableTagOverride")).toBe(true);
+    expect(r.str("Name")).toBe("b");
+    expect(r.keyOf("Port")).toBe("Port");
+    expect(r.int("Port")).toBe(0);
+    expect(r.strMap("Meta")).toEqual({ Some_Key: "v" });
+    expect(r.strList("Tags")).toBeNull();
+  });
+
+  test("durations are Go strings or nanoseconds, read as milliseconds", () => {
+    const r = JsonReader.of({ ttl: "15s", Interval: 5_000_000_000 }, "CheckDefinition");
+    expect([r.durationMs("TTL"), r.durationMs("Interval"), r.durationMs("Timeout")]).toEqual([15_000, 5_000, 0]);
+  });
+
+  test("type mismatches fail with Go's text, naming the field's path", () => {
+    const r = JsonReader.of({ Port: "80", Weights: { Passing: 1.5 }, Checks: [{ TTL: 1 }, { TTL: true }], Timeout: "soon", TTL: [] }, "ServiceDefinition");
+    expect(msg(() => r.int("Port"))).toBe("json: cannot unmarshal string into Go struct field ServiceDefinition.Port of type int");
+    expect(msg(() => r.child("Weights")!.int("Passing"))).toBe(
+      "json: cannot unmarshal number 1.5 into Go struct field ServiceDefinition.Weights.Passing of type int",
+    );
+    expect(msg(() => r.children("Checks")[1]!.str("TTL"))).toBe(
+      "json: cannot unmarshal boolean into Go struct field ServiceDefinition.Checks[1].TTL of type string",
+    );
+    expect(msg(() => r.durationMs("Timeout"))).toBe('invalid "Timeout": time: invalid duration "soon"');
+    expect(msg(() => r.durationMs("TTL"))).toBe('invalid "TTL": invalid format');
+    expect(msg(() => JsonReader.of([], "CheckDefinition"))).toBe("json: cannot unmarshal array into Go struct field CheckDefinition of type struct");
   });
 });

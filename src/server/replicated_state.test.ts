@@ -4,7 +4,8 @@ import { silentLogger } from "../platform/index.ts";
 import { decodeCommand, encodeCommand, type StateCommand, type StateResult } from "../state/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
 import { createReplicatedState } from "./replicated_state.ts";
-import { encodeWire } from "./state_wire.ts";
+import { encodeWire } from "../rpc/index.ts";
+import { createLeaderRunner } from "./leader_routines.ts";
 import { decodeConfigEntry } from "../connect/index.ts";
 
 /** A consensus node of one that applies proposals at once, recording them. */
@@ -22,6 +23,9 @@ function fakeConsensus(apply: (index: number, bytes: Uint8Array) => StateResult)
   return { node, proposed };
 }
 
+/** Starts the state's leader routines, as the server does on gaining leadership. */
+const becomeLeader = (rs: ReturnType<typeof createReplicatedState>) => createLeaderRunner(rs.leaderRoutines, silentLogger()).setLeader(true);
+
 const register: StateCommand = { type: "register", req: { Node: "n1", Address: "10.0.0.1" } };
 
 describe("replicated state on the leader", () => {
@@ -30,7 +34,7 @@ describe("replicated state on the leader", () => {
     const rs = createReplicatedState({ clock, logger: silentLogger(), datacenter: "dc1", nodeName: "me" });
     const { node, proposed } = fakeConsensus((i, b) => rs.stateMachine.apply(i, b));
     rs.attach(node);
-    rs.setLeader(true);
+    becomeLeader(rs);
     await rs.backend.apply(encodeCommand(register));
     const create: StateCommand = {
       type: "session", op: "create",
@@ -55,7 +59,7 @@ describe("replicated state on the leader", () => {
     await rs.backend.apply(encodeCommand({ type: "session", op: "create", session: { ID: id, Name: "", Node: "n1", LockDelay: 0, Behavior: "release", TTL: "10s", NodeChecks: [], ServiceChecks: null } }));
     clock.advance(60_000);
     expect(proposed.filter((c) => c.type === "session" && c.op === "destroy")).toEqual([]); // not the leader
-    rs.setLeader(true); // a new leader times every TTL session it finds
+    becomeLeader(rs); // a new leader times every TTL session it finds
     clock.advance(15_000);
     expect(new TextDecoder().decode(await rs.backend.renewSession(id))).toContain(id);
     clock.advance(15_000);

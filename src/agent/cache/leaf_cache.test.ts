@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { formatRfc3339, type IssuedCert } from "../connect/index.ts";
-import { silentLogger } from "../platform/index.ts";
-import { simClock } from "../../test/harness/sim_clock.ts";
+import { formatRfc3339, type IssuedCert } from "../../connect/index.ts";
+import { silentLogger } from "../../platform/index.ts";
+import { simClock } from "../../../test/harness/sim_clock.ts";
 import { createLeafCache } from "./leaf_cache.ts";
 
 const HOUR = 3_600_000;

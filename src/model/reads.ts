@@ -1,13 +1,16 @@
 /**
- * The reads the HTTP API asks of the replicated state, as data: a discriminated union that travels
- * to whichever server serves the read (the local one, the leader, or one in another datacenter),
- * where src/main runs it against the state store. `ReadValue` maps each read to its result type.
+ * The reads of the replicated state, as data: a discriminated union that travels to whichever server
+ * serves the read (the local one, the leader, or one in another datacenter), where src/server runs it
+ * against the state store. The HTTP API and the agent's cache ask them; `ReadValue` maps each read to
+ * its result type.
  */
-import type { CAConfiguration, CARoot, ConfigEntry, Intention } from "../connect/index.ts";
-import type {
-  CheckServiceNode, DirEntry, HealthCheck, HealthStateFilter, Node, NodeServices, ServiceNode, ServiceTagsMap, Session, TxnError, TxnOp,
-  TxnResult,
-} from "../model/index.ts";
+import type { CAConfiguration, CARoot } from "./ca.ts";
+import type { CheckServiceNode, HealthCheck, HealthStateFilter, Node, NodeServices, ServiceNode, ServiceTagsMap } from "./catalog.ts";
+import type { ConfigEntry } from "./config_entry.ts";
+import type { Intention } from "./intention.ts";
+import type { DirEntry } from "./kv.ts";
+import type { Session } from "./session.ts";
+import type { TxnError, TxnOp, TxnResult } from "./txn.ts";
 
 export type NodeMetaFilter = Readonly<Record<string, string>>;
 

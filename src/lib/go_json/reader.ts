@@ -1,44 +1,28 @@
 /**
- * Reads Consul-style JSON bodies the way Consul's decoders accept them: field names match
+ * Reads Consul-style JSON bodies field by field the way Consul's mapstructure-based decoders accept
+ * them (an alternative to schema.ts for bodies with aliases and per-field rules): field names match
  * case-insensitively (Go's encoding/json and mapstructure) and snake_case aliases match their
  * PascalCase field (Consul's TranslateKeys: "enable_tag_override" == "EnableTagOverride"). Values of
- * opaque maps (Meta, Proxy.Config, Header) keep their keys exactly. Type mismatches throw an
- * AgentError worded like Go's "Request decode failed: json: cannot unmarshal ...".
+ * opaque maps (Meta, Proxy.Config, Header) keep their keys exactly. Type mismatches throw a GoError
+ * with Go's text ("json: cannot unmarshal string into Go struct field ServiceDefinition.Port of type
+ * int"); callers add their endpoint's prefix ("Request decode failed: ").
  */
-import { parseDuration } from "../lib/index.ts";
-import { badRequest } from "./errors.ts";
-
-type Json = unknown;
-type JsonObject = Readonly<Record<string, Json>>;
+import { parseDuration } from "../duration.ts";
+import { GoError } from "./go_compat.ts";
+import { isJsonObject, jsonKind, unmarshalTypeError, type JsonObject, type JsonValue } from "./value.ts";
 
 const normalize = (key: string): string => key.replace(/_/g, "").toLowerCase();
 
-function jsonType(v: Json): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "array";
-  return typeof v === "object" ? "object" : typeof v;
-}
-
-/** Throws the decode error Consul's HTTP handlers answer with. */
-export function decodeError(detail: string): never {
-  throw badRequest(`Request decode failed: ${detail}`);
-}
-
-function mismatch(v: Json, path: string, goType: string): never {
-  const what = typeof v === "number" ? `number ${v}` : jsonType(v);
-  decodeError(`json: cannot unmarshal ${what} into Go struct field ${path} of type ${goType}`);
-}
-
-/** True for a plain JSON object (not null, not an array). */
-export function isObject(v: Json): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+/** A mismatch as this reader words it: any number is named with its value ("number 1"). */
+function mismatch(v: unknown, path: string, goType: string): never {
+  throw unmarshalTypeError(typeof v === "number" ? `number ${v}` : jsonKind(v), path, goType);
 }
 
 /** A view of one JSON object; `path` names it in error messages ("ServiceDefinition.Check"). */
 export class JsonReader {
   private readonly byKey = new Map<string, string>();
 
-  constructor(readonly obj: JsonObject, readonly path: string) {
+  constructor(readonly obj: Readonly<JsonObject>, readonly path: string) {
     for (const key of Object.keys(obj)) {
       const n = normalize(key);
       if (!this.byKey.has(n)) this.byKey.set(n, key);
@@ -46,13 +30,13 @@ export class JsonReader {
   }
 
   /** Reads an object value as a reader; throws if `v` is not an object. */
-  static of(v: Json, path: string): JsonReader {
-    if (!isObject(v)) mismatch(v, path, "struct");
+  static of(v: unknown, path: string): JsonReader {
+    if (!isJsonObject(v)) mismatch(v, path, "struct");
     return new JsonReader(v, path);
   }
 
   /** The raw value of the first of `names` present (null counts as absent), or undefined. */
-  raw(...names: string[]): Json {
+  raw(...names: string[]): JsonValue | undefined {
     const key = this.keyOf(...names);
     const v = Object.hasOwn(this.obj, key) ? this.obj[key] : undefined;
     return v === null ? undefined : v;
@@ -103,11 +87,11 @@ export class JsonReader {
     if (v === undefined) return 0;
     const key = this.keyOf(...names);
     if (typeof v === "number") return v / 1e6;
-    if (typeof v !== "string") decodeError(`invalid ${JSON.stringify(key)}: invalid format`);
+    if (typeof v !== "string") throw new GoError(`invalid ${JSON.stringify(key)}: invalid format`);
     try {
       return parseDuration(v);
     } catch {
-      return decodeError(`invalid ${JSON.stringify(key)}: time: invalid duration ${JSON.stringify(v)}`);
+      throw new GoError(`invalid ${JSON.stringify(key)}: time: invalid duration ${JSON.stringify(v)}`);
     }
   }
 
@@ -123,7 +107,7 @@ export class JsonReader {
   strMap(...names: string[]): Record<string, string> | null {
     const v = this.raw(...names);
     if (v === undefined) return null;
-    if (!isObject(v)) mismatch(v, this.at(names[0]!), "map[string]string");
+    if (!isJsonObject(v)) mismatch(v, this.at(names[0]!), "map[string]string");
     const out: Record<string, string> = {};
     for (const [k, x] of Object.entries(v)) out[k] = typeof x === "string" ? x : mismatch(x, this.at(names[0]!), "string");
     return out;
@@ -133,7 +117,7 @@ export class JsonReader {
   opaque(...names: string[]): Record<string, unknown> | undefined {
     const v = this.raw(...names);
     if (v === undefined) return undefined;
-    if (!isObject(v)) mismatch(v, this.at(names[0]!), "map[string]interface {}");
+    if (!isJsonObject(v)) mismatch(v, this.at(names[0]!), "map[string]interface {}");
     return { ...v };
   }
 

@@ -1,0 +1,159 @@
+/**
+ * The replicated state on a server: the state store as the Raft state machine, the State service
+ * backend that proposes and reads it, and the leader routines over it (session TTLs, KV tombstone GC,
+ * the Connect CA, gossip members in the catalog). Built before the consensus node (which needs the
+ * state machine) and attached to it afterwards; the server starts and stops the routines with
+ * leadership.
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+import { CONFIG_ENTRY_KINDS, validateDeleteInGraph, validateEntryInGraph, type ConfigEntryKind } from "../connect/index.ts";
+import { ProposalDroppedError, type ConsensusNode } from "../consensus/index.ts";
+import type { ReadQuery } from "../model/index.ts";
+import { cryptoRng, type Clock, type Logger, type Rng } from "../platform/index.ts";
+import { decodeWire, encodeWire, type StateBackend } from "../rpc/index.ts";
+import {
+  blockingQuery, caRoots, createStateMachine, createStateStore, decodeCommand, encodeCommand, lockDelayRejection, sessionGet, WatchSet,
+  type ReplicatedStateMachine, type StateCommand, type StateResult, type StateStore,
+} from "../state/index.ts";
+import { createConnectCa, type ConnectCa } from "./connect_ca.ts";
+import { connectCaRoutine } from "./leader_ca.ts";
+import { memberReconcileRoutine, type MemberReconcileRoutine } from "./leader_members.ts";
+import { dutyProposer, type LeaderRoutine } from "./leader_routines.ts";
+import { sessionTtlRoutine } from "./leader_session_ttl.ts";
+import { tombstoneGcRoutine } from "./leader_tombstone_gc.ts";
+import { runRead } from "./run_read.ts";
+
+const isConfigEntryKind = (k: string): k is ConfigEntryKind => (CONFIG_ENTRY_KINDS as readonly string[]).includes(k);
+
+export interface ReplicatedState {
+  readonly store: StateStore;
+  readonly stateMachine: ReplicatedStateMachine<StateResult>;
+  readonly backend: StateBackend;
+  /** Connects the consensus node once it exists; nothing is proposed before. */
+  attach(consensus: ConsensusNode<StateResult>): void;
+  /** The leader routines over this state, in start order (the server runs them with leadership). */
+  readonly leaderRoutines: readonly LeaderRoutine[];
+  /** The Connect CA over this state (signing on any server, configuration on the leader). */
+  readonly ca: ConnectCa;
+  /** The catalog-members routine: feed it the LAN pool's members. */
+  readonly members: MemberReconcileRoutine;
+}
+
+/**
+ * `connectCa`: the leader initialises the Connect CA (cluster ID and first root) when it has none;
+ * off by default so that tests of other duties see only their own proposals. `rng` (default cryptoRng)
+ * draws cluster IDs and certificate serials.
+ */
+export function createReplicatedState(o: { clock: Clock; logger: Logger; datacenter: string; nodeName: string; connectCa?: boolean; rng?: Rng }): ReplicatedState {
+  const log = o.logger;
+  let consensus: ConsensusNode<StateResult> | undefined;
+  const propose = async (cmd: StateCommand): Promise<StateResult> => {
+    if (!consensus) throw new Error("Raft is not running yet");
+    return consensus.propose(encodeCommand(cmd));
+  };
+  const barrier = () => (consensus ? consensus.read() : Promise.reject(new Error("Raft is not running yet")));
+  const proposeDuty = dutyProposer(propose, log);
+
+  const tombstones = tombstoneGcRoutine({ clock: o.clock, proposeDuty, lastIndex: () => store.lastIndex() });
+  const store = createStateStore({
+    clock: o.clock,
+    onTombstone: (index) => tombstones.hint(index),
+    checkConfigEntries: (entries, change) => {
+      try {
+        // Deleting an entry of a kind that cannot exist changes nothing to check.
+        if (change.op === "delete") {
+          if (isConfigEntryKind(change.kind)) validateDeleteInGraph(entries, change.kind, change.name);
+        }
+        else validateEntryInGraph(entries, change.entry);
+        return undefined;
+      } catch (err) {
+        return err instanceof Error ? err.message : String(err);
+      }
+    },
+  });
+  const sessions = sessionTtlRoutine({ clock: o.clock, logger: log, store, proposeDuty });
+  const ca = createConnectCa({
+    clock: o.clock,
+    rng: o.rng ?? cryptoRng(),
+    logger: log.named("connect-ca"),
+    datacenter: o.datacenter,
+    read: () => {
+      // set-roots CASes on the roots table's index, which is the last set-roots' Raft index: every root
+      // it writes gets that ModifyIndex (caRoots' own index also counts set-config writes).
+      const r = caRoots(store, new WatchSet()).value;
+      return { index: Math.max(0, ...r.roots.map((x) => x.ModifyIndex)), roots: r.roots, config: r.config };
+    },
+    barrier,
+    propose,
+  });
+  const members = memberReconcileRoutine({ clock: o.clock, logger: log, store, datacenter: o.datacenter, nodeName: o.nodeName, proposeDuty, barrier });
+
+  /** Consul's ErrConnectNotEnabled: the CA is off unless `connect { enabled = true }` (always with -dev). */
+  const requireConnect = () => {
+    if (!o.connectCa) throw new ConnectError("Connect must be enabled in order to use this endpoint", Code.FailedPrecondition);
+  };
+  const readContext = { term: () => consensus?.status().term ?? 0 };
+  const backend: StateBackend = {
+    /**
+     * Any server proposes: a follower's proposal reaches the leader as a Raft MsgProp (batched with
+     * the rest of the Raft traffic, as etcd does), and the result comes from applying it here. The
+     * lock-delay check uses this server's own delays, which every server derives from the same log.
+     */
+    async apply(bytes) {
+      const cmd = decodeCommand(bytes);
+      const rejected = lockDelayRejection(store, cmd);
+      if (rejected) return encodeWire(rejected);
+      try {
+        return encodeWire(await consensus!.propose(bytes));
+      } catch (err) {
+        if (err instanceof ProposalDroppedError) throw new ConnectError(`No cluster leader (${err.message})`, Code.Unavailable);
+        throw err;
+      }
+    },
+    async query(bytes, options) {
+      const q = decodeWire<ReadQuery>(bytes);
+      const r = await blockingQuery({ minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, clock: o.clock, run: (ws) => runRead(store, ws, q, readContext) });
+      return { result: encodeWire(r.value), index: r.index };
+    },
+    linearizableRead: () => consensus!.read(),
+    async renewSession(id) {
+      const session = sessionGet(store, new WatchSet(), id).value;
+      if (!session) return encodeWire([]);
+      sessions.renewed(session);
+      return encodeWire([session]);
+    },
+    async signLeaf(service, csrPem) {
+      requireConnect();
+      return encodeWire(await ca.signLeaf(service, csrPem));
+    },
+    async setCAConfiguration(bytes) {
+      requireConnect();
+      await ca.setConfiguration(decodeWire(bytes));
+      return new Uint8Array();
+    },
+  };
+
+  const inner = createStateMachine(store);
+  const stateMachine: ReplicatedStateMachine<StateResult> = {
+    apply(index, command) {
+      const result = inner.apply(index, command);
+      sessions.applied(result);
+      return result;
+    },
+    snapshot: () => inner.snapshot(),
+    restore: (data) => inner.restore(data),
+  };
+
+  return {
+    store,
+    stateMachine,
+    backend,
+    ca,
+    members,
+    // Consul's establishLeadership order: timers and GC first, then the CA, then the catalog.
+    leaderRoutines: [sessions, tombstones, connectCaRoutine({ ca, enabled: o.connectCa ?? false, clock: o.clock, logger: log }), members],
+    attach(c) {
+      consensus = c;
+    },
+  };
+}

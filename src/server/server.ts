@@ -1,0 +1,254 @@
+/**
+ * A server: the server port (one listener, many protocols), Raft over it with a durable log in
+ * `<dataDir>/raft`, the replicated state as its state machine, the internal RPC services with their
+ * connection pool, bootstrap from gossip, and the leader routines started and stopped with leadership.
+ * What the LAN pool shows arrives through updateServers/updateMembers; nothing here knows flags or files
+ * beyond the data dir.
+ */
+import { join } from "node:path";
+import { createClient, createRouterTransport, type ConnectRouter, type Transport } from "@connectrpc/connect";
+import {
+  createConsensusNode, createTcpTransport, decodeMessage, encodeMessage, openLogStore, type ConsensusNode,
+} from "../consensus/index.ts";
+import { Status } from "../gen/causeway/status/v1/status_pb.ts";
+import type { PoolMember } from "../membership/index.ts";
+import {
+  createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type TcpListener, type TlsMaterial,
+} from "../platform/index.ts";
+import {
+  createRpcPool, createServerPort, createServerStateCaller, dialServer, registerStateService, registerStatusServices,
+  type RpcContext, type RpcTarget, type ServerDialSettings, type StateCaller,
+} from "../rpc/index.ts";
+import type { StateResult } from "../state/index.ts";
+import { createBootstrapper, type PeersAnswer } from "./bootstrap.ts";
+import { raftMembershipRoutine } from "./leader_raft_membership.ts";
+import { createLeaderRunner } from "./leader_routines.ts";
+import type { SeenServer } from "./raft_membership.ts";
+import { createReplicatedState } from "./replicated_state.ts";
+import { createServerDirectory, type ServerInfo } from "./server_directory.ts";
+
+/** What a server is started with (the agent's configuration maps onto this). */
+export interface ServerOptions {
+  readonly nodeId: string;
+  readonly nodeName: string;
+  readonly datacenter: string;
+  /** DNS domain, for the server names certificates carry (`server.<dc>.<domain>`). */
+  readonly domain: string;
+  readonly dataDir: string;
+  /** Where the server port listens; port 0 binds a free port. */
+  readonly bindAddr: string;
+  readonly port: number;
+  /** The address other servers reach this one at (without port). */
+  readonly advertiseAddr: string;
+  /** Start as a cluster of one (-dev, bootstrap_expect = 1). */
+  readonly bootstrap: boolean;
+  /** bootstrap_expect: bootstrap together once this many servers are seen (when > 1). */
+  readonly bootstrapExpect: number;
+  /** Raft tick; elections take 10-20 ticks. */
+  readonly tickMs: number;
+  /** `connect { enabled }`: run the Connect CA. */
+  readonly connectEnabled: boolean;
+  readonly tls?: { readonly material: TlsMaterial; readonly verifyIncomingRpc: boolean; readonly verifyOutgoing: boolean };
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Datacenters known from the WAN pool, nearest first (served to client agents over RPC). */
+  datacenters(): readonly string[];
+  /** Alive servers of another datacenter, from the WAN pool: node name and server-port address. */
+  remoteServers(datacenter: string): readonly ServerInfo[];
+}
+
+export interface RunningServer {
+  /** The server port's `host:port` as bound. */
+  readonly address: string;
+  /** The bound server port. */
+  readonly port: number;
+  /**
+   * What the LAN pool shows of this datacenter's servers. Drives the server directory, the
+   * bootstrap_expect bootstrap and, on the leader, adding and removing Raft servers.
+   */
+  updateServers(seen: readonly SeenServer[]): void;
+  /** The leader's address and the voters' addresses (`/v1/status/leader|peers`); "" / none when unknown. */
+  readonly raft: { leader(): string; peers(): string[] };
+  readonly consensus: ConsensusNode<StateResult>;
+  /** The internal RPC services of this server, called in process (they forward as needed). */
+  readonly rpc: () => Transport;
+  /** The replicated state as this server's own HTTP API reaches it (served here or forwarded). */
+  readonly state: StateCaller;
+  /** The LAN pool's members now: the leader keeps the catalog in step with them. */
+  updateMembers(members: readonly PoolMember[]): void;
+  /**
+   * Before a graceful leave: a leader with other voters hands leadership to the most caught-up one
+   * and waits (up to `timeoutMs`) to be a follower, so the cluster does not sit out an election
+   * timeout; the new leader then removes this server when gossip shows it left (Consul's Server.Leave).
+   */
+  stepDown(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+const hostPort = (address: string) => {
+  const i = address.lastIndexOf(":");
+  return { host: address.slice(0, i), port: Number(address.slice(i + 1)) };
+};
+
+/** Starts a server. On failure, whatever was started is stopped again before the error propagates. */
+export async function startServer(o: ServerOptions): Promise<RunningServer> {
+  const { clock, logger, nodeId } = o;
+  const cleanups: (() => unknown)[] = [];
+  /** Stops every part in reverse order of start; a part that fails to stop does not keep the others running. */
+  const close = async () => {
+    for (const c of cleanups.splice(0).reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.warn("server shutdown step failed", { error: err });
+      }
+    }
+  };
+  try {
+    const port = createServerPort({ logger: logger.named("server-port"), clock, tls: o.tls ? { material: o.tls.material, verifyIncomingRpc: o.tls.verifyIncomingRpc } : undefined });
+    cleanups.push(() => port.close());
+    const listener: TcpListener = await listenTcp({ host: o.bindAddr, port: o.port, onConnection: (s) => port.accept(s) });
+    cleanups.push(() => listener.close());
+    const directory = createServerDirectory({ id: nodeId, node: o.nodeName, address: `${o.advertiseAddr}:${listener.port}` });
+    const dialSettings: ServerDialSettings = {
+      datacenter: o.datacenter,
+      domain: o.domain,
+      tls: o.tls ? { material: o.tls.material, verifyOutgoing: o.tls.verifyOutgoing } : undefined,
+    };
+
+    const transport = createTcpTransport({
+      localId: nodeId,
+      codec: { encode: encodeMessage, decode: decodeMessage },
+      logger: logger.named("raft-transport"),
+      clock,
+      rng: cryptoRng(),
+      resolve: (peer) => {
+        const s = directory.lookup(peer);
+        return s ? hostPort(s.address) : undefined;
+      },
+      dial: async (peer) => {
+        const s = directory.lookup(peer);
+        if (!s) throw new Error(`no address known for server ${peer}`);
+        return dialServer(dialSettings, s.address, { datacenter: o.datacenter, node: s.node }, "raft");
+      },
+    });
+    cleanups.push(() => transport.close());
+    port.serve("raft", (s) => transport.accept(s));
+
+    const log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") });
+    cleanups.push(() => log.close());
+    const replicated = createReplicatedState({ clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled });
+    const consensus = createConsensusNode<StateResult>({
+      id: nodeId,
+      clock,
+      rng: cryptoRng(),
+      logger: logger.named("raft"),
+      log,
+      transport,
+      stateMachine: replicated.stateMachine,
+      bootstrapVoters: o.bootstrap ? [nodeId] : undefined,
+      tickMs: o.tickMs,
+      // Consul's raft snapshot_threshold and snapshot_interval: a snapshot serialises the whole state
+      // store on the event loop, so under sustained writes one every 2 minutes keeps latency tails down.
+      snapshotEntries: 16_384,
+      snapshotIntervalMs: 120_000,
+    });
+    replicated.attach(consensus);
+    const raftLog = logger.named("raft");
+    const raftMembership = raftMembershipRoutine({ nodeId, consensus, directory, clock, logger: raftLog });
+    const leader = createLeaderRunner([...replicated.leaderRoutines, raftMembership], logger.named("leader"));
+    consensus.onLeaderChange((leaderId) => leader.setLeader(leaderId === nodeId));
+    await consensus.start();
+    cleanups.push(() => consensus.stop());
+    cleanups.push(() => leader.setLeader(false));
+
+    const rpcRng = cryptoRng();
+    const pool = createRpcPool({
+      dial: (target: RpcTarget) => {
+        const candidates = target.datacenter === o.datacenter ? directory.all() : o.remoteServers(target.datacenter);
+        const matching = candidates.filter((s) => !target.node || s.node === target.node);
+        if (!matching.length) return Promise.reject(new Error(`no server known for ${target.node ?? "any node"} in ${target.datacenter}`));
+        // Any server of another datacenter will do: spread over them, a failed one is redialled next time.
+        const found = matching[rpcRng.int(matching.length)]!;
+        return dialServer(dialSettings, found.address, target, "rpc");
+      },
+      clock,
+      rng: cryptoRng(),
+      logger: logger.named("rpc-pool"),
+    });
+    cleanups.push(() => pool.close());
+    const ctx: RpcContext = {
+      datacenter: o.datacenter,
+      node: o.nodeName,
+      raft: consensus,
+      servers: directory,
+      pool,
+      datacenters: () => o.datacenters(),
+    };
+    const stateCaller = createServerStateCaller(ctx, replicated.backend);
+    const routes = (r: ConnectRouter) => {
+      registerStatusServices(r, ctx);
+      registerStateService(r, stateCaller);
+    };
+    const grpc = createGrpcServer({ routes, logger: logger.named("rpc") });
+    // This server's own calls (the local HTTP API) go to the same services in process.
+    const inProcess = createRouterTransport(routes);
+    cleanups.push(() => grpc.close());
+    for (const protocol of ["rpc", "multiplexed-rpc", "grpc"] as const) port.serve(protocol, (s) => grpc.acceptSocket(s));
+
+    const askPeers = async (node: string): Promise<PeersAnswer> => {
+      try {
+        const r = await createClient(Status, pool.transport({ datacenter: o.datacenter, node })).peers({}, { timeoutMs: 5000 });
+        return r.addresses.length > 0 ? "has-cluster" : "empty";
+      } catch {
+        return "unreachable";
+      }
+    };
+    const bootstrapper = createBootstrapper({ expect: o.bootstrapExpect, nodeId, directory, consensus, askPeers, logger: raftLog, bootstrapped: o.bootstrap });
+    const stopBootstrapChecks = clock.setInterval(1000, () => void bootstrapper.check());
+    cleanups.push(() => stopBootstrapChecks());
+
+    return {
+      address: `${listener.host}:${listener.port}`,
+      port: listener.port,
+      consensus,
+      state: stateCaller,
+      rpc: () => inProcess,
+      async stepDown(timeoutMs = 5_000) {
+        const st = consensus.status();
+        if (st.role !== "Leader") return;
+        const others = st.config.voters.filter((id) => id !== nodeId);
+        const target = others
+          .map((id) => ({ id, match: consensus.progress(id)?.match ?? 0 }))
+          .sort((a, b) => b.match - a.match)[0];
+        if (!target) return;
+        raftLog.info("leaving: transferring leadership", { to: target.id });
+        consensus.transferLeadership(target.id);
+        const deadline = clock.monotonic() + timeoutMs;
+        while (consensus.status().role === "Leader" && clock.monotonic() < deadline) {
+          await new Promise<void>((resolve) => clock.setTimer(50, resolve));
+        }
+        if (consensus.status().role === "Leader") raftLog.warn("leadership transfer did not complete before leaving");
+      },
+      updateMembers(members) {
+        void replicated.members.update(members);
+      },
+      raft: {
+        leader: () => {
+          const id = consensus.status().leader;
+          return id ? (directory.lookup(id)?.address ?? "") : "";
+        },
+        peers: () => consensus.status().config.voters.map((id) => directory.lookup(id)?.address ?? "").filter((a) => a !== ""),
+      },
+      updateServers(next) {
+        directory.update(next, clock.monotonic());
+        void bootstrapper.check();
+        raftMembership.kick();
+      },
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
