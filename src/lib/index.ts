@@ -29,3 +29,4 @@ export * from "./go_json/index.ts";
 export { formatIp, parseIp, pemBlocks, pemDecode, pemEncode, type PemBlock, type RandomBytes } from "./x509_der.ts";
 export { certificateMatchesKey, parseCertificate, parseCertificates, type CertificateInfo } from "./x509_parse.ts";
 export { ByteBuffer } from "./byte_buffer.ts";
+export { shutdownStack, type ShutdownStack } from "./shutdown_stack.ts";

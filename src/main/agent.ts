@@ -6,6 +6,7 @@ import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHttpApi, type AgentInfo } from "../http/index.ts";
+import { shutdownStack, type ShutdownStack } from "../lib/index.ts";
 import type { Logger } from "../platform/index.ts";
 import { createGrpcServer, cryptoRng, httpHealthProbe, readFileIfExists, tcpHealthProbe, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
@@ -47,16 +48,8 @@ export interface RunningAgent {
  * On failure, whatever was started is stopped again before the error propagates.
  */
 export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: { onLeft?: () => void } = {}): Promise<RunningAgent> {
-  const cleanups: (() => Promise<void> | void)[] = [];
-  const stopAll = async () => {
-    for (const c of cleanups.splice(0).reverse()) {
-      try {
-        await c();
-      } catch (err) {
-        logger.warn("shutdown step failed", { error: err });
-      }
-    }
-  };
+  const cleanups = shutdownStack((err) => logger.warn("shutdown step failed", { error: err }));
+  const stopAll = () => cleanups.stopAll();
   try {
     const dataDir = prepareDataDir(config, cleanups);
     const nodeId = loadNodeId(config, dataDir);
@@ -279,7 +272,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
   }
 }
 
-function prepareDataDir(config: RuntimeConfig, cleanups: (() => void)[]): string {
+function prepareDataDir(config: RuntimeConfig, cleanups: ShutdownStack): string {
   if (config.dev && !config.dataDir) {
     const dir = mkdtempSync(join(tmpdir(), "causeway-dev-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,6 +11,7 @@ import {
   createConsensusNode, createTcpTransport, decodeMessage, encodeMessage, openLogStore, type ConsensusNode,
 } from "../consensus/index.ts";
 import { Status } from "../gen/causeway/status/v1/status_pb.ts";
+import { shutdownStack } from "../lib/index.ts";
 import type { PoolMember } from "../membership/index.ts";
 import {
   createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type TcpListener, type TlsMaterial,
@@ -93,17 +94,8 @@ const hostPort = (address: string) => {
 /** Starts a server. On failure, whatever was started is stopped again before the error propagates. */
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const { clock, logger, nodeId } = o;
-  const cleanups: (() => unknown)[] = [];
-  /** Stops every part in reverse order of start; a part that fails to stop does not keep the others running. */
-  const close = async () => {
-    for (const c of cleanups.splice(0).reverse()) {
-      try {
-        await c();
-      } catch (err) {
-        logger.warn("server shutdown step failed", { error: err });
-      }
-    }
-  };
+  const cleanups = shutdownStack((err) => logger.warn("server shutdown step failed", { error: err }));
+  const close = () => cleanups.stopAll();
   try {
     const port = createServerPort({ logger: logger.named("server-port"), clock, tls: o.tls ? { material: o.tls.material, verifyIncomingRpc: o.tls.verifyIncomingRpc } : undefined });
     cleanups.push(() => port.close());
