@@ -25,3 +25,11 @@ describe("durations", () => {
     expect(formatDuration(0)).toBe("0s");
   });
 });
+
+describe("duration range", () => {
+  test("durations beyond Go's int64 nanoseconds are refused, not rounded", () => {
+    expect(parseDuration("2562047h")).toBe(2562047 * 3_600_000);
+    expect(() => parseDuration("2562048h")).toThrow("out of range");
+    expect(() => parseDuration("99999999999999999999s")).toThrow("out of range");
+  });
+});

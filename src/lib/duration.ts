@@ -5,7 +5,7 @@
 
 const UNITS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, "μs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** Parses a duration into milliseconds; throws RangeError naming the text when it is not one. */
+/** Parses a duration into milliseconds; throws RangeError naming the text when it is not one or is out of Go's range. */
 export function parseDuration(text: string): number {
   const s = text.trim();
   if (s === "0") return 0;
@@ -24,8 +24,13 @@ export function parseDuration(text: string): number {
     if (!m) throw new RangeError(`invalid duration ${JSON.stringify(text)} (use a number with a unit: ms, s, m or h, e.g. "30s")`);
     total += Number(m[1]) * UNITS[m[2]!]!;
   }
+  // Go's time.Duration is int64 nanoseconds: ParseDuration refuses anything beyond it.
+  if (total > MAX_DURATION_MS) throw new RangeError(`invalid duration ${JSON.stringify(text)} (out of range: at most about 292 years)`);
   return sign * total;
 }
+
+/** The largest Go duration (2^63 - 1 ns), in milliseconds. */
+export const MAX_DURATION_MS = 9_223_372_036_854.775;
 
 /** Formats milliseconds the way Go prints durations ("1m30s", "500ms", "0s"). */
 export function formatDuration(ms: number): string {

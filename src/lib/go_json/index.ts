@@ -10,4 +10,4 @@ export { decodeGoBase64, formatGoDuration, GoError, multiErrorText, parseGoBool,
 export { parseGoJson } from "./parse.ts";
 export { JsonReader } from "./reader.ts";
 export { decodeGoSlice, decodeGoStruct, map, slice, struct, type GoCustom, type GoStruct, type GoType } from "./schema.ts";
-export { isJsonObject, jsonKind, setOwn, unmarshalTypeError, type JsonObject, type JsonValue } from "./value.ts";
+export { goIntOf, goUint64Of, isJsonObject, jsonKind, numberText, setOwn, unmarshalTypeError, type JsonObject, type JsonValue } from "./value.ts";

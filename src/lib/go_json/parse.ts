@@ -6,7 +6,7 @@
  * "__proto__" key is data), later duplicates win.
  */
 import { GoError } from "./go_compat.ts";
-import { setOwn, type JsonObject, type JsonValue } from "./value.ts";
+import { recordNumberText, setOwn, type JsonObject, type JsonValue } from "./value.ts";
 
 /** Go's quoteChar: 'x', '\'', '"', '\n', '\x01'. */
 function quoteChar(ch: string): string {
@@ -21,6 +21,8 @@ const PLAIN = /[^"\\\u0000-\u001f]+/y;
 
 class Parser {
   private i = 0;
+  /** The source text of the last number read (kept for integer fields, see value.ts). */
+  private numberText = "";
   constructor(private readonly s: string) {}
 
   private fail(context: string): never {
@@ -72,7 +74,8 @@ class Parser {
       if (this.s[this.i] === "+" || this.s[this.i] === "-") this.i++;
       this.digits("in exponent of numeric literal");
     }
-    return Number(this.s.slice(start, this.i));
+    this.numberText = this.s.slice(start, this.i);
+    return Number(this.numberText);
   }
 
   private string(): string {
@@ -120,7 +123,9 @@ class Parser {
       return out;
     }
     for (;;) {
-      out.push(this.value());
+      const v = this.value();
+      if (typeof v === "number") recordNumberText(out, out.length, this.numberText);
+      out.push(v);
       this.ws();
       if (this.s[this.i] === ",") {
         this.i++;
@@ -149,7 +154,9 @@ class Parser {
       this.ws();
       if (this.s[this.i] !== ":") this.fail("after object key");
       this.i++;
-      setOwn(out, key, this.value());
+      const v = this.value();
+      if (typeof v === "number") recordNumberText(out, key, this.numberText);
+      setOwn(out, key, v);
       this.ws();
       if (this.s[this.i] === ",") {
         this.i++;

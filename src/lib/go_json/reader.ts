@@ -9,7 +9,7 @@
  */
 import { parseDuration } from "../duration.ts";
 import { GoError } from "./go_compat.ts";
-import { isJsonObject, jsonKind, unmarshalTypeError, type JsonObject, type JsonValue } from "./value.ts";
+import { goIntOf, isJsonObject, jsonKind, numberText, unmarshalTypeError, type JsonObject, type JsonValue } from "./value.ts";
 
 const normalize = (key: string): string => key.replace(/_/g, "").toLowerCase();
 
@@ -74,11 +74,15 @@ export class JsonReader {
     return v;
   }
 
+  /** A Go int read from the literal's text as strconv does ("1.0", "1e3" and out-of-range values are refused). */
   int(...names: string[]): number {
     const v = this.raw(...names);
     if (v === undefined) return 0;
-    if (typeof v !== "number" || !Number.isInteger(v)) mismatch(v, this.at(names[0]!), "int");
-    return v;
+    if (typeof v !== "number") mismatch(v, this.at(names[0]!), "int");
+    const text = numberText(this.obj, this.keyOf(...names), v);
+    const n = goIntOf(text);
+    if (n === undefined) throw unmarshalTypeError(`number ${text}`, this.at(names[0]!), "int");
+    return n;
   }
 
   /** A Go duration: a string ("10s") or a number of nanoseconds; returns milliseconds, 0 when absent. */

@@ -8,7 +8,7 @@
  * The result is a plain object keyed by the schema's field names holding only the fields present.
  */
 import { decodeGoBase64 } from "./go_compat.ts";
-import { isJsonObject, jsonKind, setOwn, unmarshalTypeError, type JsonObject, type JsonValue } from "./value.ts";
+import { goIntOf, goUint64Of, isJsonObject, jsonKind, numberText, setOwn, unmarshalTypeError, type JsonObject, type JsonValue } from "./value.ts";
 
 /** A field type whose decoding is custom (Go types with their own UnmarshalJSON, e.g. durations). */
 export interface GoCustom {
@@ -41,6 +41,9 @@ function goName(t: GoType): string {
   return t.custom.goName;
 }
 
+/** A value's literal text: a number's as the parser read it, anything else as String() gives it. */
+const textOf = (container: object, key: string | number, v: JsonValue) => (typeof v === "number" ? numberText(container, key, v) : String(v));
+
 class Decoder {
   constructor(private readonly top: string) {}
 
@@ -49,14 +52,18 @@ class Decoder {
   }
 
   /** Decodes a non-null value. */
-  value(v: JsonValue, t: GoType, path: string): unknown {
+  /**
+   * Decodes a non-null value; `text` is a number's literal text (integer fields are read from it, as
+   * strconv does: "1.0", "1e3" and out-of-range values are refused, uint64 values stay exact).
+   */
+  value(v: JsonValue, t: GoType, path: string, text = String(v)): unknown {
     if (t === "any") return v;
     if (t === "string" || t === "bool") return typeof v === (t === "string" ? "string" : "boolean") ? v : this.mismatch(jsonKind(v), path, t);
     if (t === "int" || t === "uint64" || t === "float64") {
       if (typeof v !== "number") return this.mismatch(jsonKind(v), path, t);
       if (t === "float64") return v;
-      const ok = Number.isInteger(v) && Math.abs(v) <= 2 ** 63 && (t === "int" || v >= 0);
-      return ok ? v : this.mismatch(`number ${v}`, path, t);
+      const n = t === "int" ? goIntOf(text) : goUint64Of(text);
+      return n ?? this.mismatch(`number ${text}`, path, t);
     }
     if (t === "bytes") return typeof v === "string" ? decodeGoBase64(v) : this.mismatch(jsonKind(v), path, t);
     if ("custom" in t) {
@@ -65,12 +72,12 @@ class Decoder {
     }
     if ("slice" in t) {
       if (!Array.isArray(v)) return this.mismatch(jsonKind(v), path, t);
-      return v.map((e) => (e === null ? this.nullOf(t.slice) : this.value(e, t.slice, path)));
+      return v.map((e, i) => (e === null ? this.nullOf(t.slice) : this.value(e, t.slice, path, textOf(v, i, e))));
     }
     if (!isJsonObject(v)) return this.mismatch(jsonKind(v), path, t);
     if ("map" in t) {
       const out: Record<string, unknown> = {};
-      for (const [k, e] of Object.entries(v)) setOwn(out, k, e === null ? this.nullOf(t.map) : this.value(e, t.map, path));
+      for (const [k, e] of Object.entries(v)) setOwn(out, k, e === null ? this.nullOf(t.map) : this.value(e, t.map, path, textOf(v, k, e)));
       return out;
     }
     return this.struct(v, t.struct, path);
@@ -97,7 +104,7 @@ class Decoder {
         if (nils) out[field] = null;
         continue;
       }
-      out[field] = this.value(raw, t, path ? `${path}.${field}` : field);
+      out[field] = this.value(raw, t, path ? `${path}.${field}` : field, textOf(v, key, raw));
     }
     return out;
   }
@@ -119,5 +126,5 @@ export function decodeGoSlice<T>(v: JsonValue, of: { readonly struct: GoStruct }
   if (v === null) return [];
   if (!Array.isArray(v)) throw unmarshalTypeError(jsonKind(v), "", goTypeName);
   const d = new Decoder(of.struct.name.replace(/^.*\./, ""));
-  return v.map((e) => (e === null ? {} : d.value(e, of, ""))) as T[];
+  return v.map((e, i) => (e === null ? {} : d.value(e, of, "", textOf(v, i, e)))) as T[];
 }
