@@ -30,3 +30,4 @@ export { formatIp, parseIp, pemBlocks, pemDecode, pemEncode, type PemBlock, type
 export { certificateMatchesKey, parseCertificate, parseCertificates, type CertificateInfo } from "./x509_parse.ts";
 export { ByteBuffer } from "./byte_buffer.ts";
 export { shutdownStack, type ShutdownStack } from "./shutdown_stack.ts";
+export { bigintReplacer, parseExact, stringifyExact, type Uint64 } from "./uint64_json.ts";

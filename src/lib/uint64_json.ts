@@ -1,0 +1,37 @@
+/**
+ * JSON with exact 64-bit integers. Consul's Go API types carry uint64 fields (KV Flags, indexes) that
+ * can exceed 2^53; a JS number would round them. Here such values are bigints (a number when it is a
+ * safe integer, so most values stay plain numbers), written as bare JSON number literals (JSON.rawJSON,
+ * on Bun and Deno) and read back exactly (JSON.parse's source text access).
+ */
+
+/** A Go uint64 value: a number when it is a safe integer, else the exact bigint. */
+export type Uint64 = number | bigint;
+
+interface RawJsonApi {
+  rawJSON(text: string): unknown;
+}
+
+const rawJson = (text: string): unknown => (JSON as unknown as RawJsonApi).rawJSON(text);
+
+/** JSON.stringify's replacer that writes a bigint as a bare number literal. */
+export function bigintReplacer(_key: string, v: unknown): unknown {
+  return typeof v === "bigint" ? rawJson(v.toString()) : v;
+}
+
+/** JSON.stringify that writes bigints as bare number literals (exact), with an optional indent. */
+export function stringifyExact(value: unknown, space?: number): string {
+  return JSON.stringify(value, bigintReplacer, space);
+}
+
+/**
+ * JSON.parse that keeps integer literals beyond 2^53 exact (as bigints); every other value is what
+ * JSON.parse gives. `reviver` (optional) runs after that, as JSON.parse's would.
+ */
+export function parseExact(text: string, reviver?: (key: string, value: unknown) => unknown): unknown {
+  return JSON.parse(text, function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
+    let v = value;
+    if (typeof v === "number" && !Number.isSafeInteger(v) && context?.source !== undefined && /^-?(?:0|[1-9][0-9]*)$/.test(context.source)) v = BigInt(context.source);
+    return reviver ? reviver.call(this, key, v) : v;
+  } as (key: string, value: unknown) => unknown);
+}
