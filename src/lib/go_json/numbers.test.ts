@@ -56,3 +56,13 @@ describe("integers as strconv reads them", () => {
     expect(msg(() => r(`{"Port": 85.5}`).int("Port"))).toBe("json: cannot unmarshal number 85.5 into Go struct field ServiceDefinition.Port of type int");
   });
 });
+
+describe("nesting depth", () => {
+  test("bodies nested deeper than MAX_JSON_DEPTH fail with Go's scanner words, not a stack overflow", () => {
+    expect(() => parseGoJson("[".repeat(1000) + "]".repeat(1000))).not.toThrow();
+    expect(msg(() => parseGoJson("[".repeat(1001) + "]".repeat(1001)))).toBe("invalid character '[' exceeded max depth");
+    expect(msg(() => parseGoJson('{"a":'.repeat(50_000)))).toBe("invalid character '{' exceeded max depth");
+    // Siblings do not add up: depth is per path.
+    expect(() => parseGoJson("[" + "[[]],".repeat(5000) + "[]]")).not.toThrow();
+  });
+});

@@ -19,8 +19,17 @@ function quoteChar(ch: string): string {
 /** A run of string characters needing no attention (no quote, backslash or control character). */
 const PLAIN = /[^"\\\u0000-\u001f]+/y;
 
+/**
+ * Deepest nesting of arrays and objects a body may have. Go's scanner (1.15+) stops at 10,000 with
+ * "exceeded max depth"; we stop at 1,000 with the same words: no Consul body nests beyond a handful of
+ * levels, and every later step that walks a stored value (encoders, filters, validation) stays far
+ * from the runtime's stack limit.
+ */
+export const MAX_JSON_DEPTH = 1_000;
+
 class Parser {
   private i = 0;
+  private depth = 0;
   /** The source text of the last number read (kept for integer fields, see value.ts). */
   private numberText = "";
   constructor(private readonly s: string) {}
@@ -38,14 +47,20 @@ class Parser {
   value(context = "looking for beginning of value"): JsonValue {
     this.ws();
     const ch = this.s[this.i];
-    if (ch === "{") return this.object();
-    if (ch === "[") return this.array();
+    if ((ch === "{" || ch === "[") && ++this.depth > MAX_JSON_DEPTH) this.fail("exceeded max depth");
+    if (ch === "{") return this.nested(this.object());
+    if (ch === "[") return this.nested(this.array());
     if (ch === '"') return this.string();
     if (ch === "t") return this.literal("true", true);
     if (ch === "f") return this.literal("false", false);
     if (ch === "n") return this.literal("null", null);
     if (ch === "-" || (ch !== undefined && ch >= "0" && ch <= "9")) return this.number();
     return this.fail(context);
+  }
+
+  private nested<T>(v: T): T {
+    this.depth--;
+    return v;
   }
 
   private literal<T extends JsonValue>(word: string, v: T): T {
