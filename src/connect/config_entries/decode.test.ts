@@ -76,6 +76,16 @@ describe("decodeConfigEntry output shape", () => {
     expect([d("90s"), d("1h2m"), d(5_000_000_000), d("250ms"), d("0s"), d(0), d("-3s")]).toEqual(["1m30s", "1h2m0s", "5s", "250ms", undefined, undefined, "-3s"]);
   });
 
+  test("durations: small numbers in Go's units, fractions truncated as mapstructure does, int64 overflow refused", () => {
+    const d = (v: unknown) => {
+      const e = decodeConfigEntry({ Kind: "service-resolver", Name: "web", ConnectTimeout: v });
+      return e.Kind === "service-resolver" ? e.ConnectTimeout : "wrong kind";
+    };
+    expect([d(5), d(1_000), d(1.5), d("2562047h")]).toEqual(["5ns", "1µs", "1ns", "2562047h0m0s"]);
+    expect(() => d(2 ** 63)).toThrow("time: invalid duration 9223372036854776000 (out of range)");
+    expect(() => d("2562048h")).toThrow(`time: invalid duration "2562048h"`);
+  });
+
   test("accepts JSON text, and a default Namespace", () => {
     expect(decodeConfigEntry(`{"Kind":"service-defaults","Name":"web","Namespace":"default","Protocol":"http"}`)).toMatchObject({ Protocol: "http" });
   });

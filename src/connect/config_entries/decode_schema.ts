@@ -13,7 +13,7 @@
  * - The output omits a field tagged omitempty in Go when it holds its zero value and fills every other field
  *   with its zero value, so it is exactly Consul's JSON shape.
  */
-import { formatDuration, parseDuration } from "../../lib/index.ts";
+import { formatGoDuration, parseGoDuration } from "../../lib/index.ts";
 
 export type ScalarSpec = "string" | "bool" | "float" | "uint" | "duration" | "object";
 export type Spec = ScalarSpec | { readonly list: Spec } | { readonly map: Spec } | StructSpec;
@@ -71,15 +71,24 @@ export function decodeValue(raw: unknown, spec: Spec, path: string, errors: stri
       case "float":
       case "uint": {
         const n = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
-        if (!Number.isFinite(n) || (spec === "uint" && (n < 0 || !Number.isInteger(n)))) return mismatch(GO_TYPE[spec]);
+        if (!Number.isFinite(n) || (spec === "uint" && (n < 0 || !Number.isInteger(n) || n > 0xffff_ffff))) return mismatch(GO_TYPE[spec]);
         return n;
       }
       case "duration":
-        if (typeof raw === "number" && Number.isFinite(raw)) return raw === 0 ? "" : formatDuration(raw / 1e6);
+        // mapstructure turns a number into time.Duration nanoseconds (int64, fractions truncated); one
+        // past int64 has no Go value, so it is refused rather than wrapped.
+        if (typeof raw === "number" && Number.isFinite(raw)) {
+          const ns = Math.trunc(raw);
+          if (Math.abs(ns) >= 2 ** 63) {
+            errors.push(`error decoding '${path}': time: invalid duration ${raw} (out of range)`);
+            return undefined;
+          }
+          return ns === 0 ? "" : formatGoDuration(ns);
+        }
         if (typeof raw === "string") {
           try {
-            const ms = parseDuration(raw);
-            return ms === 0 ? "" : formatDuration(ms);
+            const ns = parseGoDuration(raw);
+            return ns === 0 ? "" : formatGoDuration(ns);
           } catch {
             errors.push(`error decoding '${path}': time: invalid duration ${JSON.stringify(raw)}`);
             return undefined;
