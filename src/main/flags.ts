@@ -2,8 +2,10 @@
  * Consul-style command-line flags: single or double dash, `-name=value` or `-name value`,
  * booleans as `-name` or `-name=true|false`, repeatable string flags. Errors name the flag.
  */
+import { goUint64Of } from "../lib/index.ts";
 
-export type FlagKind = "string" | "int" | "bool" | "strings";
+/** `uint64`: digits only, up to 2^64 - 1, kept exact (a bigint past 2^53), as Go's flag.Uint64 reads it. */
+export type FlagKind = "string" | "int" | "uint64" | "bool" | "strings";
 
 export interface FlagSpec {
   readonly name: string;
@@ -13,7 +15,7 @@ export interface FlagSpec {
   readonly arg?: string;
 }
 
-export type FlagValues = Map<string, string | number | boolean | string[]>;
+export type FlagValues = Map<string, string | number | bigint | boolean | string[]>;
 
 export class UsageError extends Error {}
 
@@ -58,7 +60,11 @@ export function parseFlags(specs: readonly FlagSpec[], argv: readonly string[]):
       if (i + 1 >= argv.length) throw new UsageError(`flag needs an argument: -${name}`);
       raw = argv[++i]!;
     }
-    if (spec.kind === "int") {
+    if (spec.kind === "uint64") {
+      const n = goUint64Of(raw);
+      if (n === undefined) throw new UsageError(`invalid value "${raw}" for flag -${name}: parse error`);
+      values.set(name, n);
+    } else if (spec.kind === "int") {
       if (!/^-?\d+$/.test(raw)) throw new UsageError(`invalid value "${raw}" for flag -${name}: not an integer`);
       values.set(name, Number.parseInt(raw, 10));
     } else if (spec.kind === "strings") {

@@ -4,6 +4,7 @@
  * the same decoder the server uses, so a bad entry fails before any request. The agent answers true or
  * false; false is `Config entry not updated: KIND/NAME`, exit 1.
  */
+import type { Uint64 } from "../../../lib/index.ts";
 import { readFile } from "node:fs/promises";
 import { decodeConfigEntry, type ConfigEntry } from "../../../connect/index.ts";
 import type { Command } from "../../command.ts";
@@ -12,7 +13,7 @@ import { boolFlag, clientOrExit, commandHelp, parseHttpCommandLine, processCliDe
 
 const FLAGS: FlagSpec[] = [
   { name: "cas", kind: "bool", usage: "Perform a Check-And-Set operation. Specifying this value also requires the -modify-index flag to be set. The default value is false." },
-  { name: "modify-index", kind: "int", arg: "<uint>", usage: "Unsigned integer representing the ModifyIndex of the config entry. This is used in combination with the -cas flag." },
+  { name: "modify-index", kind: "uint64", arg: "<uint>", usage: "Unsigned integer representing the ModifyIndex of the config entry. This is used in combination with the -cas flag." },
 ];
 
 const HELP = commandHelp(
@@ -57,7 +58,7 @@ export function createConfigWriteCommand(deps: CliDeps = processCliDeps): Comman
     async run(argv, io) {
       const parsed = parseHttpCommandLine(FLAGS, argv, io, HELP);
       if (typeof parsed === "number") return parsed;
-      let modifyIndex: number;
+      let modifyIndex: Uint64;
       try {
         modifyIndex = uintFlag(parsed, "modify-index");
       } catch (err) {

@@ -3,6 +3,7 @@
  * over DELETE /v1/kv/<key>, with `?recurse=` for a prefix or `?cas=N` for a check-and-set delete (the
  * agent answers `true` or `false`).
  */
+import type { Uint64 } from "../../../lib/index.ts";
 import type { Command } from "../../command.ts";
 import { UsageError, type FlagSpec } from "../../flags.ts";
 import { escapeKeyPath } from "../support/http_client.ts";
@@ -11,7 +12,7 @@ import { stripLeadingSlash } from "./pair.ts";
 
 const FLAGS: FlagSpec[] = [
   { name: "cas", kind: "bool", usage: "Perform a Check-And-Set operation. Specifying this value also requires the -modify-index flag to be set. The default value is false." },
-  { name: "modify-index", kind: "int", arg: "<uint>", usage: "Unsigned integer representing the ModifyIndex of the key. This is used in combination with the -cas flag." },
+  { name: "modify-index", kind: "uint64", arg: "<uint>", usage: "Unsigned integer representing the ModifyIndex of the key. This is used in combination with the -cas flag." },
   { name: "recurse", kind: "bool", usage: "Recursively delete all keys with the path. The default value is false." },
 ];
 
@@ -40,7 +41,7 @@ export function createKvDeleteCommand(deps: CliDeps = processCliDeps): Command {
     async run(argv, io) {
       const parsed = parseHttpCommandLine(FLAGS, argv, io, HELP);
       if (typeof parsed === "number") return parsed;
-      let modifyIndex: number;
+      let modifyIndex: Uint64;
       try {
         modifyIndex = uintFlag(parsed, "modify-index");
       } catch (err) {

@@ -3,6 +3,7 @@
  * GET /v1/kv/<prefix>?recurse= and the pairs printed as a tab-indented JSON array of
  * `{"key","flags","value"}` (value base64), Go's `json.MarshalIndent` layout; `[]` when nothing matches.
  */
+import type { Uint64 } from "../../../lib/index.ts";
 import type { Command } from "../../command.ts";
 import { escapeKeyPath } from "../support/http_client.ts";
 import { clientOrExit, commandHelp, encodeBase64, goJsonIndent, processCliDeps, staleQuery, parseHttpCommandLine, type CliDeps } from "../support/index.ts";
@@ -11,7 +12,7 @@ import { pairValue, stripLeadingSlash, type KvPair } from "./pair.ts";
 /** One exported entry (command/kv/impexp.Entry). */
 export interface KvExportEntry {
   readonly key: string;
-  readonly flags: number;
+  readonly flags: Uint64;
   /** Base64 of the value. */
   readonly value: string;
 }

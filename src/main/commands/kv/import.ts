@@ -4,6 +4,7 @@
  * writes each entry with PUT /v1/kv/<key> (`?flags=N` when not 0), printing `Imported: KEY`. Stops at the
  * first failure with exit 1.
  */
+import { goUint64Of, parseExact } from "../../../lib/index.ts";
 import type { Command } from "../../command.ts";
 import { escapeKeyPath } from "../support/http_client.ts";
 import { clientOrExit, commandHelp, decodeBase64, loadDataArg, processCliDeps, utf8, parseHttpCommandLine, type CliDeps } from "../support/index.ts";
@@ -32,7 +33,7 @@ const HELP = commandHelp(
  * does; `null` is no entries. Throws with a Go-like message on anything else.
  */
 export function parseExport(text: string): KvExportEntry[] {
-  const doc: unknown = JSON.parse(text);
+  const doc: unknown = parseExact(text);
   if (doc === null) return [];
   if (!Array.isArray(doc)) throw new Error(`json: cannot unmarshal ${typeof doc === "object" ? "object" : typeof doc} into Go value of type []*impexp.Entry`);
   return doc.map((item, i) => {
@@ -41,8 +42,9 @@ export function parseExport(text: string): KvExportEntry[] {
     const field = (name: string) => Object.entries(item as Record<string, unknown>).find(([k]) => k.toLowerCase() === name)?.[1];
     const key = field("key") ?? "", flags = field("flags") ?? 0, value = field("value") ?? "";
     if (typeof key !== "string" || typeof value !== "string") throw new Error(`json: cannot unmarshal entry ${i}: key and value must be strings`);
-    if (typeof flags !== "number" || !Number.isSafeInteger(flags) || flags < 0) throw new Error(`json: cannot unmarshal entry ${i}: flags must be an unsigned integer`);
-    return { key, flags, value };
+    const exact = typeof flags === "number" || typeof flags === "bigint" ? goUint64Of(String(flags)) : undefined;
+    if (exact === undefined || (typeof flags === "number" && !Number.isSafeInteger(flags))) throw new Error(`json: cannot unmarshal entry ${i}: flags must be an unsigned integer`);
+    return { key, flags: exact, value };
   });
 }
 

@@ -2,6 +2,7 @@
  * The KV API's wire shape (GET /v1/kv/<key>: a JSON array of these, `Value` base64 or null) and the
  * helpers the kv subcommands share. See developer.hashicorp.com/consul/api-docs/kv.
  */
+import type { Uint64 } from "../../../lib/index.ts";
 import { decodeBase64, tabwrite, utf8 } from "../support/index.ts";
 
 /** One entry of a KV read (the Go API's `KVPair`). */
@@ -10,7 +11,7 @@ export interface KvPair {
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
   readonly LockIndex: number;
-  readonly Flags: number;
+  readonly Flags: Uint64;
   /** Base64 of the value, or null for an empty one. */
   readonly Value: string | null;
   readonly Session?: string;

@@ -4,6 +4,7 @@
  * or `?release=ID`. The agent answers `true` or `false`; a `false` CAS is `Error! Did not write to KEY:
  * CAS failed`, exit 1.
  */
+import type { Uint64 } from "../../../lib/index.ts";
 import type { Command } from "../../command.ts";
 import { UsageError, type FlagSpec } from "../../flags.ts";
 import { escapeKeyPath } from "../support/http_client.ts";
@@ -13,8 +14,8 @@ const FLAGS: FlagSpec[] = [
   { name: "acquire", kind: "bool", usage: "Obtain a lock on the key. If the key does not exist, this operation will create the key and obtain the lock. The session must already exist and be specified via the -session flag. The default value is false." },
   { name: "base64", kind: "bool", usage: "Treat the data as base 64 encoded. The default value is false." },
   { name: "cas", kind: "bool", usage: "Perform a Check-And-Set operation. Specifying this value also requires the -modify-index flag to be set. The default value is false." },
-  { name: "flags", kind: "int", arg: "<uint>", usage: "Unsigned integer value to assign to this key-value pair. This value is not read by the server, so clients can use this value however makes sense for their use case. The default value is 0 (no flags)." },
-  { name: "modify-index", kind: "int", arg: "<uint>", usage: "Unsigned integer representing the ModifyIndex of the key. This is used in combination with the -cas flag." },
+  { name: "flags", kind: "uint64", arg: "<uint>", usage: "Unsigned integer value to assign to this key-value pair. This value is not read by the server, so clients can use this value however makes sense for their use case. The default value is 0 (no flags)." },
+  { name: "modify-index", kind: "uint64", arg: "<uint>", usage: "Unsigned integer representing the ModifyIndex of the key. This is used in combination with the -cas flag." },
   { name: "release", kind: "bool", usage: "Forfeit the lock on the key at the given path. This requires the -session flag to be set. The key must be held by the session in order to be unlocked. The default value is false." },
   { name: "session", kind: "string", arg: "<id>", usage: "User-defined identifier for this session as a string. This is commonly used with the -acquire and -release operations to build robust locking, but it can be set on any key. The default value is empty (no session)." },
 ];
@@ -53,7 +54,7 @@ export function createKvPutCommand(deps: CliDeps = processCliDeps): Command {
     async run(argv, io) {
       const parsed = parseHttpCommandLine(FLAGS, argv, io, HELP);
       if (typeof parsed === "number") return parsed;
-      let kvFlags: number, modifyIndex: number;
+      let kvFlags: Uint64, modifyIndex: Uint64;
       try {
         kvFlags = uintFlag(parsed, "flags");
         modifyIndex = uintFlag(parsed, "modify-index");

@@ -5,6 +5,7 @@
  * (`Unexpected response code: 500 (<body>)`, `Put "<url>": <cause>`), so messages read like Consul's.
  */
 import process from "node:process";
+import { parseExact } from "../../../lib/index.ts";
 import type { FlagSpec } from "../../flags.ts";
 
 export const DEFAULT_HTTP_ADDR = "http://127.0.0.1:8500";
@@ -164,7 +165,7 @@ export function createAgentHttpClient(baseUrl: string, fetchFn: FetchFn = fetch,
       json() {
         const t = text();
         try {
-          return JSON.parse(t);
+          return parseExact(t);
         } catch {
           throw new Error(`invalid JSON from ${baseUrl}${path}: ${t.slice(0, 80)}`);
         }

@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import type { CommandIo } from "../../command.ts";
+import type { Uint64 } from "../../../lib/index.ts";
 import { formatFlags, parseCommandLine, UsageError, type FlagSpec, type ParsedFlags } from "../../flags.ts";
 import { agentClientFromFlags, HTTP_API_FLAGS, processHttpDeps, type AgentHttpClient, type HttpCommandDeps } from "./http_client.ts";
 
@@ -65,11 +66,12 @@ export function boolFlag(parsed: ParsedFlags, name: string): boolean {
 }
 
 /**
- * An unsigned integer flag (Go's `Uint64Var`): 0 when not given; throws UsageError naming the flag on a
- * negative value or one past 2^53 (where a JavaScript number stops being exact).
+ * An unsigned integer flag (Go's `Uint64Var`; declare it with kind "uint64"): 0 when not given, exact
+ * over the whole uint64 range. A flag declared "int" still works, refusing negative or inexact values.
  */
-export function uintFlag(parsed: ParsedFlags, name: string): number {
+export function uintFlag(parsed: ParsedFlags, name: string): Uint64 {
   const v = parsed.values.get(name);
+  if (typeof v === "bigint") return v;
   if (typeof v !== "number") return 0;
   if (v < 0 || !Number.isSafeInteger(v)) throw new UsageError(`invalid value "${v}" for flag -${name}: parse error`);
   return v;

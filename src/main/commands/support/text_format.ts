@@ -2,6 +2,7 @@
  * Text layouts Consul's commands print with Go libraries, reproduced byte for byte: ryanuber/columnize
  * (tables), text/tabwriter (key/value blocks), encoding/json's MarshalIndent and strconv.Quote.
  */
+import { bigintReplacer } from "../../../lib/index.ts";
 
 /** Width of a cell as Go counts it (runes, not UTF-16 units). */
 function runeLength(s: string): number {
@@ -63,7 +64,7 @@ export function tabwrite(text: string, padding = 6): string {
  * escapes of `<`, `>`, `&` and U+2028/U+2029 (which only occur inside strings).
  */
 export function goJsonIndent(value: unknown): string {
-  return JSON.stringify(value, null, "\t").replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value, bigintReplacer, "\t").replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** Go's `%q` for the printable strings seen in messages (quotes and backslashes escaped). */
