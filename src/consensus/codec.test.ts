@@ -37,6 +37,8 @@ const messages: Message[] = [
   { type: "MsgSnapStatus", from: "n3", to: "", term: 0, reject: false },
   { ...base, type: "MsgProp", term: 0, entries },
   { ...base, type: "MsgProp", entries: [] },
+  { ...base, type: "MsgProp", term: 0, entries, context: "0a1b2c" },
+  { ...base, type: "MsgPropTooLarge", term: 0, context: "0a1b2c", size: 17_000_000, limit: 15_728_640 },
   { ...base, type: "MsgApp", index: 10, logTerm: 8, entries, commit: 9 },
   { ...base, type: "MsgApp", index: 0, logTerm: 0, entries: [], commit: 0 },
   { ...base, type: "MsgAppResp", index: 12, reject: true, rejectHint: 5, logTerm: 3 },
@@ -63,7 +65,7 @@ describe("codec", () => {
       seen.add(m.type);
       expect(decodeMessage(encodeMessage(m))).toEqual(m);
     }
-    expect(seen.size).toBe(19);
+    expect(seen.size).toBe(20);
   });
 
   test("every entry kind round-trips, including conf change context presence", () => {

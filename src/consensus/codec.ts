@@ -172,7 +172,8 @@ function bodyOf(m: Message): Body {
     case "MsgTransferLeader": return { case: "transferLeader", value: E } as Body;
     case "MsgTimeoutNow": return { case: "timeoutNow", value: E } as Body;
     case "MsgSnapStatus": return { case: "snapStatus", value: { reject: m.reject } } as Body;
-    case "MsgProp": return { case: "prop", value: { entries: m.entries.map(entryToPb) } } as Body;
+    case "MsgProp": return { case: "prop", value: { entries: m.entries.map(entryToPb), context: m.context ?? "" } } as Body;
+    case "MsgPropTooLarge": return { case: "propTooLarge", value: { context: m.context, size: big(m.size), limit: big(m.limit) } } as Body;
     case "MsgApp":
       return { case: "app", value: { index: big(m.index), logTerm: big(m.logTerm), entries: m.entries.map(entryToPb), commit: big(m.commit) } } as Body;
     case "MsgAppResp":
@@ -232,7 +233,15 @@ export function decodeMessageReflective(bytes: Uint8Array): Message {
     case "transferLeader": return { ...base, type: "MsgTransferLeader" };
     case "timeoutNow": return { ...base, type: "MsgTimeoutNow" };
     case "snapStatus": return { ...base, type: "MsgSnapStatus", reject: b.value.reject };
-    case "prop": return { ...base, type: "MsgProp", entries: b.value.entries.map(entryFromPb) };
+    case "prop": {
+      const entries = b.value.entries.map(entryFromPb);
+      return b.value.context ? { ...base, type: "MsgProp", entries, context: b.value.context } : { ...base, type: "MsgProp", entries };
+    }
+    case "propTooLarge":
+      return {
+        ...base, type: "MsgPropTooLarge", context: b.value.context, size: num(b.value.size, "MsgPropTooLarge.size"),
+        limit: num(b.value.limit, "MsgPropTooLarge.limit"),
+      };
     case "app":
       return {
         ...base, type: "MsgApp", index: num(b.value.index, "MsgApp.index"), logTerm: num(b.value.logTerm, "MsgApp.logTerm"),

@@ -9,6 +9,19 @@ export class ProposalDroppedError extends Error {
 }
 
 /**
+ * The proposal's Raft entry (the command in its proposal envelope) is larger than the limit of the node
+ * that refused it: the proposer's own, or the leader's (reported back by a MsgPropTooLarge). Definite:
+ * it was not and will not be appended. The message is for the end user (an HTTP 413 body).
+ */
+export class ProposalTooLargeError extends ProposalDroppedError {
+  constructor(readonly size: number, readonly limit: number) {
+    super("too large");
+    this.name = "ProposalTooLargeError";
+    this.message = `Request too large: the encoded Raft entry is ${size} bytes, more than the ${limit}-byte limit`;
+  }
+}
+
+/**
  * No result arrived in time. The outcome is UNKNOWN: the command may still be applied later.
  * Retrying a non-idempotent command may apply it twice.
  */

@@ -4,6 +4,7 @@ export { addServerSafely } from "./membership.ts";
 export type { AddServerOptions } from "./membership.ts";
 export type { ConsensusNode, ConsensusOptions, ConsensusStatus, StateMachine } from "./node_types.ts";
 export * from "./errors.ts";
+export { DEFAULT_MAX_ENTRY_BYTES, DEFAULT_MAX_FRAME_BYTES } from "./limits.ts";
 export * from "./ports.ts";
 export { openLogStore } from "./log_store.ts";
 export type { DurableLogStore, LogStoreOptions, LogStoreStats } from "./log_store.ts";

@@ -10,12 +10,13 @@
  */
 import {
   type Config as RaftConfig, type ConfChange, type ConfState, type Entry, type Message, type Ready, type Snapshot, type SoftState,
-  MemoryStorage, RaftError, RawNode, ErrProposalDropped,
+  MemoryStorage, RaftError, RawNode, ErrProposalDropped, ErrProposalTooLarge,
 } from "../raft/index.ts";
 import type { ConsensusNode, ConsensusOptions } from "./node_types.ts";
-import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ReadTimeoutError } from "./errors.ts";
+import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ProposalTooLargeError, ReadTimeoutError } from "./errors.ts";
+import { DEFAULT_MAX_ENTRY_BYTES } from "./limits.ts";
 import {
-  AppliedProposals, decodeDriverSnapshot, encodeDriverSnapshot, envelopeCommand, envelopeKey, ProposalIds, WaiterSet,
+  AppliedProposals, decodeDriverSnapshot, encodeDriverSnapshot, envelopeCommand, envelopeKey, PROPOSAL_ID_BYTES, ProposalIds, WaiterSet,
 } from "./proposals.ts";
 
 type Event =
@@ -34,6 +35,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   const timeoutMs = o.requestTimeoutMs ?? 5000;
   const snapshotEntries = o.snapshotEntries ?? 8192;
   const keepEntries = o.keepEntries ?? 1024;
+  const maxEntryBytes = o.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
   const storage = new MemoryStorage();
   const ids = new ProposalIds(o.rng);
   const appliedProposals = new AppliedProposals();
@@ -142,7 +144,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
           if (e.msg.from === soft.lead && e.msg.from !== o.id) lastLeaderContact = o.clock.monotonic();
           return;
         case "propose":
-          r.propose(e.data);
+          // The proposal's key is its context: a leader that refuses it for its size names it back.
+          r.propose(e.data, e.key);
           return;
         case "confchange":
           r.proposeConfChange(e.cc);
@@ -162,7 +165,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       }
     } catch (err) {
       if (!(err instanceof RaftError)) throw err;
-      if (e.kind === "propose") proposals.reject(e.key, new ProposalDroppedError(err.message));
+      if (e.kind === "propose") proposals.reject(e.key, err instanceof ErrProposalTooLarge ? new ProposalTooLargeError(err.size, err.limit) : new ProposalDroppedError(err.message));
       else if (e.kind === "confchange") confChanges.reject(e.key, new ProposalDroppedError(err.message));
       else if (err instanceof ErrProposalDropped) log.debug("dropped", { event: e.kind, reason: err.message });
       else log.debug("step refused", { event: e.kind, reason: err.message });
@@ -190,6 +193,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     if (!sendEarly) sendMessages(rd.messages);
     for (const e of rd.committedEntries) applyEntry(r, e);
     for (const rs of rd.readStates) readyReads.push({ index: rs.index, ctx: rs.requestCtx });
+    for (const p of rd.refusedProposals) proposals.reject(p.context, new ProposalTooLargeError(p.size, p.limit));
     answerReads();
     r.advance();
     if (applied > snapshotIndex && (freshSnapshotWanted || snapshotDue())) await takeSnapshot();
@@ -360,6 +364,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         heartbeatTick: o.heartbeatTicks ?? 1,
         maxInflightMsgs: o.maxInflightMsgs ?? 256,
         maxSizePerMsg: o.maxSizePerMsg ?? 1024 * 1024,
+        maxEntryBytes,
         checkQuorum: true,
         preVote: true,
         rng: o.rng,
@@ -377,8 +382,12 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       stopTicker = o.clock.setInterval(o.tickMs ?? 100, () => enqueue({ kind: "tick" }));
       log.info("consensus node started", { id: o.id, snapshot: initial.snapshot.index, entries: initial.entries.length, term: initial.hardState.term });
     },
+    maxCommandBytes: maxEntryBytes - PROPOSAL_ID_BYTES,
     propose(command) {
       if (stopped || !raw) return Promise.reject(new NodeStoppedError());
+      // Refused here, before it could reach any log: the same check the Raft core makes on every node.
+      const size = PROPOSAL_ID_BYTES + command.length;
+      if (size > maxEntryBytes) return Promise.reject(new ProposalTooLargeError(size, maxEntryBytes));
       const { data, key } = ids.wrap(command);
       const p = proposals.add(key, timeoutMs, () => new ProposalTimeoutError(timeoutMs));
       enqueue({ kind: "propose", data, key });

@@ -51,6 +51,14 @@ export interface ConsensusOptions<R> {
   readonly maxSizePerMsg?: number;
   readonly maxInflightMsgs?: number;
   /**
+   * Largest Raft entry (the command plus its 16-byte proposal envelope) this node proposes, forwards or,
+   * as leader, appends; default DEFAULT_MAX_ENTRY_BYTES. `propose` refuses a bigger command at once, and
+   * the leader refuses one forwarded by a follower (which may be older or configured otherwise) and tells
+   * that follower, so its proposer fails with ProposalTooLargeError instead of timing out. Keep it below
+   * the transport's frame limit: an entry that no message can carry would wedge replication.
+   */
+  readonly maxEntryBytes?: number;
+  /**
    * Builds the Raft core from its config. Production leaves this unset; the simulation uses it to run
    * deliberately broken variants and prove its checkers catch them.
    */
@@ -82,8 +90,15 @@ export interface ConsensusNode<R> {
    * Resolves true if it bootstrapped. Every bootstrapping server must pass the same voters.
    */
   bootstrap(voters: readonly string[]): Promise<boolean>;
-  /** Replicates `command`; resolves with the state machine's result once applied here. */
+  /**
+   * Replicates `command`; resolves with the state machine's result once applied here. Rejects with
+   * ProposalTooLargeError, before anything is proposed, when `command` exceeds `maxCommandBytes`, and
+   * with it too when the leader refuses the entry for its size; with ProposalDroppedError when no leader
+   * took it; with ProposalTimeoutError (outcome unknown) when no result arrived in time.
+   */
   propose(command: Uint8Array): Promise<R>;
+  /** The largest command `propose` accepts: maxEntryBytes less the proposal envelope. */
+  readonly maxCommandBytes: number;
   /** Resolves at a linearizable point: everything committed before the call is applied locally (ReadIndex). */
   read(): Promise<void>;
   /** Proposes a membership change; resolves with the new configuration once applied here. */

@@ -13,6 +13,7 @@
  * by a peer's bytes or by the handlers reaches the event loop. Wire format: see transport_frames.ts.
  */
 import { crc32cUpdate } from "./crc32c.ts";
+import { DEFAULT_MAX_FRAME_BYTES } from "./limits.ts";
 import type { Duplex } from "node:stream";
 import type { Message } from "../raft/index.ts";
 import { isLocalMsg } from "../raft/index.ts";
@@ -56,7 +57,10 @@ export interface TcpTransportOptions {
   readonly maxQueuedBytesPerPeer?: number;
   /** Snapshot chunk size; default 1 MiB. Must not exceed the receivers' `maxFrameBytes`. */
   readonly snapshotChunkBytes?: number;
-  /** Largest accepted frame payload (also bounds one message); default 16 MiB, at least the chunk size. */
+  /**
+   * Largest accepted frame payload (also bounds one message); default DEFAULT_MAX_FRAME_BYTES (16 MiB), at
+   * least the chunk size. Must exceed the consensus node's maxEntryBytes by the headroom limits.ts explains.
+   */
   readonly maxFrameBytes?: number;
   /** Largest snapshot this node accepts; bigger ones are refused with a NACK. Default 1 GiB. */
   readonly maxSnapshotBytes?: number;
@@ -136,7 +140,7 @@ export function createTcpTransport(options: TcpTransportOptions): TcpTransport {
   const maxQueued = options.maxQueuedPerPeer ?? 1024;
   const maxQueuedBytes = options.maxQueuedBytesPerPeer ?? 64 * 1024 * 1024;
   const chunkBytes = options.snapshotChunkBytes ?? 1024 * 1024;
-  const maxFrame = Math.max(options.maxFrameBytes ?? 16 * 1024 * 1024, chunkBytes);
+  const maxFrame = Math.max(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, chunkBytes);
   const dialTimeoutMs = options.dialTimeoutMs ?? 5000;
   const snapIdleMs = options.snapshotIdleTimeoutMs ?? 30_000;
   const backoffBase = options.backoffBaseMs ?? 50, backoffMax = options.backoffMaxMs ?? 5000;

@@ -1,11 +1,14 @@
 /**
  * `/v1/snapshot` over the replicated state: saving reads the whole state from the serving server
- * (the leader unless ?stale) and wraps it in an archive; restoring verifies the archive and replaces
- * the state of every server through one replicated command.
+ * (the leader unless ?stale) and wraps it in an archive; restoring verifies the archive (decompressed as
+ * a stream with a size limit, so a gzip bomb is refused early in constant memory) and sends the state to
+ * a server, which checks it and replaces the state of every server through the replicated log.
+ * Refusals carry their HTTP status (`statusCode`): 400 for an archive that is not a good snapshot, 413
+ * for one over the size limit, and whatever the server's refusal carries (StateAccess).
  */
 import type { HttpApiDeps, StateAccess } from "../http/index.ts";
 import type { Clock } from "../platform/index.ts";
-import { readSnapshotArchive, writeSnapshotArchive } from "../state/index.ts";
+import { readSnapshotArchiveStreaming, SnapshotArchiveError, writeSnapshotArchive } from "../state/index.ts";
 
 export function snapshotApiOver(state: StateAccess, clock: Clock): NonNullable<HttpApiDeps["snapshots"]> {
   return {
@@ -14,7 +17,13 @@ export function snapshotApiOver(state: StateAccess, clock: Clock): NonNullable<H
       return { archive: writeSnapshotArchive(value.state, { index: value.index, term: value.term, nowMs: clock.now() }), meta };
     },
     async restore(archive, datacenter) {
-      const { state: data } = readSnapshotArchive(archive);
+      let data: Uint8Array;
+      try {
+        data = (await readSnapshotArchiveStreaming(archive)).state;
+      } catch (err) {
+        if (err instanceof SnapshotArchiveError) throw Object.assign(err, { statusCode: err.reason === "too-large" ? 413 : 400 });
+        throw err;
+      }
       const result = await state.write({ type: "restore", data }, datacenter);
       if (result.type === "error") throw new Error(`restore failed: ${result.error}`);
     },

@@ -22,6 +22,13 @@ export interface Config {
   readonly maxSizePerMsg?: number;
   /** Maximum payload bytes of committedEntries per Ready. Default: no limit. */
   readonly maxCommittedSizePerReady?: number;
+  /**
+   * Largest payload of one proposed entry (entryPayloadSize). A MsgProp holding a bigger entry is refused
+   * with ErrProposalTooLarge wherever it is stepped (the proposing node, a forwarding follower, the
+   * leader), so it is never appended, and a refused forwarded one is answered with MsgPropTooLarge.
+   * Set it below what the transport carries in one message. Default: no limit.
+   */
+  readonly maxEntryBytes?: number;
   /** Leader drops proposals once this many uncommitted payload bytes are in its log. Default: no limit. */
   readonly maxUncommittedEntriesSize?: number;
   /** In-flight append window per follower in Replicate state. Required, > 0. */
@@ -59,7 +66,7 @@ export function validateConfig(c: Config): ResolvedConfig {
   if (readOnlyOption === "LeaseBased" && !c.checkQuorum) {
     throw new ConfigError("checkQuorum must be enabled when readOnlyOption is LeaseBased");
   }
-  for (const [name, v] of [["maxSizePerMsg", c.maxSizePerMsg], ["maxCommittedSizePerReady", c.maxCommittedSizePerReady], ["maxUncommittedEntriesSize", c.maxUncommittedEntriesSize], ["applied", c.applied]] as const) {
+  for (const [name, v] of [["maxSizePerMsg", c.maxSizePerMsg], ["maxCommittedSizePerReady", c.maxCommittedSizePerReady], ["maxUncommittedEntriesSize", c.maxUncommittedEntriesSize], ["maxEntryBytes", c.maxEntryBytes], ["applied", c.applied]] as const) {
     if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new ConfigError(`${name} must be a non-negative integer, got ${v}`);
   }
   return {
@@ -71,6 +78,7 @@ export function validateConfig(c: Config): ResolvedConfig {
     maxSizePerMsg: c.maxSizePerMsg ?? NO_LIMIT,
     maxCommittedSizePerReady: c.maxCommittedSizePerReady || NO_LIMIT,
     maxUncommittedEntriesSize: c.maxUncommittedEntriesSize || NO_LIMIT,
+    maxEntryBytes: c.maxEntryBytes || NO_LIMIT,
     maxInflightMsgs: c.maxInflightMsgs,
     checkQuorum: c.checkQuorum ?? false,
     preVote: c.preVote ?? false,

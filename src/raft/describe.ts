@@ -59,6 +59,9 @@ export function describeMessage(m: Message): string {
     case "MsgProp":
       s += ` Entries:[${describeEntries(m.entries)}]`;
       break;
+    case "MsgPropTooLarge":
+      s += ` Context:${m.context} Size:${m.size} Limit:${m.limit}`;
+      break;
     case "MsgSnap":
       s += ` Snapshot: ${describeSnapshot(m.snapshot)}`;
       break;

@@ -37,6 +37,17 @@ export class ErrProposalDropped extends RaftError {
   constructor(reason = "raft proposal dropped") { super(reason); }
 }
 
+/**
+ * A proposal was refused because an entry in it is larger than `Config.maxEntryBytes`. Unlike the other
+ * drops this one is a property of the proposal itself: every node with the same limit refuses every copy
+ * of it, so it is definite (the entry was not and will not be appended).
+ */
+export class ErrProposalTooLarge extends ErrProposalDropped {
+  constructor(readonly size: number, readonly limit: number) {
+    super(`proposal entry of ${size} bytes exceeds the ${limit}-byte limit`);
+  }
+}
+
 /** A local-only message type was passed to `RawNode.step`. */
 export class ErrStepLocalMsg extends RaftError {
   constructor() { super("raft: cannot step raft local message"); }

@@ -3,7 +3,7 @@ import type { ResolvedConfig, Config } from "./config.ts";
 import { validateConfig } from "./config.ts";
 import { confStatesEqual, restoreConfig } from "./confchange.ts";
 import type { ConfigAndProgress } from "./confchange.ts";
-import { ErrProposalDropped } from "./errors.ts";
+import type { ErrProposalDropped } from "./errors.ts";
 import { ErrSnapshotTemporarilyUnavailable, ErrCompacted, ErrUnavailable } from "./errors.ts";
 import { NO_LIMIT, RaftLog } from "./log.ts";
 import { ReadOnly } from "./read_only.ts";
@@ -12,8 +12,9 @@ import { stepCandidate, stepFollower } from "./step_follower.ts";
 import { applyConfChange, switchToConfig } from "./membership.ts";
 import { ProgressTracker } from "./tracker.ts";
 import type {
-  ConfChange, ConfState, Entry, HardState, Message, MsgApp, MsgHeartbeat, MsgReadIndex, MsgSnap, ReadState, SoftState, StateType,
+  ConfChange, ConfState, Entry, HardState, Message, MsgApp, MsgHeartbeat, MsgReadIndex, MsgSnap, ReadState, RefusedProposal, SoftState, StateType,
 } from "./types.ts";
+import { noteRefusedProposal, refuseOversized } from "./proposal_size.ts";
 import { entryPayloadSize, NONE } from "./types.ts";
 
 /** Kind of campaign (etcd CampaignType). "Transfer" skips pre-vote and bypasses leader leases. */
@@ -33,9 +34,12 @@ export class Raft {
   term = 0;
   vote: string = NONE;
   readStates: ReadState[] = [];
+  /** This node's proposals that another node refused for their size (MsgPropTooLarge), for the next Ready. */
+  refusedProposals: RefusedProposal[] = [];
   readonly raftLog: RaftLog;
   readonly maxMsgSize: number;
   readonly maxUncommittedSize: number;
+  readonly maxEntryBytes: number;
   trk: ProgressTracker;
   state: StateType = "Follower";
   /** True if this node is a learner in the current configuration. */
@@ -71,6 +75,7 @@ export class Raft {
     this.raftLog = new RaftLog(cfg.storage, cfg.maxCommittedSizePerReady);
     this.maxMsgSize = cfg.maxSizePerMsg;
     this.maxUncommittedSize = cfg.maxUncommittedEntriesSize;
+    this.maxEntryBytes = cfg.maxEntryBytes;
     this.trk = new ProgressTracker(cfg.maxInflightMsgs);
     this.electionTimeout = cfg.electionTick;
     this.heartbeatTimeout = cfg.heartbeatTick;
@@ -401,6 +406,9 @@ export class Raft {
    * proposal could not be accepted; never throws for expected conditions.
    */
   step(m: Message): ErrProposalDropped | undefined {
+    if (m.type === "MsgPropTooLarge") return noteRefusedProposal(this, m);
+    const tooLarge = m.type === "MsgProp" ? refuseOversized(this, m) : undefined;
+    if (tooLarge) return tooLarge;
     if (m.term === 0) {
       // local message (or a forwarded MsgProp / MsgReadIndex)
     } else if (m.term > this.term) {

@@ -3,7 +3,7 @@ import { ErrStepLocalMsg, ErrStepPeerNotFound, RaftError } from "./errors.ts";
 import type { ProgressState } from "./progress.ts";
 import { Raft } from "./raft.ts";
 import type {
-  ConfChange, ConfState, Entry, HardState, Message, ReadState, Snapshot, SoftState,
+  ConfChange, ConfState, Entry, HardState, Message, ReadState, RefusedProposal, Snapshot, SoftState,
 } from "./types.ts";
 import { isLocalMsg, isResponseMsg, NONE } from "./types.ts";
 
@@ -24,6 +24,11 @@ export interface Ready {
   /** Set when term, vote or commit changed since the last Ready. */
   readonly hardState?: HardState;
   readonly readStates: readonly ReadState[];
+  /**
+   * This node's proposals (by the context given to `propose`) that another node refused for their size:
+   * they will never be appended, so their waiters can be failed at once.
+   */
+  readonly refusedProposals: readonly RefusedProposal[];
   /** Entries to append to stable storage. */
   readonly entries: readonly Entry[];
   /** Snapshot metadata to persist/install (follower received a MsgSnap). */
@@ -94,9 +99,14 @@ export class RawNode {
     this.raft.step({ type: "MsgHup", from: this.raft.id, to: NONE, term: 0 });
   }
 
-  /** Proposes application data. Throws ErrProposalDropped if it cannot be accepted. */
-  propose(data: Uint8Array): void {
-    this.stepOrThrow({ type: "MsgProp", from: this.raft.id, to: NONE, term: 0, entries: [{ type: "Normal", term: 0, index: 0, data }] });
+  /**
+   * Proposes application data. Throws ErrProposalDropped if it cannot be accepted (ErrProposalTooLarge
+   * when it exceeds maxEntryBytes). `context` names the proposal in a later `Ready.refusedProposals`
+   * when the leader refuses it for its size; without one such a refusal is not reported.
+   */
+  propose(data: Uint8Array, context?: string): void {
+    const entries = [{ type: "Normal" as const, term: 0, index: 0, data }];
+    this.stepOrThrow({ type: "MsgProp", from: this.raft.id, to: NONE, term: 0, entries, ...(context ? { context } : {}) });
   }
 
   /**
@@ -158,7 +168,7 @@ export class RawNode {
     if (!isEmptyHardState(hs) && !hardStateEqual(hs, this.prevHardState)) return true;
     if (r.raftLog.hasPendingSnapshot()) return true;
     if (r.msgs.length > 0 || r.raftLog.unstableEntries().length > 0 || r.raftLog.hasNextEnts()) return true;
-    return r.readStates.length > 0;
+    return r.readStates.length > 0 || r.refusedProposals.length > 0;
   }
 
   /**
@@ -177,6 +187,7 @@ export class RawNode {
       ...(softStateEqual(softState, this.prevSoftState) ? {} : { softState }),
       ...(hsChanged ? { hardState } : {}),
       readStates: r.readStates,
+      refusedProposals: r.refusedProposals,
       entries,
       ...(snapshot ? { snapshot } : {}),
       committedEntries: r.raftLog.nextEnts(),
@@ -186,6 +197,7 @@ export class RawNode {
     };
     if (rd.softState) this.prevSoftState = rd.softState;
     r.readStates = [];
+    r.refusedProposals = [];
     r.msgs = [];
     this.inFlight = rd;
     return rd;

@@ -117,6 +117,13 @@ export function confChangeEntersJoint(cc: ConfChange): boolean | undefined {
   return undefined;
 }
 
+/** A proposal of this node that another node refused for its size (from a {@link MsgPropTooLarge}). */
+export interface RefusedProposal {
+  readonly context: string;
+  readonly size: number;
+  readonly limit: number;
+}
+
 /** Result of a ReadIndex request: reads may be served once the local applied index reaches `index`. */
 export interface ReadState {
   readonly index: number;
@@ -143,8 +150,27 @@ export interface MsgCheckQuorum extends MsgBase { readonly type: "MsgCheckQuorum
 export interface MsgUnreachable extends MsgBase { readonly type: "MsgUnreachable" }
 /** Local (via reportSnapshot): outcome of streaming a snapshot to `from`. */
 export interface MsgSnapStatus extends MsgBase { readonly type: "MsgSnapStatus"; readonly reject: boolean }
-/** A proposal; forwarded by followers to the leader with term 0. */
-export interface MsgProp extends MsgBase { readonly type: "MsgProp"; readonly entries: readonly Entry[] }
+/**
+ * A proposal; forwarded by followers to the leader with term 0. `context` (optional, opaque) names the
+ * proposal to its proposer: a node that refuses a forwarded proposal for its size answers with a
+ * {@link MsgPropTooLarge} carrying it.
+ */
+export interface MsgProp extends MsgBase { readonly type: "MsgProp"; readonly entries: readonly Entry[]; readonly context?: string }
+/**
+ * Sent (with term 0, like the forwarded MsgProp it answers) to the proposer of a forwarded MsgProp that
+ * was refused because an entry in it is larger than the refusing node's `maxEntryBytes`. Only this drop
+ * is reported: it depends on the proposal alone, so every copy of a duplicated MsgProp meets it and the
+ * proposer may treat it as definite. Drops that depend on timing (no leader, a transfer in progress)
+ * are not reported, since another copy of the same MsgProp may still be appended.
+ */
+export interface MsgPropTooLarge extends MsgBase {
+  readonly type: "MsgPropTooLarge";
+  /** The refused MsgProp's context. */
+  readonly context: string;
+  /** Payload bytes of the refused entry, and the refusing node's limit. */
+  readonly size: number;
+  readonly limit: number;
+}
 export interface MsgApp extends MsgBase {
   readonly type: "MsgApp";
   /** Index and term of the entry preceding `entries`. */
@@ -195,7 +221,7 @@ export interface MsgReadIndexResp extends MsgBase {
 }
 
 export type Message =
-  | MsgHup | MsgBeat | MsgCheckQuorum | MsgUnreachable | MsgSnapStatus | MsgProp | MsgApp | MsgAppResp
+  | MsgHup | MsgBeat | MsgCheckQuorum | MsgUnreachable | MsgSnapStatus | MsgProp | MsgPropTooLarge | MsgApp | MsgAppResp
   | MsgVote | MsgVoteResp | MsgSnap | MsgHeartbeat | MsgHeartbeatResp | MsgTransferLeader | MsgTimeoutNow
   | MsgReadIndex | MsgReadIndexResp;
 

@@ -17,7 +17,12 @@ export type Consistency = "default" | "stale" | "consistent";
 
 /** What the State service runs on the server that serves a request. */
 export interface StateBackend {
-  /** Replicates `command` through Raft (from any server) and resolves with the encoded result once applied here. */
+  /**
+   * Replicates `command` through Raft (from any server) and resolves with the encoded result once applied
+   * here. Refusals of the request itself, before anything is proposed, are ConnectErrors the client maps
+   * to HTTP statuses: ResourceExhausted when its Raft entry would exceed the entry limit (413),
+   * InvalidArgument when a restore's snapshot fails its checks (400); Unavailable when no leader took it.
+   */
   apply(command: Uint8Array): Promise<Uint8Array>;
   /**
    * Runs `query` against local state: returns at once when its index exceeds `minIndex` (or minIndex is

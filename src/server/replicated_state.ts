@@ -6,8 +6,8 @@
  * leadership.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import { CONFIG_ENTRY_KINDS, validateDeleteInGraph, validateEntryInGraph, type ConfigEntryKind } from "../connect/index.ts";
-import { ProposalDroppedError, type ConsensusNode } from "../consensus/index.ts";
+import { validateDeleteInGraph, validateEntryInGraph } from "../connect/index.ts";
+import type { ConsensusNode } from "../consensus/index.ts";
 import type { ReadQuery } from "../model/index.ts";
 import { cryptoRng, type Clock, type Logger, type Rng } from "../platform/index.ts";
 import { decodeWire, encodeWire, type StateBackend } from "../rpc/index.ts";
@@ -21,9 +21,9 @@ import { memberReconcileRoutine, type MemberReconcileRoutine } from "./leader_me
 import { dutyProposer, type LeaderRoutine } from "./leader_routines.ts";
 import { sessionTtlRoutine } from "./leader_session_ttl.ts";
 import { tombstoneGcRoutine } from "./leader_tombstone_gc.ts";
+import { stagedRestoreGcRoutine } from "./leader_restore_gc.ts";
+import { checkRestore, isConfigEntryKind, proposalError, restoreChunkBytes, restoreInChunks } from "./staged_restore.ts";
 import { runRead } from "./run_read.ts";
-
-const isConfigEntryKind = (k: string): k is ConfigEntryKind => (CONFIG_ENTRY_KINDS as readonly string[]).includes(k);
 
 export interface ReplicatedState {
   readonly store: StateStore;
@@ -44,8 +44,13 @@ export interface ReplicatedState {
  * off by default so that tests of other duties see only their own proposals. `rng` (default cryptoRng)
  * draws cluster IDs and certificate serials.
  */
-export function createReplicatedState(o: { clock: Clock; logger: Logger; datacenter: string; nodeName: string; connectCa?: boolean; rng?: Rng }): ReplicatedState {
+export function createReplicatedState(o: {
+  clock: Clock; logger: Logger; datacenter: string; nodeName: string; connectCa?: boolean; rng?: Rng;
+  /** Snapshot bytes per chunk of a restore; default: the most that fits in one entry, up to 4 MiB. */
+  restoreChunkBytes?: number;
+}): ReplicatedState {
   const log = o.logger;
+  const rng = o.rng ?? cryptoRng();
   let consensus: ConsensusNode<StateResult> | undefined;
   const propose = async (cmd: StateCommand): Promise<StateResult> => {
     if (!consensus) throw new Error("Raft is not running yet");
@@ -74,7 +79,7 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
   const sessions = sessionTtlRoutine({ clock: o.clock, logger: log, store, proposeDuty });
   const ca = createConnectCa({
     clock: o.clock,
-    rng: o.rng ?? cryptoRng(),
+    rng,
     logger: log.named("connect-ca"),
     datacenter: o.datacenter,
     read: () => {
@@ -86,6 +91,7 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
     barrier,
     propose,
   });
+  const stagedRestores = stagedRestoreGcRoutine({ clock: o.clock, proposeDuty, staged: () => store.stagedRestore() });
   const members = memberReconcileRoutine({ clock: o.clock, logger: log, store, datacenter: o.datacenter, nodeName: o.nodeName, proposeDuty, barrier });
 
   /** Consul's ErrConnectNotEnabled: the CA is off unless `connect { enabled = true }` (always with -dev). */
@@ -98,16 +104,23 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
      * Any server proposes: a follower's proposal reaches the leader as a Raft MsgProp (batched with
      * the rest of the Raft traffic, as etcd does), and the result comes from applying it here. The
      * lock-delay check uses this server's own delays, which every server derives from the same log.
+     * A command whose entry would exceed the Raft entry limit is refused here (ResourceExhausted)
+     * before anything is proposed; a restore is checked here (InvalidArgument) and proposed in chunks.
      */
     async apply(bytes) {
       const cmd = decodeCommand(bytes);
+      if (cmd.type === "restore-stage") throw new ConnectError("restore-stage commands are proposed by the server a restore reaches", Code.InvalidArgument);
+      if (cmd.type === "restore") checkRestore(cmd.data);
       const rejected = lockDelayRejection(store, cmd);
       if (rejected) return encodeWire(rejected);
+      if (!consensus) throw new ConnectError("Raft is not running yet", Code.Unavailable);
+      const c = consensus;
       try {
-        return encodeWire(await consensus!.propose(bytes));
+        if (cmd.type !== "restore") return encodeWire(await c.propose(bytes));
+        const chunkBytes = o.restoreChunkBytes ?? restoreChunkBytes(c.maxCommandBytes);
+        return encodeWire(await restoreInChunks(cmd.data, { propose: (x) => c.propose(encodeCommand(x)), rng, chunkBytes }));
       } catch (err) {
-        if (err instanceof ProposalDroppedError) throw new ConnectError(`No cluster leader (${err.message})`, Code.Unavailable);
-        throw err;
+        throw proposalError(err);
       }
     },
     async query(bytes, options) {
@@ -151,7 +164,7 @@ export function createReplicatedState(o: { clock: Clock; logger: Logger; datacen
     ca,
     members,
     // Consul's establishLeadership order: timers and GC first, then the CA, then the catalog.
-    leaderRoutines: [sessions, tombstones, connectCaRoutine({ ca, enabled: o.connectCa ?? false, clock: o.clock, logger: log }), members],
+    leaderRoutines: [sessions, tombstones, stagedRestores, connectCaRoutine({ ca, enabled: o.connectCa ?? false, clock: o.clock, logger: log }), members],
     attach(c) {
       consensus = c;
     },

@@ -6,11 +6,12 @@
  * missing node...) are the store's, with Consul's messages.
  */
 import type { KVWriteVerb, TxnOp } from "../model/index.ts";
-import { fromBase64, toBase64 } from "./bytes.ts";
+import { toBase64 } from "./bytes.ts";
 import { StateCommandError, type StateCommand } from "./commands.ts";
 import { decodeCaCommand, decodeConfigEntryCommand, decodeIntentionCommand } from "./codec_connect.ts";
 import { decodeKvCommand, encodeKvCommand, KV_BINARY_MARKER } from "./codec_kv.ts";
-import { checkShape, isObj, optNum, optStr, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
+import { decodeRestore, decodeRestoreStage, restoreWire } from "./codec_restore.ts";
+import { bytesField, checkShape, isObj, optNum, optStr, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder("utf-8", { fatal: true });
@@ -23,24 +24,13 @@ const b64 = (v: Uint8Array | null | undefined) => (v ? toBase64(v) : v);
 export function encodeCommand(cmd: StateCommand): Uint8Array {
   if (cmd.type === "kv") return encodeKvCommand(cmd.op, cmd.entry);
   let wire: unknown = cmd;
-  if (cmd.type === "restore") wire = { type: "restore", data: toBase64(cmd.data) };
+  if (cmd.type === "restore" || cmd.type === "restore-stage") wire = restoreWire(cmd);
   else if (cmd.type === "txn") wire = { type: "txn", ops: cmd.ops.map((o) => ({ KV: { ...o.KV, Value: b64(o.KV?.Value) } })) };
   return enc.encode(JSON.stringify(wire));
 }
 
 function bad(path: string, what: string): never {
   throw new StateCommandError(`invalid state command: ${path} ${what}`);
-}
-
-function bytesField(o: Obj, k: string, path: string): Uint8Array | null | undefined {
-  const v = o[k];
-  if (v === undefined || v === null) return v;
-  if (typeof v !== "string") bad(`${path}.${k}`, "must be a base64 string or null");
-  try {
-    return fromBase64(v);
-  } catch {
-    return bad(`${path}.${k}`, "is not valid base64");
-  }
 }
 
 /** Decodes and validates a command; throws StateCommandError on anything that is not a valid command. */
@@ -61,10 +51,10 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
       for (const k of ["Datacenter", "ID", "Address"]) optStr(req, k, "register.req");
       checkShape(req, "register.req", { TaggedAddresses: "strMap", NodeMeta: "strMap", SkipNodeUpdate: "bool" });
       if (req.Service !== undefined) serviceShape(req.Service, "register.req.Service");
-      if (req.Check !== undefined) checkShapeOf(req.Check, "register.req.Check");
+      if (req.Check !== undefined) healthCheckShape(req.Check, "register.req.Check");
       if (req.Checks !== undefined && req.Checks !== null) {
         if (!Array.isArray(req.Checks)) bad("register.req.Checks", "must be an array");
-        req.Checks.forEach((c, i) => checkShapeOf(c, `register.req.Checks[${i}]`));
+        req.Checks.forEach((c, i) => healthCheckShape(c, `register.req.Checks[${i}]`));
       }
       return raw as unknown as StateCommand;
     }
@@ -108,11 +98,10 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
       });
       return { type: "txn", ops };
     }
-    case "restore": {
-      const data = bytesField(raw, "data", "restore");
-      if (!data) bad("restore.data", "must be a base64 string");
-      return { type: "restore", data };
-    }
+    case "restore":
+      return decodeRestore(raw);
+    case "restore-stage":
+      return decodeRestoreStage(raw);
     case "tombstone-reap":
       if (typeof raw.reapIndex !== "number" || !Number.isSafeInteger(raw.reapIndex) || raw.reapIndex < 0) {
         bad("tombstone-reap.reapIndex", "must be a non-negative integer");
@@ -123,7 +112,8 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
   }
 }
 
-function checkShapeOf(c: unknown, path: string): void {
+/** A HealthCheck as a registration (or a snapshot) carries it; throws StateCommandError naming the path. */
+export function healthCheckShape(c: unknown, path: string): asserts c is Obj {
   if (!isObj(c)) bad(path, "must be an object");
   for (const k of ["Node", "CheckID", "Name", "Status", "Notes", "Output", "ServiceID", "ServiceName", "Type"]) optStr(c, k, path);
   if (typeof c.Status === "string" && !["", "passing", "warning", "critical"].includes(c.Status)) {
@@ -138,19 +128,23 @@ function decodeSession(raw: Obj): StateCommand {
     return { type: "session", op: "destroy", id: raw.id as string };
   }
   if (raw.op !== "create") bad("session.op", "must be create or destroy");
-  const s = raw.session;
-  if (!isObj(s)) bad("session.session", "must be an object");
-  reqStr(s, "ID", "session.session");
-  reqStr(s, "Node", "session.session");
-  for (const k of ["Name", "Behavior", "TTL"]) optStr(s, k, "session.session");
-  optNum(s, "LockDelay", "session.session");
-  checkShape(s, "session.session", { NodeChecks: "strArr" });
+  sessionShape(raw.session, "session.session");
+  return raw as unknown as StateCommand;
+}
+
+/** A Session as a create command (or a snapshot) carries it; throws StateCommandError naming the path. */
+export function sessionShape(s: unknown, path: string): asserts s is Obj {
+  if (!isObj(s)) bad(path, "must be an object");
+  reqStr(s, "ID", path);
+  reqStr(s, "Node", path);
+  for (const k of ["Name", "Behavior", "TTL"]) optStr(s, k, path);
+  optNum(s, "LockDelay", path);
+  checkShape(s, path, { NodeChecks: "strArr" });
   if (s.ServiceChecks !== undefined && s.ServiceChecks !== null) {
-    if (!Array.isArray(s.ServiceChecks)) bad("session.session.ServiceChecks", "must be an array");
+    if (!Array.isArray(s.ServiceChecks)) bad(`${path}.ServiceChecks`, "must be an array");
     s.ServiceChecks.forEach((c, i) => {
-      if (!isObj(c)) bad(`session.session.ServiceChecks[${i}]`, "must be an object");
-      reqStr(c, "ID", `session.session.ServiceChecks[${i}]`);
+      if (!isObj(c)) bad(`${path}.ServiceChecks[${i}]`, "must be an object");
+      reqStr(c, "ID", `${path}.ServiceChecks[${i}]`);
     });
   }
-  return raw as unknown as StateCommand;
 }

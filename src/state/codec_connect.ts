@@ -21,7 +21,8 @@ function obj(o: Obj, k: string, path: string): Obj {
   return v;
 }
 
-function entryShape(v: unknown, path: string): void {
+/** A config entry as a command (or a snapshot) carries it. */
+export function configEntryShape(v: unknown, path: string): void {
   if (!isObj(v)) bad(path, "must be an object");
   reqStr(v, "Kind", path);
   if (!ENTRY_KINDS.has(v.Kind as string)) bad(`${path}.Kind`, `${JSON.stringify(v.Kind)} is not a config entry kind`);
@@ -61,10 +62,10 @@ function entryShape(v: unknown, path: string): void {
 export function decodeConfigEntryCommand(raw: Obj): StateCommand {
   switch (raw.op) {
     case "set":
-      entryShape(raw.entry, "config-entry.entry");
+      configEntryShape(raw.entry, "config-entry.entry");
       return raw as unknown as StateCommand;
     case "cas":
-      entryShape(raw.entry, "config-entry.entry");
+      configEntryShape(raw.entry, "config-entry.entry");
       reqIndex(raw, "index", "config-entry");
       return raw as unknown as StateCommand;
     case "delete":
@@ -83,8 +84,12 @@ export function decodeIntentionCommand(raw: Obj): StateCommand {
     return raw as unknown as StateCommand;
   }
   if (raw.op !== "upsert") bad("intention.op", "must be upsert or delete");
-  const x = raw.intention;
-  const path = "intention.intention";
+  intentionShape(raw.intention, "intention.intention");
+  return raw as unknown as StateCommand;
+}
+
+/** An intention as a command (or a snapshot) carries it. */
+export function intentionShape(x: unknown, path: string): void {
   if (!isObj(x)) bad(path, "must be an object");
   checkRequired(x, path, {
     ID: "str", Description: "str", SourceNS: "str", SourceName: "str", DestinationNS: "str", DestinationName: "str",
@@ -93,10 +98,10 @@ export function decodeIntentionCommand(raw: Obj): StateCommand {
   });
   if (x.Action !== "allow" && x.Action !== "deny") bad(`${path}.Action`, "must be allow or deny");
   checkShape(x, path, { Meta: "strMap", CreateIndex: "num", ModifyIndex: "num" });
-  return raw as unknown as StateCommand;
 }
 
-function caConfigShape(v: unknown, path: string): void {
+/** A CA configuration as a command (or a snapshot) carries it. */
+export function caConfigShape(v: unknown, path: string): void {
   if (!isObj(v)) bad(path, "must be an object");
   checkRequired(v, path, { ClusterID: "str", Provider: "str" });
   if (v.Provider !== "consul") bad(`${path}.Provider`, 'must be "consul"');
@@ -113,14 +118,18 @@ export function decodeCaCommand(raw: Obj): StateCommand {
     return raw as unknown as StateCommand;
   }
   if (raw.op !== "set-roots") bad("ca.op", "must be set-config or set-roots");
-  objArray(raw, "roots", "ca").forEach((r, i) => {
-    checkRequired(r, `ca.roots[${i}]`, {
-      ID: "str", Name: "str", SerialNumber: "num", SigningKeyID: "str", ExternalTrustDomain: "str", NotBefore: "str",
-      NotAfter: "str", RootCert: "str", IntermediateCerts: "strArr", Active: "bool", PrivateKeyType: "str", PrivateKeyBits: "num",
-    });
-    checkShape(r, `ca.roots[${i}]`, { CreateIndex: "num", ModifyIndex: "num" });
-  });
+  objArray(raw, "roots", "ca").forEach((r, i) => caRootShape(r, `ca.roots[${i}]`));
   if (raw.config !== undefined) caConfigShape(raw.config, "ca.config");
   reqIndex(raw, "index", "ca");
   return raw as unknown as StateCommand;
+}
+
+/** A CA root as a command (or a snapshot) carries it. */
+export function caRootShape(r: unknown, path: string): void {
+  if (!isObj(r)) bad(path, "must be an object");
+  checkRequired(r, path, {
+    ID: "str", Name: "str", SerialNumber: "num", SigningKeyID: "str", ExternalTrustDomain: "str", NotBefore: "str",
+    NotAfter: "str", RootCert: "str", IntermediateCerts: "strArr", Active: "bool", PrivateKeyType: "str", PrivateKeyBits: "num",
+  });
+  checkShape(r, path, { CreateIndex: "num", ModifyIndex: "num" });
 }

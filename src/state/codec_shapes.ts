@@ -1,4 +1,5 @@
 /** Shape checks for decoded commands; each throws StateCommandError naming the path that is wrong. */
+import { fromBase64 } from "./bytes.ts";
 import { StateCommandError } from "./commands.ts";
 
 /** A decoded JSON object. */
@@ -74,6 +75,20 @@ export function reqIndex(o: Obj, k: string, path: string): number {
   const v = o[k];
   if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) bad(`${path}.${k}`, "must be a non-negative integer");
   return v;
+}
+
+/** `o[k]` decoded from base64; null or absent (as it is) unless `required`. */
+export function bytesField(o: Obj, k: string, path: string): Uint8Array | null | undefined;
+export function bytesField(o: Obj, k: string, path: string, required: true): Uint8Array;
+export function bytesField(o: Obj, k: string, path: string, required = false): Uint8Array | null | undefined {
+  const v = o[k];
+  if (!required && (v === undefined || v === null)) return v;
+  if (typeof v !== "string") bad(`${path}.${k}`, required ? "must be a base64 string" : "must be a base64 string or null");
+  try {
+    return fromBase64(v);
+  } catch {
+    return bad(`${path}.${k}`, "is not valid base64");
+  }
 }
 
 /** `o[k]` must be an array of objects; returns it. */

@@ -48,6 +48,12 @@ export type SessionCreate = Unindexed<Session>;
  *   also stores `config` if given (CASetRoots / CAOpSetRootsAndConfig); exactly one root must be Active.
  * - `restore`: replaces the whole state with a snapshot's (`StateStore.snapshot()` bytes) on every
  *   server: the user-driven `/v1/snapshot` restore. Indexes inside the tables come from the snapshot.
+ *   Only for snapshots that fit in one Raft entry; servers restore through `restore-stage`.
+ * - `restore-stage`: a restore in chunks (restore_staging.ts). `begin` opens restore `id` of `chunks`
+ *   chunks, `size` bytes in all, with the SHA-256 `sha256` (lowercase hex), dropping any other staged
+ *   restore; `chunk` stores chunk `seq` (0-based); `commit` checks that every chunk arrived and the size
+ *   and checksum match, then replaces the whole state as `restore` does, or changes nothing and fails;
+ *   `abort` drops the staged chunks. Staged chunks change no table.
  */
 export type StateCommand =
   | { readonly type: "register"; readonly req: RegisterRequest }
@@ -70,15 +76,22 @@ export type StateCommand =
     readonly config?: CAConfiguration;
     readonly index: number;
   }
-  | { readonly type: "restore"; readonly data: Uint8Array };
+  | { readonly type: "restore"; readonly data: Uint8Array }
+  | RestoreStageCommand;
+
+/** The `restore-stage` commands (see StateCommand). */
+export type RestoreStageCommand =
+  | { readonly type: "restore-stage"; readonly op: "begin"; readonly id: string; readonly chunks: number; readonly size: number; readonly sha256: string }
+  | { readonly type: "restore-stage"; readonly op: "chunk"; readonly id: string; readonly seq: number; readonly data: Uint8Array }
+  | { readonly type: "restore-stage"; readonly op: "commit" | "abort"; readonly id: string };
 
 /** The `type` values of StateCommand. */
 export type StateCommandType = StateCommand["type"];
 
 /**
  * The result of applying a command, discriminated by `type`:
- * - `ok`: register, deregister, session destroy, tombstone-reap, restore, config-entry set/delete,
- *   intention upsert/delete and ca set-config succeeded.
+ * - `ok`: register, deregister, session destroy, tombstone-reap, restore, restore-stage, config-entry
+ *   set/delete, intention upsert/delete and ca set-config succeeded.
  * - `kv`: a KV write; `ok` is false when a cas/delete-cas index did not match, a lock is held by
  *   another session, or an unlock was not by the holder (set, delete, delete-tree are always true).
  * - `cas`: config-entry cas and ca set-roots; `ok` is false when the index did not match (nothing changed).

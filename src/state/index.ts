@@ -6,7 +6,8 @@
  * the Raft driver applies it through `createStateMachine(store)` and hands back a StateResult.
  * Reads: call a query with a fresh WatchSet, or wrap it in `blockingQuery` for `?index=` requests.
  */
-export type { SessionCreate, StateCommand, StateCommandType, StateResult } from "./commands.ts";
+export type { RestoreStageCommand, SessionCreate, StateCommand, StateCommandType, StateResult } from "./commands.ts";
+export type { StagedRestoreInfo } from "./restore_staging.ts";
 export { StateCommandError } from "./commands.ts";
 export { decodeCommand, encodeCommand } from "./codec.ts";
 export { createStateStore, StateStore, type ConfigEntryChange, type StateStoreOptions } from "./store.ts";
@@ -41,5 +42,9 @@ export {
 } from "./queries_health.ts";
 export { kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode } from "./queries_kv.ts";
 export { caRoots, configEntryGet, configEntryList, intentionGet, intentionList } from "./queries_connect.ts";
-export { readSnapshotArchive, SNAPSHOT_FORMAT_VERSION, writeSnapshotArchive } from "./snapshot_archive.ts";
+export { SNAPSHOT_FORMAT_VERSION, writeSnapshotArchive } from "./snapshot_archive.ts";
+export {
+  MAX_SNAPSHOT_STATE_BYTES, readSnapshotArchive, readSnapshotArchiveStreaming, SnapshotArchiveError, type ReadLimits,
+} from "./snapshot_archive_read.ts";
+export { checkSnapshot, InvalidSnapshotError, type SnapshotCheckOptions } from "./snapshot_check.ts";
 export type { SnapshotMeta } from "./snapshot_archive.ts";

@@ -30,14 +30,18 @@ interface SnapshotDoc {
   intentions: Intention[];
   caRoots: CARoot[];
   caConfig: CAConfiguration | null;
+  restoreStaging?: unknown;
 }
 
 function sortedValues<V>(m: Map<string, V>): V[] {
   return [...m.keys()].sort().map((k) => m.get(k)!);
 }
 
-/** Serialises the tables (see the module doc for the format). */
-export function snapshotTables(db: Tables, lastIndex: number): Uint8Array {
+/**
+ * Serialises the tables (see the module doc for the format). `restoreStaging` (a staged restore's JSON,
+ * restore_staging.ts) is added under that key for replica snapshots; user snapshots have none.
+ */
+export function snapshotTables(db: Tables, lastIndex: number, restoreStaging?: unknown): Uint8Array {
   const kvs: KvRow[] = db.kvKeys.toArray().map((k) => {
     const e = db.kvs.get(k)!;
     return [e.LockIndex, e.Key, e.Flags, e.Value ? toBase64(e.Value) : null, e.Session ?? "", e.CreateIndex, e.ModifyIndex];
@@ -55,6 +59,7 @@ export function snapshotTables(db: Tables, lastIndex: number): Uint8Array {
     ["kvs", JSON.stringify(kvs)],
     ["lastIndex", JSON.stringify(lastIndex)],
     ["nodes", canonicalJson(db.nodeKeys().map((k) => db.nodes.get(k)!))],
+    ...(restoreStaging === undefined ? [] : [["restoreStaging", canonicalJson(restoreStaging)] as [keyof SnapshotDoc, string]]),
     ["services", canonicalJson(sortedValues(db.services).flatMap((m) => sortedValues(m).map((s) => ({ Node: s.node, Service: s.svc }))))],
     ["sessions", canonicalJson(sortedValues(db.sessions))],
     ["tombstones", JSON.stringify(tombstones)],
@@ -81,8 +86,22 @@ function rec<T>(v: unknown, where: string, strings: readonly string[]): T {
   return v as T;
 }
 
-/** Parses a snapshot into fresh tables; throws an Error naming the problem on malformed input. */
-export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number } {
+/**
+ * Parses a snapshot into fresh tables; throws an Error naming the problem on malformed input.
+ * `restoreStaging` is that key's raw value (undefined when absent), for the store to load or ignore.
+ */
+export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number; restoreStaging: unknown } {
+  return tablesFromDoc(parseSnapshotDoc(data));
+}
+
+/** The top-level keys of a snapshot document (restoreStaging only in replica snapshots). */
+export const SNAPSHOT_KEYS: readonly string[] = [
+  "caConfig", "caRoots", "checks", "configEntries", "format", "indexes", "intentions", "kvs", "lastIndex", "nodes", "restoreStaging",
+  "services", "sessions", "tombstones",
+];
+
+/** Parses snapshot bytes into its JSON document, checking the format; throws like restoreTables. */
+export function parseSnapshotDoc(data: Uint8Array): Record<string, unknown> {
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(dec.decode(data)) as Record<string, unknown>;
@@ -90,6 +109,11 @@ export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number
     return fail("not JSON");
   }
   if (typeof doc !== "object" || doc === null || doc.format !== FORMAT) fail(`unknown format (want ${FORMAT})`);
+  return doc;
+}
+
+/** restoreTables on a parsed document (parseSnapshotDoc). */
+export function tablesFromDoc(doc: Record<string, unknown>): { db: Tables; lastIndex: number; restoreStaging: unknown } {
   if (typeof doc.lastIndex !== "number") fail("lastIndex must be a number");
   const db = new Tables();
   arr(doc, "nodes").forEach((n, i) => db.putNode(rec<Node>(n, `nodes[${i}]`, ["Node", "ID"])));
@@ -125,7 +149,7 @@ export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number
       else table.set(t[0], t[1]);
     });
   }
-  return { db, lastIndex: doc.lastIndex as number };
+  return { db, lastIndex: doc.lastIndex as number, restoreStaging: doc.restoreStaging };
 }
 
 /** The Connect tables; each is optional (absent in snapshots taken before they existed). */

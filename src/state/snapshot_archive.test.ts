@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { readSnapshotArchive, writeSnapshotArchive } from "./snapshot_archive.ts";
+import { writeSnapshotArchive } from "./snapshot_archive.ts";
+import { readSnapshotArchive } from "./snapshot_archive_read.ts";
 
 const state = new TextEncoder().encode(JSON.stringify({ kv: ["a", "b"], pad: "x".repeat(700) }));
 

@@ -29,7 +29,7 @@ export function createStateMachine(store: StateStore): ReplicatedStateMachine<St
       }
       return store.apply(index, cmd);
     },
-    snapshot: () => store.snapshot(),
+    snapshot: () => store.replicaSnapshot(),
     restore: (data) => store.restore(data),
   };
 }

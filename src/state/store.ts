@@ -19,6 +19,7 @@ import {
 import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock, reapTombstones } from "./kv_write.ts";
 import { LockDelays } from "./lock_delay.ts";
 import { createSession, destroySession } from "./session_write.ts";
+import { RestoreStaging, type StagedRestoreInfo } from "./restore_staging.ts";
 import { restoreTables, snapshotTables } from "./snapshot.ts";
 import { Tables } from "./tables.ts";
 import { runTxnOps } from "./txn.ts";
@@ -63,6 +64,7 @@ export class StateStore {
   readonly hub = new WatchHub();
   private last = 0;
   private readonly delays: LockDelays;
+  private readonly staging = new RestoreStaging();
 
   constructor(private readonly opts: StateStoreOptions) {
     this.delays = new LockDelays(opts.clock);
@@ -81,6 +83,7 @@ export class StateStore {
   apply(index: number, cmd: StateCommand): StateResult {
     if (index > this.last) this.last = index;
     if (cmd.type === "restore") return this.restoreCommand(index, cmd.data);
+    if (cmd.type === "restore-stage") return this.stage(index, cmd);
     const tx = new Tx(this.db, index);
     let result: StateResult;
     try {
@@ -174,6 +177,33 @@ export class StateStore {
     }
   }
 
+  /** A `restore-stage` command: chunks wait in the staging area; a commit applies them as `restore` does. */
+  private stage(index: number, cmd: Extract<StateCommand, { type: "restore-stage" }>): StateResult {
+    try {
+      switch (cmd.op) {
+        case "begin":
+          this.staging.begin(index, cmd);
+          return OK;
+        case "chunk":
+          this.staging.chunk(index, cmd);
+          return OK;
+        case "abort":
+          this.staging.abort(cmd.id);
+          return OK;
+        case "commit":
+          return this.restoreCommand(index, this.staging.take(cmd.id));
+      }
+    } catch (e) {
+      if (e instanceof StateError) return { type: "error", error: e.message };
+      throw e;
+    }
+  }
+
+  /** The restore being staged, if any (the leader aborts one that stops making progress). */
+  stagedRestore(): StagedRestoreInfo | undefined {
+    return this.staging.info();
+  }
+
   /** The `restore` command: like restore(), but the store is now at the command's own index. */
   private restoreCommand(index: number, data: Uint8Array): StateResult {
     let db: Tables;
@@ -198,17 +228,27 @@ export class StateStore {
     return this.delays.remainingMs(key);
   }
 
-  /** Serialises every table, the index table and tombstones; the same state always gives the same bytes. */
+  /**
+   * Serialises every table, the index table and tombstones; the same state always gives the same bytes.
+   * The user's snapshot (`/v1/snapshot`): without a staged restore.
+   */
   snapshot(): Uint8Array {
     return snapshotTables(this.db, this.last);
   }
 
+  /** The Raft snapshot of this replica: `snapshot()` plus any staged restore, which `restore` brings back. */
+  replicaSnapshot(): Uint8Array {
+    return snapshotTables(this.db, this.last, this.staging.toJson());
+  }
+
   /**
    * Replaces the whole state with a snapshot's, clears lock-delays (a fresh store, as Consul's restore
-   * makes) and wakes every blocking query. Throws on a malformed snapshot, leaving the state as it was.
+   * makes) and wakes every blocking query; a replica snapshot also brings back its staged restore. Throws
+   * on a malformed snapshot, leaving the state as it was.
    */
   restore(data: Uint8Array): void {
-    const { db, lastIndex } = restoreTables(data);
+    const { db, lastIndex, restoreStaging } = restoreTables(data);
+    this.staging.load(restoreStaging);
     this.replace(db, lastIndex);
   }
 }

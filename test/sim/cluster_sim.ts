@@ -7,7 +7,9 @@
  * (network healed, everyone restarted) that must converge within a time budget. Everything is drawn
  * from the seed: the same seed replays the same run.
  */
-import { addServerSafely, createConsensusNode, openLogStore, ProposalDroppedError, type ConsensusNode, type DurableLogStore } from "../../src/consensus/index.ts";
+import {
+  addServerSafely, createConsensusNode, openLogStore, ProposalDroppedError, ProposalTooLargeError, type ConsensusNode, type DurableLogStore,
+} from "../../src/consensus/index.ts";
 import { seededRng, silentLogger, type Logger, type Rng } from "../../src/platform/index.ts";
 import type { Config as RaftConfig, Entry, RawNode } from "../../src/raft/index.ts";
 import { checkLinearizable, kvModel, type KvInput, type KvOutput, type Operation } from "../harness/linearizability.ts";
@@ -16,6 +18,9 @@ import { simFileSystem, type SimFileSystem } from "../harness/sim_fs.ts";
 import { simClock, type SimClock } from "../harness/sim_clock.ts";
 import { simNetwork, type SimNetwork } from "../harness/sim_network.ts";
 import { ApplySafety, checkLogMatching, ElectionSafety } from "./checkers.ts";
+import {
+  ENTRY_BYTES, frameLimited, MISCONFIGURED_ENTRY_BYTES, OVERSIZED_SHARE, oversizedEntryBytes, paddedCommand,
+} from "./entry_limits.ts";
 
 export interface SimOptions {
   readonly seed: number;
@@ -65,7 +70,14 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const election = new ElectionSafety();
   const applies = new ApplySafety();
   const history: Operation<KvInput, KvOutput>[] = [];
-  const stats = { tornWrites: 0, crashes: 0, partitions: 0, membershipChanges: 0, opsOk: 0, opsFailed: 0, snapshots: 0 };
+  const stats = {
+    tornWrites: 0, crashes: 0, partitions: 0, membershipChanges: 0, opsOk: 0, opsFailed: 0, snapshots: 0,
+    oversized: 0, oversizedApplied: 0, tooLargeRefused: 0, tooLargeRefusedByLeader: 0, overFrameDropped: 0,
+  };
+  // Drawn from their own stream, so the rest of a seed's run draws what it drew before.
+  const limitsRng = seededRng((seed * 2654435761) >>> 0);
+  const misconfigured = limitsRng.next() < 0.5 ? "s1" : "";
+  const entryLimit = (id: string) => (id === misconfigured ? MISCONFIGURED_ENTRY_BYTES : ENTRY_BYTES);
   const servers = new Map<string, Server>();
   let nextServer = n + 1;
   const nodeRng = (id: string, inc: number) => seededRng((seed * 7919 + hash(id) * 31 + inc) >>> 0);
@@ -81,7 +93,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       rng: nodeRng(s.id, incarnations++),
       logger,
       log: s.store,
-      transport: net.transport(s.id),
+      transport: frameLimited(net.transport(s.id), () => stats.overFrameDropped++),
       stateMachine: trackRestores(s.sm, (index) => applies.observeRestore(s.id, index)),
       bootstrapVoters: bootstrap,
       tickMs: TICK_MS,
@@ -92,6 +104,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       requestTimeoutMs: 1000,
       maxInflightMsgs: 16,
       maxSizePerMsg: churn ? 1 : 64 * 1024,
+      maxEntryBytes: entryLimit(s.id),
       createRawNode: options.createRawNode,
     });
     node.onLeaderChange((leader, term) => {
@@ -125,6 +138,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const keys = ["a", "b", "c"];
   let clientsRunning = true;
   const clientLoop = async (clientId: number, crng: Rng) => {
+    const sizeRng = seededRng((seed * 7 + clientId * 104729 + 1) >>> 0);
     let opSeq = 0;
     while (clientsRunning) {
       await sleep(clock, 5 + crng.int(40));
@@ -140,6 +154,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       const expected = crng.next() < 0.5 ? s.sm.get(key) : crng.next() < 0.5 ? undefined : `${crng.int(4)}.${crng.int(1000)}`;
       const input: KvInput = kind === 0 ? { op: "get", key } : kind === 1 ? { op: "put", key, value } : { op: "cas", key, expected, value };
       const callTime = clock.monotonic();
+      const oversized = input.op === "put" && sizeRng.next() < OVERSIZED_SHARE ? oversizedEntryBytes(sizeRng) : 0;
       try {
         let output: KvOutput;
         if (input.op === "get") {
@@ -147,13 +162,20 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
           output = { value: s.sm.get(key) };
         } else {
           const command = input.op === "put" ? { op: "put" as const, key, value } : { op: "cas" as const, key, expected, value };
-          const r = await s.node!.propose(encodeKvCommand(command));
+          if (oversized) stats.oversized++;
+          const r = await s.node!.propose(oversized ? paddedCommand(command, oversized) : encodeKvCommand(command));
+          if (oversized) stats.oversizedApplied++;
           output = input.op === "cas" ? { ok: r.ok } : {};
         }
         history.push({ clientId, input, output, callTime, returnTime: clock.monotonic() });
         stats.opsOk++;
       } catch (err) {
         stats.opsFailed++;
+        if (err instanceof ProposalTooLargeError) {
+          stats.tooLargeRefused++;
+          // Within the proposer's own limit: the leader refused it and said so (MsgPropTooLarge).
+          if (oversized <= entryLimit(s.id)) stats.tooLargeRefusedByLeader++;
+        }
         // A failed read and a dropped proposal had no effect; any other failed write may have been applied.
         if (input.op !== "get" && !(err instanceof ProposalDroppedError)) {
           history.push({ clientId, input, output: {}, callTime, returnTime: Infinity });

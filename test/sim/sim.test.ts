@@ -12,11 +12,18 @@ export const CI_SEEDS = 300;
 describe("simulation", () => {
   test(`safety and liveness hold for seeds 1..${CI_SEEDS}`, async () => {
     const failures: string[] = [];
+    let refusedByLeader = 0, oversizedApplied = 0;
     for (let seed = 1; seed <= CI_SEEDS; seed++) {
       const r = await runSimulation({ seed });
       if (!r.ok) failures.push(`seed ${seed} (replay: bun run sim --seed ${seed}): ${r.violations.join("; ")}`);
+      refusedByLeader += r.stats.tooLargeRefusedByLeader ?? 0;
+      oversizedApplied += r.stats.oversizedApplied ?? 0;
     }
     expect(failures).toEqual([]);
+    // The seeds exercise both sides of the entry limit: a misconfigured server's oversized proposal refused
+    // by the leader (a definite error its client saw), and one it appended as leader.
+    expect(refusedByLeader).toBeGreaterThan(0);
+    expect(oversizedApplied).toBeGreaterThan(0);
   }, 240_000);
 
   test("a run replays exactly from its seed", async () => {
