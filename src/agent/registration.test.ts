@@ -67,7 +67,8 @@ describe("parseServiceRegistration", () => {
     ["weights range", { Name: "a", Weights: { Passing: 70000, Warning: 1 } }, "Invalid Weights: DNS Weight must be between 0 and 65535"],
     ["meta chars", { Name: "a", Meta: { "a b": "v" } }, "Invalid Service Meta: Couldn't load metadata pair ('a b', 'v'): Key contains invalid characters"],
     ["meta reserved", { Name: "a", Meta: { "consul-x": "v" } }, "Invalid Service Meta: Couldn't load metadata pair ('consul-x', 'v'): Key prefix 'consul-' is reserved for internal use"],
-    ["meta value", { Name: "a", Meta: { k: "x".repeat(513) } }, `Invalid Service Meta: Couldn't load metadata pair ('k', '${"x".repeat(513)}'): Value is too long (limit: 512 characters)`],
+    // Consul quotes the whole value; an oversized one is cut short here.
+    ["meta value", { Name: "a", Meta: { k: "x".repeat(513) } }, `Invalid Service Meta: Couldn't load metadata pair ('k', '${"x".repeat(32)}...'): Value is too long (limit: 512 characters)`],
     ["meta count", { Name: "a", Meta: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, "v"])) }, "Invalid Service Meta: Node metadata cannot contain more than 64 key/value pairs"],
     ["proxy without destination", { Name: "p", Kind: "connect-proxy", Port: 21000 }, "1 error occurred:\n\t* Proxy.DestinationServiceName must be non-empty for Connect proxy services\n\n"],
     ["proxy without port", { Name: "p", Kind: "connect-proxy", Proxy: { DestinationServiceName: "web" } }, "1 error occurred:\n\t* Port must be set for a Connect proxy\n\n"],
@@ -151,5 +152,39 @@ describe("definitionsFromConfig", () => {
   test("ignores configs without definitions", () => {
     expect(definitionsFromConfig({ datacenter: "dc1" })).toEqual({ services: [], checks: [] });
     expect(definitionsFromConfig(null)).toEqual({ services: [], checks: [] });
+  });
+});
+
+describe("size limits on what the catalog indexes and matches", () => {
+  const long = (n: number) => "x".repeat(n);
+  test("service names, IDs and tags up to 512 bytes, 256 tags, 64 checks pass", () => {
+    const checks = Array.from({ length: 64 }, (_, i) => ({ CheckID: `c${i}`, TTL: "10s" }));
+    const reg = parseServiceRegistration({ Name: long(512), ID: long(512), Tags: Array.from({ length: 256 }, () => long(512)), Checks: checks });
+    expect([reg.Name.length, reg.Tags?.length, reg.Checks.length]).toEqual([512, 256, 64]);
+  });
+
+  test.each([
+    ["a long name", { Name: long(513) }, "Service name is too long (limit: 512 bytes)"],
+    ["a long name in UTF-8 bytes", { Name: "é".repeat(257) }, "Service name is too long (limit: 512 bytes)"],
+    ["a long ID", { Name: "a", ID: long(513) }, "Service ID is too long (limit: 512 bytes)"],
+    ["a long tag", { Name: "a", Tags: ["ok", long(513)] }, "Service tag is too long (limit: 512 bytes)"],
+    ["too many tags", { Name: "a", Tags: Array.from({ length: 257 }, (_, i) => `t${i}`) }, "Service has too many tags (limit: 256)"],
+    ["too many checks", { Name: "a", Checks: Array.from({ length: 65 }, (_, i) => ({ CheckID: `c${i}`, TTL: "10s" })) }, "Service has too many checks (limit: 64)"],
+    ["a long check ID", { Name: "a", Check: { CheckID: long(513), TTL: "10s" } }, "Check ID is too long (limit: 512 bytes)"],
+    ["a long sidecar name", { Name: "a", Port: 1, Connect: { SidecarService: { Name: long(600) } } }, "Service name is too long (limit: 512 bytes)"],
+  ])("%s is refused", (_what: string, body: unknown, message: string) => {
+    expect(errorOf(() => parseServiceRegistration(body))).toBe(message);
+  });
+
+  test("an upstream's datacenter must be a datacenter name", () => {
+    const proxy = (dc: string) => ({ Name: "p", Kind: "connect-proxy", Port: 1, Proxy: { DestinationServiceName: "web", Upstreams: [{ DestinationName: "db", Datacenter: dc, LocalBindPort: 9 }] } });
+    expect(errorOf(() => parseServiceRegistration(proxy("dc 2")))).toBe(`1 error occurred:\n\t* Invalid upstream datacenter name "dc 2": a datacenter name is up to 63 letters, digits, '-' and '_'\n\n`);
+    expect(parseServiceRegistration(proxy("dc-2")).Proxy?.Upstreams?.[0]?.Datacenter).toBe("dc-2");
+  });
+
+  test("check registrations: name, ID and service ID", () => {
+    expect(errorOf(() => parseCheckRegistration({ Name: long(513), TTL: "10s" }))).toBe("Check name is too long (limit: 512 bytes)");
+    expect(errorOf(() => parseCheckRegistration({ Name: "a", ID: long(513), TTL: "10s" }))).toBe("Check ID is too long (limit: 512 bytes)");
+    expect(errorOf(() => parseCheckRegistration({ Name: "a", ServiceID: long(513), TTL: "10s" }))).toBe("Check service ID is too long (limit: 512 bytes)");
   });
 });

@@ -8,9 +8,11 @@ import { badRequest, multiError } from "./errors.ts";
 import { decodeCheck, decodeService, type DecodedCheck, type DecodedService } from "./decode.ts";
 import type { CheckRegistration, ServiceRegistration } from "./types.ts";
 import {
+  checkSizeError,
   isAnyAddress,
   isValidStatus,
   nodeServiceErrors,
+  serviceSizeError,
   unsupportedCheckError,
   validateCheckType,
   validateServiceMeta,
@@ -45,6 +47,8 @@ export function parseCheckRegistration(body: unknown): CheckRegistration {
     return { decoded: decodeCheck(r, ["ID", "CheckID"]), serviceId: r.str("ServiceID") };
   });
   if (decoded.check.Name === "") throw badRequest("Missing check name");
+  const size = checkSizeError({ ...decoded.check, ServiceID: serviceId });
+  if (size) throw badRequest(size);
   if (decoded.status !== "" && !isValidStatus(decoded.status)) throw badRequest("Bad check status");
   const err = checkError(decoded);
   if (err) throw badRequest(`Invalid check: ${err}`);
@@ -68,6 +72,8 @@ function checkError(d: DecodedCheck): string | undefined {
 function validateDecodedService(d: DecodedService): void {
   const s = d.service;
   if (s.Name === "") throw badRequest("Missing service name");
+  const size = serviceSizeError(s) ?? (d.sidecar ? serviceSizeError(d.sidecar.service) : undefined);
+  if (size) throw badRequest(size);
   if (isAnyAddress(s.Address)) throw badRequest("Invalid service address");
   const weightsErr = s.Weights ? validateWeights(s.Weights) : undefined;
   if (weightsErr) throw badRequest(`Invalid Weights: ${weightsErr}`);

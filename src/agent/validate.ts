@@ -10,6 +10,16 @@ import type { CheckType, ServiceRegistration } from "./types.ts";
 const META_MAX_PAIRS = 64;
 const META_KEY_MAX = 128;
 const META_VALUE_MAX = 512;
+/**
+ * Causeway's limits on what the catalog indexes or matches (Consul has none): names and IDs of
+ * services and checks, tags, checks per registration. The same numbers as src/http/field_limits.ts.
+ */
+export const NAME_MAX_BYTES = 512;
+export const TAG_MAX_BYTES = 512;
+export const TAGS_MAX = 256;
+export const CHECKS_MAX = 64;
+/** A datacenter name as an upstream may give one (a DNS label; src/http/datacenter.ts checks ?dc= the same way). */
+const DATACENTER_NAME = /^[A-Za-z0-9_-]{1,63}$/;
 const META_RESERVED_PREFIX = "consul-";
 /** Reserved keys a mesh gateway may set (structs.MetaWANFederationKey). */
 const MESH_GATEWAY_META_KEYS: ReadonlySet<string> = new Set(["consul-wan-federation"]);
@@ -40,9 +50,19 @@ function validateMeta(meta: Readonly<Record<string, string>> | null, allowed: Re
   for (const key of keys.sort()) {
     const value = meta[key]!;
     const err = metaPairError(key, value, allowed);
-    if (err) return `Couldn't load metadata pair ('${key}', '${value}'): ${err}`;
+    if (err) return `Couldn't load metadata pair ('${shown(key)}', '${shown(value)}'): ${err}`;
   }
   return undefined;
+}
+
+/** A value as an error message may quote it: cut short past the longest valid metadata value. */
+function shown(s: string): string {
+  return s.length > META_VALUE_MAX ? `${s.slice(0, 32)}...` : s;
+}
+
+/** UTF-8 length in bytes (Go's len()). */
+function byteLength(s: string): number {
+  return s.length * 3 <= META_VALUE_MAX ? s.length : new TextEncoder().encode(s).length;
 }
 
 function metaPairError(key: string, value: string, allowed: ReadonlySet<string>): string | undefined {
@@ -50,8 +70,29 @@ function metaPairError(key: string, value: string, allowed: ReadonlySet<string>)
   if (!/^[a-zA-Z0-9_-]+$/.test(key)) return "Key contains invalid characters";
   if (key.length > META_KEY_MAX) return `Key is too long (limit: ${META_KEY_MAX} characters)`;
   if (key.startsWith(META_RESERVED_PREFIX) && !allowed.has(key)) return `Key prefix '${META_RESERVED_PREFIX}' is reserved for internal use`;
-  if (value.length > META_VALUE_MAX) return `Value is too long (limit: ${META_VALUE_MAX} characters)`;
+  if (byteLength(value) > META_VALUE_MAX) return `Value is too long (limit: ${META_VALUE_MAX} characters)`;
   return undefined;
+}
+
+/** "<what> is too long (limit: N bytes)" when `value` has more UTF-8 bytes than `limit`. */
+function lengthError(what: string, value: string, limit: number): string | undefined {
+  return value.length > limit / 3 && new TextEncoder().encode(value).length > limit ? `${what} is too long (limit: ${limit} bytes)` : undefined;
+}
+
+/** The first of Causeway's size limits a check breaks (its ID, name, service ID), or undefined. */
+export function checkSizeError(c: { readonly CheckID: string; readonly Name: string; readonly ServiceID?: string }): string | undefined {
+  return lengthError("Check ID", c.CheckID, NAME_MAX_BYTES) ?? lengthError("Check name", c.Name, NAME_MAX_BYTES) ??
+    lengthError("Check service ID", c.ServiceID ?? "", NAME_MAX_BYTES);
+}
+
+/** The first of Causeway's size limits a service registration breaks (name, ID, tags, checks), or undefined. */
+export function serviceSizeError(reg: ServiceRegistration): string | undefined {
+  const tags = reg.Tags ?? [];
+  if (tags.length > TAGS_MAX) return `Service has too many tags (limit: ${TAGS_MAX})`;
+  if (reg.Checks.length > CHECKS_MAX) return `Service has too many checks (limit: ${CHECKS_MAX})`;
+  return lengthError("Service name", reg.Name, NAME_MAX_BYTES) ?? lengthError("Service ID", reg.ID, NAME_MAX_BYTES) ??
+    tags.map((t) => lengthError("Service tag", t, TAG_MAX_BYTES)).find((e) => e !== undefined) ??
+    reg.Checks.map((c) => checkSizeError(c)).find((e) => e !== undefined);
 }
 
 /** structs.ValidStatus. */
@@ -131,6 +172,10 @@ export function nodeServiceErrors(reg: ServiceRegistration): string[] {
     for (const u of proxy.Upstreams ?? []) {
       if (u.DestinationName === "") {
         errors.push("upstream destination name cannot be empty");
+        continue;
+      }
+      if (u.Datacenter && !DATACENTER_NAME.test(u.Datacenter)) {
+        errors.push(`Invalid upstream datacenter name ${JSON.stringify(shown(u.Datacenter))}: a datacenter name is up to 63 letters, digits, '-' and '_'`);
         continue;
       }
       if (u.LocalBindPort === 0) {

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { parseGoBool, type JsonValue } from "../lib/index.ts";
 import type { HttpApiDeps, LocalAgentApi } from "./deps.ts";
 import { decodeMessage, jsonBody } from "./route_params.ts";
+import { clientStatusOf, errorResponse } from "./respond.ts";
 import { query } from "./request.ts";
 
 /** What every local-agent route answers (500) when the HTTP API was built without a local agent. */
@@ -38,18 +39,13 @@ export function refusalKind(err: unknown): "bad-request" | "not-found" | undefin
   return kind === "bad-request" || kind === "not-found" ? kind : undefined;
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /**
- * Answers a failed LocalAgentApi call: kind "bad-request" -> 400, "not-found" -> 404 (Consul's
- * BadRequestError / NotFoundError), anything else -> 500, as agent/http.go's handleErr does for an
- * untyped error. The body is the message.
+ * Answers a failed LocalAgentApi call through errorResponse: kind "bad-request" -> 400, "not-found" ->
+ * 404 (Consul's BadRequestError / NotFoundError), anything else -> 500 (as agent/http.go's handleErr does
+ * for an untyped error). The body is the bare message.
  */
 export function failure(c: Context, err: unknown): Response {
-  const kind = refusalKind(err);
-  return plain(c, kind === "bad-request" ? 400 : kind === "not-found" ? 404 : 500, messageOf(err));
+  return errorResponse(c, err, plain);
 }
 
 /** Runs a local-agent write and answers an empty 200, or the mapped failure. */
@@ -72,6 +68,7 @@ export async function readBody(c: Context): Promise<JsonValue | Response> {
     const value = await jsonBody(c);
     return value === null ? {} : value;
   } catch (err) {
+    if (clientStatusOf(err) !== undefined) return failure(c, err);
     return plain(c, 400, `Request decode failed: ${decodeMessage(err)}`);
   }
 }

@@ -16,16 +16,30 @@ import { mountDiscoveryChain } from "./discovery_chain.ts";
 import { mountIntentions } from "./intentions.ts";
 import { mountMembers } from "./members.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { textError } from "./respond.ts";
+import { datacenterNameError } from "./datacenter.ts";
+import { query } from "./request.ts";
+import { errorResponse, serverErrorOf, textError } from "./respond.ts";
 import { mountStatus } from "./status.ts";
 
 /**
  * Builds the Consul-compatible `/v1` HTTP API over its dependencies. Returns a Hono app; serve it with
  * any fetch-style server (`app.fetch`). Unknown paths answer 404 and a known path with the wrong
- * method answers 405, with Go's net/http wording that Consul clients expect.
+ * method answers 405, with Go's net/http wording that Consul clients expect. A `?dc=` that cannot be a
+ * datacenter name is refused with 400 before any route runs; an error a route throws is answered by
+ * errorResponse; every 500 errorResponse wrote (in a route or for a thrown error) is reported once to
+ * `deps.logError`.
  */
 export function createHttpApi(deps: HttpApiDeps): Hono {
   const app = new Hono();
+  app.use(async (c, next) => {
+    const dc = query(c, "dc");
+    const bad = dc ? datacenterNameError(dc) : undefined;
+    if (bad) return textError(c, 400, bad);
+    await next();
+    const err = c.res.status >= 500 ? serverErrorOf(c) : undefined;
+    if (err !== undefined) deps.logError?.(err, { method: c.req.method, path: c.req.path });
+  });
+  app.onError((err, c) => errorResponse(c, err));
   mountAgent(app, deps.agent);
   mountAgentServices(app, deps);
   mountStatus(app, deps.raft);

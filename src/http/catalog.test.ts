@@ -136,11 +136,11 @@ describe("PUT /v1/catalog/register", () => {
     });
   }
 
-  test("a refusal by the state store answers 500 with its message; no state answers 500", async () => {
+  test("a refusal by the state store answers 400 with its message (Consul: 500); no state answers 500", async () => {
     const { state, put } = setup();
     state.writeResult = { type: "error", error: "Missing node registration" };
     const res = await put("/v1/catalog/register", { Node: "a", Address: "x" });
-    expect([res.status, await res.text()]).toEqual([500, "Missing node registration\n"]);
+    expect([res.status, await res.text()]).toEqual([400, "Missing node registration\n"]);
     const bare = createHttpApi({ agent, raft: { leader: () => "", peers: () => [] } });
     expect((await bare.request("/v1/catalog/register", { method: "PUT", body: '{"Node":"a","Address":"x"}' })).status).toBe(500);
   });

@@ -10,13 +10,12 @@ import type { Context, Hono } from "hono";
 import { filterList, filterRecord, NODE_SCHEMA, NODE_SERVICE_SCHEMA, SERVICE_NODE_SCHEMA, type Filter } from "../connect/index.ts";
 import type { NodeService, ServiceNode } from "../model/index.ts";
 import type { StateCommand } from "../state/index.ts";
-import { decodeGoStruct, type GoStruct } from "../lib/index.ts";
+import { decodeGoStruct, GoError, type GoStruct } from "../lib/index.ts";
 import { deregisterRequestOf, registerRequestOf } from "./catalog_register.ts";
 import { DEREGISTER_REQUEST, REGISTER_REQUEST, type RawDeregister, type RawRegister } from "./catalog_schema.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { BadRequestError } from "./query_options.ts";
-import { messageOf, serveRead, STATE_UNAVAILABLE } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { serveRead, STATE_UNAVAILABLE, stateRefusal } from "./read_route.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { badPath, decodeMessage, filterParam, jsonBody, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam } from "./route_params.ts";
 
 /** A node's service with Consul's `[]` for null tags. */
@@ -38,22 +37,22 @@ async function catalogWrite<R>(
   try {
     raw = decodeGoStruct<R>(await jsonBody(c), schema);
   } catch (err) {
+    if (!(err instanceof GoError)) return errorResponse(c, err);
     return textError(c, 400, `Request decode failed: ${decodeMessage(err)}`);
   }
   let command: StateCommand;
   try {
     command = convert(raw);
   } catch (err) {
-    if (err instanceof BadRequestError) return textError(c, 400, err.message);
-    throw err;
+    return errorResponse(c, err);
   }
   if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
   const datacenter = (raw as { Datacenter?: string }).Datacenter || undefined;
   try {
     const result = await deps.state.write(command, datacenter);
-    return result.type === "error" ? textError(c, 500, result.error) : jsonResponse(c, true);
+    return result.type === "error" ? stateRefusal(c, result.error) : jsonResponse(c, true);
   } catch (err) {
-    return textError(c, 500, messageOf(err));
+    return errorResponse(c, err);
   }
 }
 
@@ -65,7 +64,7 @@ export function mountCatalog(app: Hono, deps: HttpApiDeps): void {
     try {
       return jsonResponse(c, [...(await deps.catalog.datacenters())]);
     } catch (err) {
-      return textError(c, 500, (err as Error).message);
+      return errorResponse(c, err);
     }
   });
 

@@ -3,7 +3,8 @@
  * the checks Consul makes before proposing them (agent/consul/catalog_endpoint.go nodePreApply,
  * servicePreApply, checkPreApply; agent/structs NodeService.Validate and Upstream.Validate, v1.8) and
  * the defaults Consul fills in. Every refusal throws BadRequestError with Consul's message: Consul
- * answers these with 500, Causeway with 400 because the request is at fault.
+ * answers these with 500, Causeway with 400 because the request is at fault. On top of Consul's checks:
+ * the size limits of field_limits.ts, and a Datacenter that must be a datacenter name.
  */
 import type {
   ConnectProxyConfig, DeregisterRequest, ExposePath, HealthCheck, HealthCheckDefinition, HealthStatus, NodeService,
@@ -12,6 +13,8 @@ import type {
 import { formatGoDuration, multiErrorText, uuidError, type JsonValue } from "../lib/index.ts";
 import type { RawCheck, RawDeregister, RawProxy, RawRegister, RawService } from "./catalog_schema.ts";
 import { BadRequestError } from "./query_options.ts";
+import { datacenterNameError } from "./datacenter.ts";
+import { FIELD_LIMITS, metaSizeError, tagsError, tooLong } from "./field_limits.ts";
 
 const KINDS: readonly string[] = ["", "connect-proxy", "mesh-gateway", "terminating-gateway", "ingress-gateway"];
 const GATEWAYS: readonly string[] = ["mesh-gateway", "terminating-gateway", "ingress-gateway"];
@@ -44,6 +47,10 @@ function field(v: JsonValue | undefined, name: string): JsonValue | undefined {
 
 const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
 
+/** A request's Datacenter: empty (this one) or a datacenter name. */
+const datacenterError = (dc: string | undefined) => (dc ? datacenterNameError(dc) : undefined);
+const badUpstreamDc = (dc: string | undefined) => (dc ? datacenterNameError(dc, "upstream datacenter") : undefined);
+
 /** NodeService.Validate (connect-proxy and gateway rules, nested sidecar) as a list of messages. */
 function serviceProblems(s: RawService): string[] {
   const out: string[] = [];
@@ -60,6 +67,7 @@ function serviceProblems(s: RawService): string[] {
       if (type !== "" && type !== "service" && type !== "prepared_query") out.push(`unknown upstream destination type: ${q(type)}`);
       else if (!u.DestinationName) out.push("upstream destination name cannot be empty");
       else if (!u.LocalBindPort) out.push("upstream local bind port cannot be zero");
+      else if (badUpstreamDc(u.Datacenter)) out.push(badUpstreamDc(u.Datacenter)!);
       else {
         const key = `[type=${q(type)}, name=${q(u.DestinationName)}, namespace=${q(u.DestinationNamespace ?? "")}, datacenter=${q(u.Datacenter ?? "")}]`;
         const bind = hostPort(u.LocalBindAddress || "127.0.0.1", u.LocalBindPort);
@@ -140,10 +148,17 @@ function proxyOf(p: RawProxy): ConnectProxyConfig {
   };
 }
 
+/** The first size limit a service breaks, or undefined. */
+function serviceSizeError(s: RawService): string | undefined {
+  return tooLong("Service name", s.Service) ?? tooLong("Service ID", s.ID) ?? tagsError("Service", s.Tags) ?? metaSizeError("Service meta", s.Meta);
+}
+
 /** servicePreApply: Validate, ID defaults to the name, a name is required, no unspecified address. */
 export function serviceOf(s: RawService): Unindexed<NodeService> {
   const kind = s.Kind ?? "";
   if (!KINDS.includes(kind)) fail(`Invalid service kind: ${q(kind)}`);
+  const size = serviceSizeError(s);
+  if (size) fail(size);
   const problems = serviceProblems(s);
   if (problems.length) fail(multiErrorText(problems));
   const name = s.Service ?? "";
@@ -191,6 +206,9 @@ export function checkOf(c: RawCheck, node: string): Unindexed<HealthCheck> {
   if (!STATUSES.includes(status)) fail(`Invalid check status ${q(status)}: must be one of passing, warning, critical`);
   const checkId = c.CheckID || c.Name || "";
   if (checkId === "") fail("Must provide a check ID or name");
+  const size = tooLong("Check ID", c.CheckID) ?? tooLong("Check name", c.Name) ?? tooLong("Check node", c.Node) ??
+    tooLong("Check service ID", c.ServiceID) ?? tooLong("Check service name", c.ServiceName) ?? tagsError("Check service", c.ServiceTags);
+  if (size) fail(size);
   return {
     Node: c.Node || node,
     CheckID: checkId,
@@ -213,12 +231,16 @@ export function checkOf(c: RawCheck, node: string): Unindexed<HealthCheck> {
 export function registerRequestOf(r: RawRegister, agentDatacenter: string): RegisterRequest {
   const node = r.Node ?? "";
   if (node === "") fail("Must provide node");
+  const size = tooLong("Node name", node) ?? datacenterError(r.Datacenter) ?? metaSizeError("Node meta", r.NodeMeta);
+  if (size) fail(size);
   const id = r.ID ?? "";
   const bad = id === "" ? undefined : uuidError(id);
   if (bad) fail(`Bad node ID: ${bad}`);
   if (!r.Address && !r.SkipNodeUpdate) fail("Must provide address if SkipNodeUpdate is not set");
   const service = r.Service ? serviceOf(r.Service) : undefined;
-  const checks = [...(r.Checks ?? []), ...(r.Check ? [r.Check] : [])].map((c) => checkOf(c ?? {}, node));
+  const rawChecks = [...(r.Checks ?? []), ...(r.Check ? [r.Check] : [])];
+  if (rawChecks.length > FIELD_LIMITS.checks) fail(`Too many checks in one registration (limit: ${FIELD_LIMITS.checks})`);
+  const checks = rawChecks.map((c) => checkOf(c ?? {}, node));
   return {
     Datacenter: r.Datacenter || agentDatacenter,
     ID: id,
@@ -235,6 +257,8 @@ export function registerRequestOf(r: RawRegister, agentDatacenter: string): Regi
 /** A deregistration as Consul's Catalog.Deregister accepts it ("Must provide node"). */
 export function deregisterRequestOf(r: RawDeregister, agentDatacenter: string): DeregisterRequest {
   if (!r.Node) fail("Must provide node");
+  const bad = datacenterError(r.Datacenter) ?? tooLong("Node name", r.Node) ?? tooLong("Service ID", r.ServiceID) ?? tooLong("Check ID", r.CheckID);
+  if (bad) fail(bad);
   return {
     Datacenter: r.Datacenter || agentDatacenter,
     Node: r.Node,

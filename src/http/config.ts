@@ -25,8 +25,9 @@ import {
 import { GoError, parseGoJson } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import type { ReadOptions } from "./query_options.ts";
-import { messageOf, serveRead, serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { readBodyText } from "./body.ts";
+import { serveRead, serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { query } from "./request.ts";
 import { badPath, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 
@@ -47,14 +48,17 @@ function kindAndName(c: Context): [string, string | undefined] | undefined {
   return slash < 0 ? [tail, undefined] : [tail.slice(0, slash), tail.slice(slash + 1)];
 }
 
-/** The 400 a refused entry gets: decoding errors carry Consul's "Request decoding failed: " prefix. */
+/**
+ * The answer for a refused entry (400; decoding errors carry Consul's "Request decoding failed: "
+ * prefix) or any other failure (errorResponse: a body over its limit, a failed read of the entries).
+ */
 function refusal(c: Context, err: unknown): Response {
   if (err instanceof GoError) return textError(c, 400, `Request decoding failed: ${err.message}`);
   if (err instanceof ConfigEntryError) {
     return textError(c, 400, err.reason === "decode" ? `Request decoding failed: ${err.message}` : err.message);
   }
   if (err instanceof ConfigEntryGraphError) return textError(c, 400, err.message);
-  throw err;
+  return errorResponse(c, err);
 }
 
 /** A non-blocking read of every config entry, for graph validation before a write. */
@@ -73,7 +77,7 @@ export function mountConfig(app: Hono, deps: HttpApiDeps): void {
     }
     let entry: ConfigEntry;
     try {
-      entry = decodeConfigEntry(parseGoJson(await c.req.text()));
+      entry = decodeConfigEntry(parseGoJson(await readBodyText(c)));
       validateConfigEntry(entry);
     } catch (err) {
       return refusal(c, err);
@@ -82,8 +86,7 @@ export function mountConfig(app: Hono, deps: HttpApiDeps): void {
     try {
       validateEntryInGraph(await currentEntries(deps, c), entry);
     } catch (err) {
-      if (err instanceof ConfigEntryError || err instanceof ConfigEntryGraphError) return refusal(c, err);
-      return textError(c, 500, messageOf(err));
+      return refusal(c, err);
     }
     if (casRaw === "") return serveWrite(c, deps, { type: "config-entry", op: "set", entry }, () => jsonResponse(c, true));
     return serveWrite(c, deps, { type: "config-entry", op: "cas", entry, index: Number(casRaw) }, (r) =>
@@ -123,8 +126,7 @@ export function mountConfig(app: Hono, deps: HttpApiDeps): void {
     try {
       validateDeleteInGraph(await currentEntries(deps, c), kind, name);
     } catch (err) {
-      if (err instanceof ConfigEntryGraphError) return refusal(c, err);
-      return textError(c, 500, messageOf(err));
+      return refusal(c, err);
     }
     return serveWrite(c, deps, { type: "config-entry", op: "delete", kind, name }, () => jsonResponse(c, {}));
   });

@@ -84,10 +84,10 @@ describe("/v1/connect/ca/configuration", () => {
       ["{", "Request decode failed"],
       ["[]", "Request decode failed"],
       [`{"Provider":"vault"}`, "Unsupported CA provider"],
-      [`{"Config":{"LeafCertTTL":"soon"}}`, "invalid duration"],
-      [`{"Config":{"RotationPeriod":5}}`, "error parsing CA config"],
-      [`{"Config":{"LeafCertTTL":"30m"}}`, "leaf cert TTL must be greater than 1h"],
-      [`{"Config":{"LeafCertTTL":"9000h"}}`, "leaf cert TTL must be less than 1 year"],
+      [`{"Provider":"consul","Config":{"LeafCertTTL":"soon"}}`, "invalid duration"],
+      [`{"Provider":"consul","Config":{"RotationPeriod":5}}`, "error parsing CA config"],
+      [`{"Provider":"consul","Config":{"LeafCertTTL":"30m"}}`, "leaf cert TTL must be greater than 1h"],
+      [`{"Provider":"consul","Config":{"LeafCertTTL":"9000h"}}`, "leaf cert TTL must be less than 1 year"],
     ] as const) {
       const res = await put(body);
       expect(res.status).toBe(400);
@@ -95,9 +95,58 @@ describe("/v1/connect/ca/configuration", () => {
     }
     expect(configs).toHaveLength(0);
     const refusing = setup({ connectCa: { setConfiguration: () => Promise.reject(new Error("RootCert does not match PrivateKey")), leaf: () => Promise.reject(new Error("x")) } });
-    const res = await refusing.app.request("/v1/connect/ca/configuration", { method: "PUT", body: "{}" });
+    const res = await refusing.app.request("/v1/connect/ca/configuration", { method: "PUT", body: `{"Provider":"consul"}` });
     expect(res.status).toBe(500);
     expect(await res.text()).toContain("RootCert does not match PrivateKey");
+  });
+});
+
+describe("PUT /v1/connect/ca/configuration: nothing is silently defaulted or ignored", () => {
+  const put = (app: ReturnType<typeof setup>["app"], body: string) => app.request("/v1/connect/ca/configuration", { method: "PUT", body });
+
+  test.each([
+    ["", "Request decode failed: EOF"],
+    ["   ", "Request decode failed: EOF"],
+    ["null", "Request decode failed: body must be a JSON object"],
+    ["{}", `Missing CA provider: the body must set Provider (only "consul" is available)`],
+    [`{"Config":{"LeafCertTTL":"72h"}}`, `Missing CA provider: the body must set Provider (only "consul" is available)`],
+    [`{"Provider":""}`, `Missing CA provider: the body must set Provider (only "consul" is available)`],
+  ])("%j is 400 %j and applies nothing", async (body: string, message: string) => {
+    const { app, configs } = setup();
+    const res = await put(app, body);
+    expect([res.status, await res.text()]).toEqual([400, `${message}\n`]);
+    expect(configs).toEqual([]);
+  });
+
+  test.each([
+    [{ PrivateKeyType: "rsa" }, `Config.PrivateKeyType "rsa" is not supported: the built-in CA supports only PrivateKeyType "ec" with PrivateKeyBits 256 (EC P-256)`],
+    [{ PrivateKeyType: "rsa", PrivateKeyBits: 2048 }, `Config.PrivateKeyType "rsa" is not supported`],
+    [{ PrivateKeyType: "ec", PrivateKeyBits: 384 }, `Config.PrivateKeyBits 384 is not supported: the built-in CA supports only PrivateKeyType "ec" with PrivateKeyBits 256 (EC P-256)`],
+    [{ PrivateKeyBits: 4096 }, "Config.PrivateKeyBits 4096 is not supported"],
+    [{ privatekeytype: "RSA" }, `Config.PrivateKeyType "RSA" is not supported`],
+    [{ PrivateKeyBits: "lots" }, "Request decode failed: Config.PrivateKeyBits must be a number"],
+    [{ PrivateKeyType: 1 }, "Request decode failed: Config.PrivateKeyType must be a string"],
+  ])("key settings %j are refused naming the field and what is supported", async (config: object, message: string) => {
+    const { app, configs } = setup();
+    const res = await put(app, JSON.stringify({ Provider: "consul", Config: config }));
+    expect(res.status).toBe(400);
+    expect(await res.text()).toStartWith(message);
+    expect(configs).toEqual([]);
+  });
+
+  test.each([[{}], [{ PrivateKeyType: "ec" }], [{ PrivateKeyType: "ec", PrivateKeyBits: 256 }], [{ PrivateKeyBits: "256" }], [{ PrivateKeyType: "", PrivateKeyBits: 0 }]])(
+    "the built-in key (or the defaults) %j is accepted",
+    async (config: object) => {
+      const { app, configs } = setup();
+      expect((await put(app, JSON.stringify({ Provider: "consul", Config: config }))).status).toBe(200);
+      expect(configs.length).toBe(1);
+    },
+  );
+
+  test("the CA's refusal of the configuration itself is 400; other failures 500", async () => {
+    const refusing = setup({ connectCa: { setConfiguration: () => Promise.reject(new Error("error configuring provider: RootCert requires PrivateKey")), leaf: () => Promise.reject(new Error("x")) } });
+    const res = await put(refusing.app, `{"Provider":"consul","Config":{"RootCert":"x"}}`);
+    expect([res.status, await res.text()]).toEqual([400, "error configuring provider: RootCert requires PrivateKey\n"]);
   });
 });
 
@@ -117,6 +166,9 @@ describe("GET /v1/agent/connect/ca/leaf/:service", () => {
     expect(res.status).toBe(500);
     expect(await res.text()).toBe("No cluster leader\n");
     expect((await failing.app.request("/v1/agent/connect/ca/leaf/web", { method: "PUT" })).status).toBe(405);
+    // A name longer than any service's is refused before a leaf is made (leaves are cached per name).
+    const long = await failing.app.request(`/v1/agent/connect/ca/leaf/${"x".repeat(513)}`);
+    expect([long.status, await long.text()]).toEqual([400, "Service name is too long (limit: 512 bytes)\n"]);
     const none = setup({ connectCa: undefined });
     expect((await none.app.request("/v1/agent/connect/ca/leaf/web")).status).toBe(500);
   });

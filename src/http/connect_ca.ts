@@ -11,8 +11,10 @@ import { parseDuration, parseGoJson, type JsonValue } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { BadRequestError, parseReadOptions, setQueryMeta } from "./query_options.ts";
 import type { ReadValue } from "../model/index.ts";
+import { readBodyText } from "./body.ts";
+import { tooLong } from "./field_limits.ts";
 import { messageOf, serveRead } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { badPath, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 import { query } from "./request.ts";
 
@@ -43,9 +45,39 @@ const str = (v: JsonValue | undefined, field: string): string | undefined => {
   return v;
 };
 
+/** The built-in CA's key: what Config.PrivateKeyType and Config.PrivateKeyBits may ask for ("" and 0 mean these). */
+const KEY_TYPE = "ec";
+const KEY_BITS = 256;
+const SUPPORTED_KEY = `the built-in CA supports only PrivateKeyType "${KEY_TYPE}" with PrivateKeyBits ${KEY_BITS} (EC P-256)`;
+
+/** A field of a decoded object by name, exact first, then in any letter case (as mapstructure matches Consul's CA config). */
+function fieldOf(o: Readonly<Record<string, JsonValue>>, name: string): JsonValue | undefined {
+  if (Object.hasOwn(o, name)) return o[name];
+  const key = Object.keys(o).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : o[key];
+}
+
+/**
+ * Config.PrivateKeyType / PrivateKeyBits (CommonCAProviderConfig): empty means the defaults, "ec" and
+ * 256; the bits may be a number or a numeric string (Consul decodes them weakly). Anything else is
+ * refused, naming the field and what is supported, rather than ignored.
+ */
+function checkKeySettings(c: Readonly<Record<string, JsonValue>>): void {
+  const type = fieldOf(c, "PrivateKeyType");
+  if (type !== undefined && type !== null && typeof type !== "string") throw new BadRequestError("Request decode failed: Config.PrivateKeyType must be a string");
+  if (type && type !== KEY_TYPE) throw new BadRequestError(`Config.PrivateKeyType ${JSON.stringify(type)} is not supported: ${SUPPORTED_KEY}`);
+  const rawBits = fieldOf(c, "PrivateKeyBits");
+  if (rawBits === undefined || rawBits === null || rawBits === "") return;
+  const bits = typeof rawBits === "number" ? rawBits : typeof rawBits === "string" && /^\d+$/.test(rawBits) ? Number(rawBits) : undefined;
+  if (bits === undefined) throw new BadRequestError("Request decode failed: Config.PrivateKeyBits must be a number");
+  if (bits !== 0 && bits !== KEY_BITS) throw new BadRequestError(`Config.PrivateKeyBits ${bits} is not supported: ${SUPPORTED_KEY}`);
+}
+
 /**
  * Decodes a PUT /v1/connect/ca/configuration body into a CAConfiguration over Consul's defaults;
- * throws BadRequestError with Consul's wording for a bad body, duration or TTL.
+ * throws BadRequestError with Consul's wording for a bad body, duration or TTL. An empty body, or one
+ * that names no Provider, is refused (Consul: `unknown CA provider ""`) rather than read as "rotate to
+ * a default configuration"; so are key settings the built-in CA cannot honour.
  */
 export function parseCaConfigurationBody(body: string): CAConfiguration {
   let raw: JsonValue;
@@ -56,13 +88,15 @@ export function parseCaConfigurationBody(body: string): CAConfiguration {
   }
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new BadRequestError("Request decode failed: body must be a JSON object");
   const o = raw as Record<string, JsonValue>;
-  const provider = str(o.Provider, "Provider") || "consul";
+  const provider = str(fieldOf(o, "Provider"), "Provider");
+  if (!provider) throw new BadRequestError(`Missing CA provider: the body must set Provider (only "consul" is available)`);
   if (provider !== "consul") throw new BadRequestError(`Unsupported CA provider "${provider}": only "consul" is available`);
-  const cfgRaw = o.Config ?? {};
+  const cfgRaw = fieldOf(o, "Config") ?? {};
   if (cfgRaw === null || typeof cfgRaw !== "object" || Array.isArray(cfgRaw)) throw new BadRequestError("Request decode failed: Config must be an object");
   const c = cfgRaw as Record<string, JsonValue>;
+  checkKeySettings(c);
   const duration = (field: string, fallback: string): string => {
-    const v = c[field];
+    const v = fieldOf(c, field);
     if (v === undefined || v === null || v === "") return fallback;
     if (typeof v !== "string") throw new BadRequestError(`error parsing CA config: ${field} must be a duration string`);
     try {
@@ -77,10 +111,10 @@ export function parseCaConfigurationBody(body: string): CAConfiguration {
   const leafMs = parseDuration(leafTtl);
   if (leafMs < 3_600_000) throw new BadRequestError("leaf cert TTL must be greater than 1h");
   if (leafMs > 365 * 24 * 3_600_000) throw new BadRequestError("leaf cert TTL must be less than 1 year");
-  const privateKey = str(c.PrivateKey, "Config.PrivateKey");
-  const rootCert = str(c.RootCert, "Config.RootCert");
+  const privateKey = str(fieldOf(c, "PrivateKey"), "Config.PrivateKey");
+  const rootCert = str(fieldOf(c, "RootCert"), "Config.RootCert");
   return {
-    ClusterID: str(o.ClusterID, "ClusterID") ?? "",
+    ClusterID: str(fieldOf(o, "ClusterID"), "ClusterID") ?? "",
     Provider: "consul",
     Config: {
       LeafCertTTL: leafTtl,
@@ -95,6 +129,8 @@ export function parseCaConfigurationBody(body: string): CAConfiguration {
 }
 
 const LEAF_PREFIX = "/v1/agent/connect/ca/leaf/";
+/** How the server's CA words a configuration it cannot use (Consul's "error configuring provider: ..."). */
+const PROVIDER_REFUSAL = "error configuring provider:";
 
 export function mountConnectCa(app: Hono, deps: HttpApiDeps): void {
   const roots = (c: Context) => serveRead(c, deps, () => ({ type: "ca-roots" as const }), (v) => jsonResponse(c, indexedRoots(v)));
@@ -106,16 +142,17 @@ export function mountConnectCa(app: Hono, deps: HttpApiDeps): void {
   app.put("/v1/connect/ca/configuration", async (c) => {
     let config: CAConfiguration;
     try {
-      config = parseCaConfigurationBody(await c.req.text());
+      config = parseCaConfigurationBody(await readBodyText(c));
     } catch (err) {
-      if (err instanceof BadRequestError) return textError(c, 400, err.message);
-      throw err;
+      return errorResponse(c, err);
     }
     if (!deps.connectCa) return textError(c, 500, "Connect CA is not available on this agent");
     try {
       await deps.connectCa.setConfiguration(config, query(c, "dc") || undefined);
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      // The CA's refusals of the configuration itself (a bad key or certificate) are the request's fault.
+      if (err instanceof Error && err.message.startsWith(PROVIDER_REFUSAL)) return textError(c, 400, err.message);
+      return errorResponse(c, err);
     }
     return c.body(null, 200);
   });
@@ -124,19 +161,21 @@ export function mountConnectCa(app: Hono, deps: HttpApiDeps): void {
     const service = pathTail(c, LEAF_PREFIX);
     if (service === undefined) return badPath(c);
     if (service === "") return textError(c, 400, "Missing service name");
+    // Leaves are cached per service name: a name no service can have must not make a new one.
+    const long = tooLong("Service name", service);
+    if (long) return textError(c, 400, long);
     let options;
     try {
       options = parseReadOptions(c, deps.random ?? (() => 0.5));
     } catch (err) {
-      if (err instanceof BadRequestError) return textError(c, 400, err.message);
-      throw err;
+      return errorResponse(c, err);
     }
     if (!deps.connectCa) return textError(c, 500, "Connect CA is not available on this agent");
     let out;
     try {
       out = await deps.connectCa.leaf(service, { minIndex: options.minIndex, maxWaitMs: options.maxWaitMs });
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      return errorResponse(c, err);
     }
     setQueryMeta(c, { index: out.index, knownLeader: true, lastContactMs: 0 });
     return jsonResponse(c, out.cert);

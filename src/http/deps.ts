@@ -71,6 +71,11 @@ export interface HttpApiDeps {
   /** Time for waits the HTTP layer does itself (hash-based blocking on /v1/agent/service/:id); without it such reads answer at once. */
   readonly clock?: Clock;
   /** Wall-clock ms since the epoch for timestamps (intention CreatedAt/UpdatedAt); falls back to clock.now(); intention writes answer 500 without either. */ readonly now?: () => number;
+  /**
+   * Hears an error a route did not answer itself (the app answers it with errorResponse): only those
+   * answered 5xx, once each, with the request's method and path. Absent: such errors are not logged.
+   */
+  readonly logError?: (err: unknown, request: { readonly method: string; readonly path: string }) => void;
 }
 
 /**

@@ -63,7 +63,7 @@ describe("GET /v1/discovery-chain/:service", () => {
     expect([res.status, await res.text()]).toEqual([500, "no cluster ca config setup\n"]);
   });
 
-  test("a chain that does not compile is a 500 with the compiler's message", async () => {
+  test("a chain that the stored entries keep from compiling is a 500 with the compiler's message", async () => {
     const { app } = setup(TRUST_DOMAIN, [entries[1]!]);
     const res = await app.request("/v1/discovery-chain/web");
     expect(res.status).toBe(500);

@@ -4,15 +4,18 @@
  *
  * The read blocks on the config entries (X-Consul-Index is theirs); the trust domain comes from the CA
  * roots, read once the entries are in. Before the CA exists Consul's DiscoveryChain.Get fails with
- * "no cluster ca config setup", answered 500 like every RPC error, and so does this route; a chain that
- * does not compile is likewise a 500 with the compiler's message (Consul returns Compile's error as is).
+ * "no cluster ca config setup", answered 500 like every RPC error, and so does this route. A chain that
+ * does not compile is answered with the compiler's message: 400 when a POST's overrides are part of it
+ * (the request is at fault), else 500 (the stored entries are), as Consul answers Compile's error.
  */
 import type { Context, Hono } from "hono";
 import { compileDiscoveryChain, type MeshGatewayMode } from "../connect/index.ts";
 import { GoError, isJsonObject, jsonKind, parseGoDuration, parseGoJson, unmarshalTypeError, type JsonObject, type JsonValue } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { messageOf, serveRead } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { readBodyText } from "./body.ts";
+import { datacenterNameError } from "./datacenter.ts";
+import { serveRead } from "./read_route.ts";
+import { errorResponse, jsonResponse, safeErrorMessage, textError } from "./respond.ts";
 import { query } from "./request.ts";
 import { badPath, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 
@@ -100,13 +103,16 @@ export function mountDiscoveryChain(app: Hono, deps: HttpApiDeps): void {
     const name = pathTail(c, PREFIX);
     if (name === undefined) return badPath(c);
     if (name === "") return textError(c, 400, "Missing chain name");
+    const compileDc = query(c, "compile-dc");
+    const badDc = compileDc ? datacenterNameError(compileDc, "compile-dc datacenter") : undefined;
+    if (badDc) return textError(c, 400, badDc);
     let overrides: ChainOverrides = {};
     if (c.req.method === "POST") {
       try {
-        overrides = decodeChainOverrides(await c.req.text());
+        overrides = decodeChainOverrides(await readBodyText(c));
       } catch (err) {
         if (err instanceof GoError || err instanceof OverrideDecodeError) return textError(c, 400, `Request decoding failed: ${err.message}`);
-        throw err;
+        return errorResponse(c, err);
       }
       if (!MESH_GATEWAY_MODES.has(overrides.meshGatewayMode ?? "")) return textError(c, 400, "Invalid OverrideMeshGateway.Mode parameter");
     }
@@ -116,7 +122,7 @@ export function mountDiscoveryChain(app: Hono, deps: HttpApiDeps): void {
         const roots = await deps.state!.read({ type: "ca-roots" }, { ...options, minIndex: 0, maxWaitMs: 0 });
         trustDomain = roots.value.trustDomain;
       } catch (err) {
-        return textError(c, 500, messageOf(err));
+        return errorResponse(c, err);
       }
       if (trustDomain === "") return textError(c, 500, "no cluster ca config setup");
       // The serving server's datacenter: ours, or the one ?dc= forwarded the request to.
@@ -135,7 +141,7 @@ export function mountDiscoveryChain(app: Hono, deps: HttpApiDeps): void {
         });
         return jsonResponse(c, { Chain: chain });
       } catch (err) {
-        return textError(c, 500, messageOf(err));
+        return c.req.method === "POST" ? errorResponse(c, err) : textError(c, 500, safeErrorMessage(err));
       }
     });
   };

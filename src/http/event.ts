@@ -8,13 +8,15 @@ import type { Hono } from "hono";
 import { compileGoRegexp } from "../connect/index.ts";
 import type { UserEventView } from "../model/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { messageOf } from "./read_route.ts";
-import { BadRequestError, parseReadOptions } from "./query_options.ts";
+import { BODY_LIMITS, readBodyBytes } from "./body.ts";
+import { parseReadOptions } from "./query_options.ts";
 import { query } from "./request.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 
 const eventBody = (e: UserEventView) => ({ ...e, Payload: e.Payload === null ? null : Buffer.from(e.Payload).toString("base64") });
 const UNAVAILABLE = "User events are not available on this agent";
+/** How src/agent's user events word a refusal of an event over the size limit. */
+const EVENT_TOO_LARGE = "User event exceeds the size limit";
 
 export function mountEvents(app: Hono, deps: HttpApiDeps): void {
   app.put("/v1/event/fire/:name", async (c) => {
@@ -30,12 +32,14 @@ export function mountEvents(app: Hono, deps: HttpApiDeps): void {
         return textError(c, 400, `Invalid ${flag} filter ${JSON.stringify(re)}: ${(err as Error).message}`);
       }
     }
-    const body = new Uint8Array(await c.req.arrayBuffer());
     try {
+      const body = await readBodyBytes(c, BODY_LIMITS.event);
       const event = await deps.events.fire({ name, payload: body.length ? body : null, ...filters });
       return jsonResponse(c, eventBody(event));
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      // The event layer's refusal of an event over serf's size limit is the request's fault (Consul: 500).
+      if (err instanceof Error && err.message.startsWith(EVENT_TOO_LARGE)) return textError(c, 400, err.message);
+      return errorResponse(c, err);
     }
   });
 
@@ -45,8 +49,7 @@ export function mountEvents(app: Hono, deps: HttpApiDeps): void {
     try {
       options = parseReadOptions(c, deps.random ?? (() => 0.5));
     } catch (err) {
-      if (err instanceof BadRequestError) return textError(c, 400, err.message);
-      throw err;
+      return errorResponse(c, err);
     }
     const name = query(c, "name") ?? "";
     let listed = deps.events.list(name);

@@ -5,3 +5,4 @@ export type { ReadKind, ReadQuery, Reads, ReadValue } from "../model/index.ts";
 export type { Consistency, QueryMeta, ReadOptions } from "./query_options.ts";
 export type { EventsApi, KeyringApi, KeyringPoolResult } from "./deps.ts";
 export type { UserEventView } from "../model/index.ts";
+export { BODY_LIMITS, MAX_REQUEST_BODY_BYTES } from "./body.ts";

@@ -66,9 +66,9 @@ describe("POST /v1/connect/intentions", () => {
   });
 
   test.each([
-    ["a duplicate (case-insensitive)", { SourceName: "WEB", DestinationName: "db", Action: "deny" }, 500, "duplicate intention found: ALLOW default/web => default/db (ID: 8f246b77-f3e1-ff88-5b48-8ec93abf3e05, Precedence: 9)"],
-    ["a bad action", { SourceName: "a", DestinationName: "b", Action: "maybe" }, 500, "1 error occurred:\n\t* Action must be set to 'allow' or 'deny'\n\n"],
-    ["an ID in the body", { ID: ID1, SourceName: "a", DestinationName: "b", Action: "allow" }, 500, "ID must be empty when creating a new intention"],
+    ["a duplicate (case-insensitive)", { SourceName: "WEB", DestinationName: "db", Action: "deny" }, 400, "duplicate intention found: ALLOW default/web => default/db (ID: 8f246b77-f3e1-ff88-5b48-8ec93abf3e05, Precedence: 9)"],
+    ["a bad action", { SourceName: "a", DestinationName: "b", Action: "maybe" }, 400, "1 error occurred:\n\t* Action must be set to 'allow' or 'deny'\n\n"],
+    ["an ID in the body", { ID: ID1, SourceName: "a", DestinationName: "b", Action: "allow" }, 400, "ID must be empty when creating a new intention"],
     ["an unknown field", { Bogus: 1 }, 400, 'Failed to decode request body: json: unknown field "Bogus"'],
     ["bad JSON", "{", 400, "Failed to decode request body: unexpected EOF"],
   ])("%s: %d, nothing written", async (_name: string, body: unknown, status: number, message: string) => {
@@ -113,9 +113,9 @@ describe("/v1/connect/intentions/:id", () => {
   test("PUT refusals", async () => {
     const { state, send } = setup();
     const missing = await send("PUT", `/v1/connect/intentions/${NEW}`, { SourceName: "a", DestinationName: "b", Action: "allow" });
-    expect([missing.status, await missing.text()]).toEqual([500, `Cannot modify non-existent intention: '${NEW}'\n`]);
+    expect([missing.status, await missing.text()]).toEqual([400, `Cannot modify non-existent intention: '${NEW}'\n`]);
     const dup = await send("PUT", `/v1/connect/intentions/${ID2}`, { SourceName: "web", DestinationName: "db", Action: "allow" });
-    expect(dup.status).toBe(500);
+    expect(dup.status).toBe(400);
     const bad = await send("PUT", `/v1/connect/intentions/${ID1}`, "[1]");
     expect([bad.status, await bad.text()]).toEqual([400, "Request decode failed: json: cannot unmarshal array into Go value of type structs.Intention\n"]);
     const empty = await send("PUT", `/v1/connect/intentions/${ID1}`, "");
@@ -128,7 +128,7 @@ describe("/v1/connect/intentions/:id", () => {
     expect(await (await send("DELETE", `/v1/connect/intentions/${ID2}`)).text()).toBe("true");
     expect(state.writes).toEqual([{ datacenter: undefined, command: { type: "intention", op: "delete", id: ID2 } }]);
     const missing = await send("DELETE", `/v1/connect/intentions/${NEW}`);
-    expect([missing.status, await missing.text()]).toEqual([500, `Cannot delete non-existent intention: '${NEW}'\n`]);
+    expect([missing.status, await missing.text()]).toEqual([400, `Cannot delete non-existent intention: '${NEW}'\n`]);
     expect(state.writes.length).toBe(1);
   });
 
@@ -174,7 +174,7 @@ describe("match and check", () => {
       ["source=web", 400, "required query parameter 'destination' not set"],
       ["source=a/b/c&destination=db", 400, `source "a/b/c" is invalid: input can contain at most one '/'`],
       ["source=web&destination=a/b/c", 400, `destination "a/b/c" is invalid: input can contain at most one '/'`],
-      ["source=web&destination=db&source-type=x", 500, 'unsupported SourceType: "x"'],
+      ["source=web&destination=db&source-type=x", 400, 'unsupported SourceType: "x"'],
     ];
     for (const [q, status, message] of cases) {
       const res = await send("GET", `/v1/connect/intentions/check?${q}`);

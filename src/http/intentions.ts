@@ -6,9 +6,10 @@
  *
  * A write is prepared here as Consul's leader prepares it before Raft: the new ID (deps.newId), "now"
  * (deps.now, else deps.clock), existence and duplicate checks against a read of every intention. Status
- * codes follow Consul: refusals from Intention.Apply (validation, duplicates, a missing intention) are
- * 500 with the message; a body that does not decode is 400 ("Request decode failed: ..." on PUT, and on
- * POST "Failed to decode request body: ...", which Consul 1.8 answers 500).
+ * codes: refusals from Intention.Apply (validation, duplicates, a missing intention), which Consul answers
+ * 500, are 400 with the message, as they are the request's fault; a body that does not decode is 400
+ * ("Request decode failed: ..." on PUT, and on POST "Failed to decode request body: ...", which Consul 1.8
+ * answers 500). Other failures go through errorResponse.
  */
 import type { Context, Hono } from "hono";
 import {
@@ -29,8 +30,9 @@ import { GoError, parseGoJson } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { mountIntentionQueries } from "./intentions_query.ts";
 import type { ReadOptions } from "./query_options.ts";
-import { messageOf, serveRead, serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { readBodyText } from "./body.ts";
+import { serveRead, serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { query } from "./request.ts";
 import { badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 
@@ -86,15 +88,12 @@ async function allIntentions(deps: HttpApiDeps, c: Context): Promise<readonly In
 /** How an IntentionError (or a read failure) is answered; `decodePrefix` names the route's decode wording. */
 function failure(c: Context, err: unknown, decodePrefix: string): Response {
   if (err instanceof GoError) return textError(c, 400, `${decodePrefix}${err.message}`);
-  if (err instanceof IntentionError) {
-    if (err.code === "decode") return textError(c, 400, `${decodePrefix}${err.message}`);
-    return textError(c, err.code === "bad-request" ? 400 : 500, err.message);
-  }
-  return textError(c, 500, messageOf(err));
+  if (err instanceof IntentionError) return textError(c, 400, err.code === "decode" ? `${decodePrefix}${err.message}` : err.message);
+  return errorResponse(c, err);
 }
 
 async function decodeBody(c: Context): Promise<IntentionBody> {
-  return decodeIntentionBody(parseGoJson(await c.req.text()));
+  return decodeIntentionBody(parseGoJson(await readBodyText(c)));
 }
 
 /** The ID after the prefix, or the Response for a bad escape. */
@@ -147,9 +146,10 @@ export function mountIntentions(app: Hono, deps: HttpApiDeps): void {
     serveRead(c, deps, () => {
       const id = idOf(c);
       if (id instanceof Response) return id;
-      // The agent answers 400 when the lookup error mentions a UUID, 500 otherwise (IntentionSpecificGet).
+      // Consul answers 400 when the lookup error mentions a UUID, 500 otherwise (IntentionSpecificGet); all
+      // of them are the request's fault, so 400 here.
       const bad = intentionIdError(id);
-      if (bad !== undefined) return textError(c, bad.includes("UUID") ? 400 : 500, bad);
+      if (bad !== undefined) return textError(c, 400, bad);
       return { type: "intention-get", id };
     }, (intention) => (intention ? jsonResponse(c, intention) : textError(c, 404, "Intention not found"))));
 
@@ -167,7 +167,7 @@ export function mountIntentions(app: Hono, deps: HttpApiDeps): void {
     if (!now) return textError(c, 500, "Intention writes are not available on this agent");
     if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
     const bad = intentionIdError(id);
-    if (bad !== undefined) return textError(c, 500, `Intention lookup failed: ${bad}`);
+    if (bad !== undefined) return textError(c, 400, `Intention lookup failed: ${bad}`);
     let intention: Intention;
     try {
       const existing = await allIntentions(deps, c);
@@ -184,7 +184,7 @@ export function mountIntentions(app: Hono, deps: HttpApiDeps): void {
     if (id instanceof Response) return id;
     if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
     const bad = intentionIdError(id);
-    if (bad !== undefined) return textError(c, 500, `Intention lookup failed: ${bad}`);
+    if (bad !== undefined) return textError(c, 400, `Intention lookup failed: ${bad}`);
     try {
       const existing = await allIntentions(deps, c);
       checkIntentionDelete(id, existing.find((x) => x.ID === id));

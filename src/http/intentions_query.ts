@@ -8,8 +8,9 @@
  * Intention.Check with ACLs disabled: the anonymous token resolves to no authorizer) and authorize answers
  * "ACLs disabled, access is allowed by default". When ACLs arrive, both must take the ACL default policy.
  *
- * Consul 1.8 answers the ?by= / ?name= / ?source= / ?destination= refusals with 500 (plain fmt.Errorf);
- * Causeway answers 400 with the same text, as for every other bad parameter.
+ * Consul 1.8 answers the ?by= / ?name= / ?source= / ?destination= refusals, and Intention.Check's (an
+ * unsupported source type), with 500 (plain fmt.Errorf); Causeway answers 400 with the same text, as for
+ * every other bad parameter. Other failures go through errorResponse.
  */
 import type { Context, Hono } from "hono";
 import {
@@ -24,8 +25,9 @@ import {
 } from "../connect/index.ts";
 import { decodeGoStruct, GoError, parseGoJson, setOwn, struct } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { messageOf, serveRead, STATE_UNAVAILABLE } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { readBodyText } from "./body.ts";
+import { serveRead, STATE_UNAVAILABLE } from "./read_route.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { queryAll } from "./request.ts";
 
 /** Causeway has no ACLs: intentions decide, and with none matching the connection is allowed. */
@@ -101,7 +103,7 @@ export function mountIntentionQueries(app: Hono, deps: HttpApiDeps): void {
       try {
         return jsonResponse(c, checkIntention(intentions, request!, CHECK_DEFAULT_ALLOW));
       } catch (err) {
-        return textError(c, err instanceof IntentionError && err.code === "bad-request" ? 400 : 500, messageOf(err));
+        return err instanceof IntentionError ? textError(c, 400, err.message) : errorResponse(c, err);
       }
     });
   });
@@ -113,25 +115,24 @@ export function mountIntentionQueries(app: Hono, deps: HttpApiDeps): void {
   app.post("/v1/agent/connect/authorize", async (c) => {
     let req: { Target?: string; ClientCertURI?: string; ClientCertSerial?: string };
     try {
-      req = decodeGoStruct(parseGoJson(await c.req.text()), AUTHORIZE_REQUEST);
+      req = decodeGoStruct(parseGoJson(await readBodyText(c)), AUTHORIZE_REQUEST);
     } catch (err) {
       if (err instanceof GoError) return textError(c, 400, `Request decode failed: ${err.message}`);
-      throw err;
+      return errorResponse(c, err);
     }
     if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
     let intentions: readonly Intention[];
     try {
       intentions = (await deps.state.read({ type: "intention-list" }, { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0 })).value;
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      return errorResponse(c, err);
     }
     try {
       const target = req.Target ?? "";
       const clientCertURI = req.ClientCertURI ?? "";
       return jsonResponse(c, authorize({ target, clientCertURI, clientCertSerial: req.ClientCertSerial ?? "" }, intentions, AUTHORIZE_DEFAULT));
     } catch (err) {
-      if (err instanceof IntentionError) return textError(c, err.code === "bad-request" ? 400 : 500, err.message);
-      throw err;
+      return err instanceof IntentionError ? textError(c, 400, err.message) : errorResponse(c, err);
     }
   });
 }

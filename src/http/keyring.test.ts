@@ -87,13 +87,15 @@ describe("POST, PUT and DELETE /v1/operator/keyring", () => {
     });
   }
 
-  test("a failure on any pool is a 500 naming the pool and each node's message", async () => {
+  test("an operation every node refused is a 400 (Consul: 500) naming the pool and each node's message; a partial failure 500", async () => {
+    const partial = fake([pool(true), pool(false, { error: "1/3 nodes reported failure", messages: { c1: "Requested key is not in the keyring" } })]);
+    expect((await send(app(partial.api), "PUT", JSON.stringify({ Key: K1 }))).status).toBe(500);
     const { api } = fake([
       pool(true, { error: "1/1 nodes reported failure", messages: { "s1.dc1": "Removing the primary key is not allowed" } }),
       pool(false, { error: "3/3 nodes reported failure", messages: { s1: "Removing the primary key is not allowed" } }),
     ]);
     const res = await send(app(api), "DELETE", JSON.stringify({ Key: K1 }));
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(400);
     expect(await res.text()).toBe(
       "4 errors occurred:\n\t* WAN error: 1/1 nodes reported failure\n\t* s1.dc1: Removing the primary key is not allowed\n" +
       "\t* dc1 (LAN) error: 3/3 nodes reported failure\n\t* s1: Removing the primary key is not allowed\n\n",

@@ -6,7 +6,9 @@
  */
 import type { Context, Hono } from "hono";
 import type { KeyringApi, KeyringPoolResult } from "./deps.ts";
-import { jsonResponse } from "./respond.ts";
+import { GoError, parseGoJson } from "../lib/index.ts";
+import { readBodyText } from "./body.ts";
+import { errorResponse, jsonResponse } from "./respond.ts";
 import { query } from "./request.ts";
 
 /** What the route answers (500) when the agent has no keyring management (gossip not running). */
@@ -15,7 +17,8 @@ export const KEYRING_UNAVAILABLE = "Keyring operations are not available: gossip
 /**
  * GET/POST/PUT/DELETE /v1/operator/keyring. Write bodies are `{"Key": "<base64>"}`. Success is 200 with
  * the pools as a JSON array for GET and an empty body otherwise; a request body that does not decode or
- * a malformed key is 400; an operation that failed on any pool is 500 with Consul's multi-error text
+ * a malformed key is 400; an operation that every node refused is 400, and one that failed otherwise on
+ * any pool 500, with Consul's multi-error text
  * (`<dc> (LAN) error: ...` or `WAN error: ...`, then `<node>: <message>` lines). `relay-factor` is
  * validated like Consul's (0 to 5) and otherwise ignored: responses are not relayed.
  */
@@ -30,12 +33,12 @@ export function mountKeyring(app: Hono, keyring: KeyringApi | undefined): void {
   for (const [method, op] of [["post", "install"], ["put", "use"], ["delete", "remove"]] as const) {
     app.on(method.toUpperCase(), path, async (c) => {
       let body: unknown;
-      const text = await c.req.text();
-      if (text.trim() === "") return plain(c, 400, "Request decode failed: EOF"); // Go's json decoder on an empty body
       try {
-        body = JSON.parse(text);
+        // Go's json decoder: "EOF" for an empty body, its scanner's words for bad JSON.
+        body = parseGoJson(await readBodyText(c));
       } catch (err) {
-        return plain(c, 400, `Request decode failed: ${(err as Error).message}`);
+        if (err instanceof GoError) return plain(c, 400, `Request decode failed: ${err.message}`);
+        return errorResponse(c, err, plain);
       }
       const key = typeof body === "object" && body !== null ? (body as Record<string, unknown>).Key : undefined;
       if (key !== undefined && typeof key !== "string") return plain(c, 400, "Request decode failed: Key must be a string");
@@ -52,10 +55,10 @@ async function run(c: Context, op: () => Promise<readonly KeyringPoolResult[]>, 
   try {
     results = await op();
   } catch (err) {
-    return plain(c, 500, err instanceof Error ? err.message : String(err));
+    return errorResponse(c, err, plain);
   }
   const errors = keyringErrors(results);
-  if (errors) return plain(c, 500, errors);
+  if (errors) return plain(c, refusedByEveryNode(results) ? 400 : 500, errors);
   return list ? jsonResponse(c, results.map(poolBody)) : c.body(null, 200);
 }
 
@@ -81,6 +84,20 @@ export function keyringErrors(results: readonly KeyringPoolResult[]): string {
   if (errs.length === 0) return "";
   const head = errs.length === 1 ? "1 error occurred:" : `${errs.length} errors occurred:`;
   return `${head}\n\t* ${errs.join("\n\t* ")}\n\n`;
+}
+
+/**
+ * Whether every pool that failed did so because each of its nodes refused the operation ("n/n nodes
+ * reported failure": removing the primary key, using a key that is not installed, no encryption). Such
+ * a request is at fault and answered 400 (Consul: 500); a partial failure (nodes that did not answer,
+ * or some that did the operation) stays a 500.
+ */
+function refusedByEveryNode(results: readonly KeyringPoolResult[]): boolean {
+  return results.every((r) => {
+    if (r.error === "") return true;
+    const m = /^(\d+)\/(\d+) nodes reported failure$/.exec(r.error);
+    return m !== null && m[1] === m[2];
+  });
 }
 
 /** Consul's relay-factor parsing (strconv.Atoi, then ParseRelayFactor). */

@@ -5,10 +5,11 @@
  */
 import { Buffer } from "node:buffer";
 import type { Context, Hono } from "hono";
-import { MAX_KV_VALUE_BYTES, type DirEntry, type KVWriteVerb } from "../model/index.ts";
+import type { DirEntry, KVWriteVerb } from "../model/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { hasParam, serveRead, serveWrite, uintParam } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { BODY_LIMITS, readBodyBytes } from "./body.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { query } from "./request.ts";
 import { pathTail } from "./route_params.ts";
 
@@ -77,10 +78,12 @@ export function mountKv(app: Hono, deps: HttpApiDeps): void {
     if (hasParam(c, "acquire")) [op, session] = ["lock", query(c, "acquire")];
     if (hasParam(c, "release")) [op, session] = ["unlock", query(c, "release")];
     if ((op === "lock" || op === "unlock") && !session) return textError(c, 400, `Missing session ID for ?${op === "lock" ? "acquire" : "release"}`);
-    const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > MAX_KV_VALUE_BYTES) return tooLarge(c, declared);
-    const value = new Uint8Array(await c.req.arrayBuffer());
-    if (value.byteLength > MAX_KV_VALUE_BYTES) return tooLarge(c, value.byteLength);
+    let value: Uint8Array;
+    try {
+      value = await readBodyBytes(c, BODY_LIMITS.kv, { doc: KV_MAX_VALUE_DOC });
+    } catch (err) {
+      return errorResponse(c, err);
+    }
     return serveWrite(c, deps, { type: "kv", op, entry: { Key: key, Flags: flags ?? 0, Value: value, Session: session, ModifyIndex: cas } }, (r) =>
       jsonResponse(c, op === "set" ? true : r.type === "kv" ? r.ok : true));
   });
@@ -100,7 +103,5 @@ export function mountKv(app: Hono, deps: HttpApiDeps): void {
   });
 }
 
-/** Consul's wording for an oversized value (agent/kvs_endpoint.go, kv_max_value_size). */
-function tooLarge(c: Context, bytes: number): Response {
-  return textError(c, 413, `Request body(${bytes} bytes) too large, max size: ${MAX_KV_VALUE_BYTES} bytes. See https://www.consul.io/docs/agent/options.html#kv_max_value_size.`);
-}
+/** Where Consul's 413 for an oversized value points (agent/kvs_endpoint.go, kv_max_value_size). */
+const KV_MAX_VALUE_DOC = "https://www.consul.io/docs/agent/options.html#kv_max_value_size";

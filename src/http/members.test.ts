@@ -89,11 +89,11 @@ describe("GET /v1/agent/members", () => {
     expect(await res.text()).toBe("null");
   });
 
-  test("segment=_all is every member; a named segment is 500 on CE; a segment with wan is 400", async () => {
+  test("segment=_all is every member; a named segment is 400 on CE (Consul: 500); a segment with wan is 400", async () => {
     const all = await app(fakeMembership().api).request("/v1/agent/members?segment=_all");
     expect(((await all.json()) as any[]).length).toBe(LAN.length);
     const named = await app(fakeMembership().api).request("/v1/agent/members?segment=alpha");
-    expect(named.status).toBe(500);
+    expect(named.status).toBe(400);
     expect(await named.text()).toBe("Network segments are not supported in this version of Consul");
     const wanSeg = await app(fakeMembership().api).request("/v1/agent/members?wan=1&segment=alpha");
     expect(wanSeg.status).toBe(400);
@@ -174,12 +174,18 @@ describe("PUT /v1/agent/force-leave/:node", () => {
     ]);
   });
 
-  test("an unknown LAN node is 500 with Consul's message and is not passed on", async () => {
+  test("an unknown LAN node is 400 (Consul: 500) with Consul's message and is not passed on", async () => {
     const { api, calls } = fakeMembership();
     const res = await app(api).request("/v1/agent/force-leave/ghost", { method: "PUT" });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(400);
     expect(await res.text()).toBe("agent: No node found with name 'ghost'");
     expect(calls.some((c) => c.op === "forceLeave")).toBe(false);
+  });
+
+  test("the pool's own refusal of a node it does not know is 400 too", async () => {
+    const { api } = fakeMembership({ forceLeave: async () => Promise.reject(new Error("agent: No node found with name 's1.dc9'")) });
+    const res = await app(api).request("/v1/agent/force-leave/s1.dc9?wan", { method: "PUT" });
+    expect([res.status, await res.text()]).toEqual([400, "agent: No node found with name 's1.dc9'"]);
   });
 
   test("the membership layer's rejection is 500 with its text", async () => {
@@ -189,9 +195,9 @@ describe("PUT /v1/agent/force-leave/:node", () => {
     expect(await res.text()).toBe("node s1.dc9 not found in the WAN pool");
   });
 
-  test("-wan on a client agent is refused as Consul does", async () => {
+  test("-wan on a client agent is refused with Consul's message (400; Consul: 500)", async () => {
     const res = await app(fakeMembership().api, false).request("/v1/agent/force-leave/s1.dc1?wan", { method: "PUT" });
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(400);
     expect(await res.text()).toBe("Must be a server to force-leave a node from the WAN cluster");
   });
 

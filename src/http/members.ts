@@ -6,7 +6,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { AgentInfo, MemberStatus, MemberView, MembershipApi } from "./deps.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { query } from "./request.ts";
 
 /** serf.MemberStatus as an integer (hashicorp/serf serf/serf.go: StatusNone = 0 ... StatusFailed = 4). */
@@ -38,8 +38,8 @@ export function memberBody(m: MemberView): Record<string, unknown> {
  *
  * Quirks kept from Consul: `wan` on members and join counts only with a non-empty value (Go's
  * `Query().Get("wan") != ""`), while `prune` and `wan` on force-leave count by presence; a WAN member
- * list on a client agent is `null` (Agent.WANMembers returns nil there); errors are 500 with the bare
- * error text. `agent` (when given) tells a client from a server; without it the membership layer's own
+ * list on a client agent is `null` (Agent.WANMembers returns nil there); errors are written as bare
+ * text (errorResponse: 500 for a failure, 400 for force-leave of an unknown node, which Consul answers 500). `agent` (when given) tells a client from a server; without it the membership layer's own
  * answer for the WAN pool is served. Without `membership` every route answers 500 with
  * `MEMBERSHIP_UNAVAILABLE`.
  */
@@ -52,7 +52,7 @@ export function mountMembers(app: Hono, membership: MembershipApi | undefined, a
     if (wan && segment !== "" && segment !== ALL_SEGMENTS) return consulError(c, 400, "Cannot provide a segment with wan=true");
     if (!membership) return consulError(c, 500, MEMBERSHIP_UNAVAILABLE);
     if (wan) return jsonResponse(c, isClient ? null : membership.members(true).map(memberBody));
-    if (segment !== "" && segment !== ALL_SEGMENTS) return consulError(c, 500, SEGMENTS_NOT_SUPPORTED);
+    if (segment !== "" && segment !== ALL_SEGMENTS) return consulError(c, 400, SEGMENTS_NOT_SUPPORTED);
     return jsonResponse(c, membership.members(false).map(memberBody));
   });
 
@@ -61,7 +61,7 @@ export function mountMembers(app: Hono, membership: MembershipApi | undefined, a
     try {
       await membership.join(c.req.param("address"), hasValue(c, "wan"));
     } catch (err) {
-      return consulError(c, 500, messageOf(err));
+      return errorResponse(c, err, consulError);
     }
     return c.body(null, 200);
   });
@@ -72,7 +72,7 @@ export function mountMembers(app: Hono, membership: MembershipApi | undefined, a
     try {
       await membership.leave();
     } catch (err) {
-      return consulError(c, 500, messageOf(err));
+      return errorResponse(c, err, consulError);
     }
     return c.body(null, 200);
   });
@@ -82,20 +82,23 @@ export function mountMembers(app: Hono, membership: MembershipApi | undefined, a
     const node = c.req.param("node");
     const prune = query(c, "prune") !== undefined;
     const wan = query(c, "wan") !== undefined;
-    // Agent.ForceLeaveWAN / Agent.ForceLeave in agent/agent.go.
-    if (wan && isClient) return consulError(c, 500, "Must be a server to force-leave a node from the WAN cluster");
-    if (!wan && !membership.members(false).some((m) => m.name === node)) {
-      return consulError(c, 500, `agent: No node found with name '${node}'`);
-    }
+    // Agent.ForceLeaveWAN / Agent.ForceLeave in agent/agent.go. Consul answers these refusals (and the
+    // pool's own for a node it does not know) with 500; they are the request's fault, so 400 here.
+    if (wan && isClient) return consulError(c, 400, "Must be a server to force-leave a node from the WAN cluster");
+    if (!wan && !membership.members(false).some((m) => m.name === node)) return consulError(c, 400, noNode(node));
     try {
       await membership.forceLeave(node, { prune, wan });
     } catch (err) {
-      return consulError(c, 500, messageOf(err));
+      if (err instanceof Error && err.message === noNode(node)) return consulError(c, 400, err.message);
+      return errorResponse(c, err, consulError);
     }
     return c.body(null, 200);
   });
   methodNotAllowed(app, "/v1/agent/force-leave/:node{.+}");
 }
+
+/** Consul's refusal for a node the pool does not know (agent.ForceLeave). */
+const noNode = (node: string) => `agent: No node found with name '${node}'`;
 
 /** Go's `req.URL.Query().Get(name) != ""`. */
 function hasValue(c: Context, name: string): boolean {
@@ -116,6 +119,3 @@ function consulError(c: Context, status: number, message: string): Response {
   return c.body(message, status as 500, { "Content-Type": "text/plain; charset=utf-8" });
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

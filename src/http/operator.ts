@@ -4,8 +4,8 @@
  */
 import type { Hono } from "hono";
 import type { HttpApiDeps } from "./deps.ts";
-import { hasParam, messageOf } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { hasParam } from "./read_route.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { query } from "./request.ts";
 
 const UNAVAILABLE = "Raft operations are not available on this agent";
@@ -16,7 +16,7 @@ export function mountOperator(app: Hono, deps: HttpApiDeps): void {
     try {
       return jsonResponse(c, await deps.operator.raftConfiguration({ datacenter: query(c, "dc") || undefined, stale: hasParam(c, "stale") }));
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      return errorResponse(c, err);
     }
   });
 
@@ -30,7 +30,9 @@ export function mountOperator(app: Hono, deps: HttpApiDeps): void {
     try {
       await deps.operator.removePeer({ datacenter: query(c, "dc") || undefined, id, address });
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      // An address that is not a peer's is the request's fault (Consul: 500); so is an ID (the RPC's NotFound).
+      const unknownAddress = err instanceof Error && err.name === "Error" && err.message.endsWith("was not found in the Raft configuration");
+      return unknownAddress ? textError(c, 400, err.message) : errorResponse(c, err);
     }
     return c.body(null, 200);
   });

@@ -1,13 +1,13 @@
 /**
  * The common frame of every route over the replicated state: Consul's read options in, X-Consul-*
- * headers out, 400 for bad options, 500 with the message for a failed read or write.
+ * headers out, 400 for bad options, errorResponse for a failed read or write.
  */
 import type { Context } from "hono";
 import type { StateCommand, StateResult } from "../state/index.ts";
 import type { HttpApiDeps, StateAccess } from "./deps.ts";
-import { BadRequestError, parseReadOptions, setQueryMeta, type ReadOptions } from "./query_options.ts";
+import { parseReadOptions, setQueryMeta, type ReadOptions } from "./query_options.ts";
 import type { ReadQuery, ReadValue } from "../model/index.ts";
-import { textError } from "./respond.ts";
+import { errorResponse, INTERNAL_ERROR, textError } from "./respond.ts";
 import { query } from "./request.ts";
 
 /** Said when the agent has no way to the replicated state. */
@@ -31,8 +31,7 @@ export async function serveRead<Q extends ReadQuery>(
   try {
     options = parseReadOptions(c, deps.random ?? (() => 0.5));
   } catch (err) {
-    if (err instanceof BadRequestError) return textError(c, 400, err.message);
-    throw err;
+    return errorResponse(c, err);
   }
   const query = build(options);
   if (query instanceof Response) return query;
@@ -40,7 +39,7 @@ export async function serveRead<Q extends ReadQuery>(
   try {
     out = await deps.state.read(query, options);
   } catch (err) {
-    return textError(c, 500, messageOf(err));
+    return errorResponse(c, err);
   }
   setQueryMeta(c, out.meta);
   return respond(out.value as ReadValue<Q>, options);
@@ -48,8 +47,7 @@ export async function serveRead<Q extends ReadQuery>(
 
 /**
  * Runs a write for a route; `respond` renders the result. A result of type "error" (the state store
- * refused the command, nothing was written) answers 500 with its message, as Consul does for errors
- * from its RPC layer; routes that owe the client a 400 validate before writing.
+ * refused the command, nothing was written) is answered by stateRefusal; a failed write by errorResponse.
  */
 export async function serveWrite(
   c: Context,
@@ -62,10 +60,21 @@ export async function serveWrite(
   try {
     result = await deps.state.write(command, query(c, "dc") || undefined);
   } catch (err) {
-    return textError(c, 500, messageOf(err));
+    return errorResponse(c, err);
   }
-  if (result.type === "error") return textError(c, 500, result.error);
+  if (result.type === "error") return stateRefusal(c, result.error);
   return respond(result);
+}
+
+/**
+ * The answer for a command the state store refused (nothing was written). Consul answers its state
+ * store's refusals with 500; they are caused by the request (a missing node or session, a stale
+ * index, a check in critical state), so Causeway answers 400 with the message. The store's own
+ * failures ("internal error: ...") stay 500, without internal detail.
+ */
+export function stateRefusal(c: Context, message: string): Response {
+  if (message.startsWith("internal error")) return textError(c, 500, INTERNAL_ERROR);
+  return textError(c, 400, message);
 }
 
 export function messageOf(err: unknown): string {

@@ -8,6 +8,7 @@ import type { Context, Hono } from "hono";
 import { compileFilter, FilterError, type Filter, type Schema } from "../connect/index.ts";
 import { GoError, parseGoJson, setOwn, type JsonValue } from "../lib/index.ts";
 import type { NodeMetaFilter } from "../model/index.ts";
+import { readBodyText } from "./body.ts";
 import { textError } from "./respond.ts";
 import { query, queryAll } from "./request.ts";
 
@@ -62,9 +63,12 @@ export function filterParam(c: Context, schema: Schema): Filter | undefined | Re
   }
 }
 
-/** Reads the body and parses its first JSON value with Go's decoder; GoError on bad JSON. */
+/**
+ * Reads the body (up to the JSON body limit, RequestTooLargeError past it) and parses its first JSON
+ * value with Go's decoder; GoError on bad JSON.
+ */
 export async function jsonBody(c: Context): Promise<JsonValue> {
-  return parseGoJson(await c.req.text());
+  return parseGoJson(await readBodyText(c));
 }
 
 /** The message of a decode failure (GoError), rethrowing anything else. */

@@ -108,14 +108,14 @@ describe("PUT /v1/session/create", () => {
     expect((created(state) as Session).TTL).toBe("0s");
   });
 
-  test("without an ID generator, or when the write fails, answers 500", async () => {
+  test("without an ID generator 500; a write the store refuses 400 with its message (Consul: 500)", async () => {
     const { put } = setup({ newId: undefined });
     const res = await put("/v1/session/create");
     expect([res.status, await res.text()]).toEqual([500, "Session IDs cannot be generated on this agent\n"]);
     const other = setup();
     other.state.writeResult = { type: "error", error: "Missing node registration" };
     const failed = await other.put("/v1/session/create");
-    expect([failed.status, await failed.text()]).toEqual([500, "Missing node registration\n"]);
+    expect([failed.status, await failed.text()]).toEqual([400, "Missing node registration\n"]);
   });
 });
 

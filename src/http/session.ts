@@ -9,8 +9,10 @@ import type { SessionCreate } from "../state/index.ts";
 import { decodeGoStruct, formatGoDuration, GoError, parseGoDuration, parseGoJson, slice, struct, type JsonValue } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { BadRequestError, parseReadOptions } from "./query_options.ts";
-import { messageOf, serveRead, serveWrite } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { readBodyText } from "./body.ts";
+import { FIELD_LIMITS, tooLong } from "./field_limits.ts";
+import { serveRead, serveWrite } from "./read_route.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { badPath, decodeMessage, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 
 /** Consul's lockDelayMinThreshold: a lock delay below 1000 (ns) is taken to be in seconds. */
@@ -52,6 +54,11 @@ export function sessionCreateOf(body: string, nodeName: string, id: string): Ses
   else if (!nodeChecks || nodeChecks.length === 0) checks = null;
   const node = raw.Node ?? nodeName;
   if (node === "") throw new BadRequestError("Must provide Node");
+  const size = tooLong("Node name", node) ?? tooLong("Session name", raw.Name);
+  if (size) throw new BadRequestError(size);
+  if ((raw.Checks?.length ?? 0) + (raw.NodeChecks?.length ?? 0) + (raw.ServiceChecks?.length ?? 0) > FIELD_LIMITS.checks) {
+    throw new BadRequestError(`Too many checks for one session (limit: ${FIELD_LIMITS.checks})`);
+  }
   const behavior = raw.Behavior || "release";
   if (behavior !== "release" && behavior !== "delete") throw new BadRequestError(`Invalid Behavior setting '${behavior}'`);
   const ttl = raw.TTL ?? "";
@@ -93,11 +100,10 @@ export function mountSession(app: Hono, deps: HttpApiDeps): void {
     if (!deps.newId) return textError(c, 500, "Session IDs cannot be generated on this agent");
     let session: SessionCreate;
     try {
-      session = sessionCreateOf(await c.req.text(), deps.agent.nodeName, deps.newId());
+      session = sessionCreateOf(await readBodyText(c), deps.agent.nodeName, deps.newId());
     } catch (err) {
-      if (err instanceof BadRequestError) return textError(c, 400, err.message);
       if (err instanceof GoError) return textError(c, 400, `Request decode failed: ${decodeMessage(err)}`);
-      throw err;
+      return errorResponse(c, err);
     }
     return serveWrite(c, deps, { type: "session", op: "create", session }, (r) => jsonResponse(c, { ID: r.type === "session" ? r.id : session.ID }));
   });
@@ -116,8 +122,7 @@ export function mountSession(app: Hono, deps: HttpApiDeps): void {
     try {
       datacenter = parseReadOptions(c, deps.random ?? (() => 0.5)).datacenter;
     } catch (err) {
-      if (err instanceof BadRequestError) return textError(c, 400, err.message);
-      throw err;
+      return errorResponse(c, err);
     }
     const id = sessionId(c, "/v1/session/renew/");
     if (id instanceof Response) return id;
@@ -126,7 +131,7 @@ export function mountSession(app: Hono, deps: HttpApiDeps): void {
     try {
       sessions = await deps.sessionRenewal.renewSession(id, datacenter);
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      return errorResponse(c, err);
     }
     if (!sessions || sessions.length === 0) return textError(c, 404, `Session id '${id}' not found`);
     return jsonResponse(c, [...sessions]);

@@ -1,7 +1,6 @@
 import type { Hono } from "hono";
 import type { RaftStatus } from "./deps.ts";
-import { messageOf } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { errorResponse, jsonResponse } from "./respond.ts";
 
 /** /v1/status/leader (a JSON string, "" without a leader) and /v1/status/peers (a JSON array). */
 export function mountStatus(app: Hono, raft: RaftStatus): void {
@@ -9,14 +8,14 @@ export function mountStatus(app: Hono, raft: RaftStatus): void {
     try {
       return jsonResponse(c, await raft.leader());
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      return errorResponse(c, err);
     }
   });
   app.get("/v1/status/peers", async (c) => {
     try {
       return jsonResponse(c, [...(await raft.peers())]);
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      return errorResponse(c, err);
     }
   });
 }

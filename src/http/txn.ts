@@ -11,13 +11,14 @@ import { MAX_KV_VALUE_BYTES, TXN_MAX_OPS, TXN_READ_VERBS, type TxnError, type Tx
 import { decodeGoSlice, parseGoJson, struct } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { dirEntryBody } from "./kv.ts";
-import { BadRequestError, parseReadOptions, type ReadOptions } from "./query_options.ts";
-import { messageOf, serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";
-import { jsonResponse, textError } from "./respond.ts";
+import { BODY_LIMITS, readBodyBytes } from "./body.ts";
+import { parseReadOptions, type ReadOptions } from "./query_options.ts";
+import { serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";
+import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { decodeMessage } from "./route_params.ts";
 
 /** Consul's txn_max_req_len (default: the suggested Raft entry size, as kv_max_value_size). */
-export const TXN_MAX_REQUEST_BYTES = MAX_KV_VALUE_BYTES;
+export const TXN_MAX_REQUEST_BYTES = BODY_LIMITS.txn;
 const MAX_LEN_DOC = "https://www.consul.io/docs/agent/options.html#txn_max_req_len";
 const WRITE_VERBS: ReadonlySet<string> = new Set<TxnKVVerb>(["set", "delete", "delete-cas", "delete-tree", "cas", "lock", "unlock"]);
 
@@ -85,13 +86,11 @@ function opsOf(c: Context, body: string): { ops: TxnOp[]; writes: number } | Res
 
 export function mountTxn(app: Hono, deps: HttpApiDeps): void {
   app.put("/v1/txn", async (c) => {
-    const declared = Number(c.req.header("content-length") ?? "0");
-    if (declared > TXN_MAX_REQUEST_BYTES) {
-      return textError(c, 413, `Request body(${declared} bytes) too large, max size: ${TXN_MAX_REQUEST_BYTES} bytes. See ${MAX_LEN_DOC}.`);
-    }
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    if (bytes.byteLength > TXN_MAX_REQUEST_BYTES) {
-      return textError(c, 413, `Request body too large, max size: ${TXN_MAX_REQUEST_BYTES} bytes. See ${MAX_LEN_DOC}.`);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBodyBytes(c, TXN_MAX_REQUEST_BYTES, { doc: MAX_LEN_DOC });
+    } catch (err) {
+      return errorResponse(c, err);
     }
     const decoded = opsOf(c, new TextDecoder().decode(bytes));
     if (decoded instanceof Response) return decoded;
@@ -105,8 +104,7 @@ export function mountTxn(app: Hono, deps: HttpApiDeps): void {
     try {
       options = parseReadOptions(c, deps.random ?? (() => 0.5));
     } catch (err) {
-      if (err instanceof BadRequestError) return textError(c, 400, err.message);
-      throw err;
+      return errorResponse(c, err);
     }
     try {
       const out = await deps.state.read({ type: "txn-read", ops }, { ...options, minIndex: 0, maxWaitMs: 0 });
@@ -114,7 +112,7 @@ export function mountTxn(app: Hono, deps: HttpApiDeps): void {
       c.header("X-Consul-LastContact", String(Math.max(0, Math.round(out.meta.lastContactMs))));
       return txnResponse(c, out.value);
     } catch (err) {
-      return textError(c, 500, messageOf(err));
+      return errorResponse(c, err);
     }
   });
 }

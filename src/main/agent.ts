@@ -5,7 +5,7 @@
 import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHttpApi, type AgentInfo } from "../http/index.ts";
+import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/index.ts";
 import { shutdownStack, type ShutdownStack } from "../lib/index.ts";
 import type { Logger } from "../platform/index.ts";
 import { createGrpcServer, cryptoRng, httpHealthProbe, readFileIfExists, tcpHealthProbe, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
@@ -210,6 +210,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       const rpc = server ? server.rpc : clientRpc ? () => clientRpc.pool.transport({ datacenter: config.datacenter }) : undefined;
       const raft = server?.raft ?? (rpc ? raftStatusOver(rpc) : { leader: () => "", peers: () => [] });
       const catalog = { datacenters: () => (clientRpc ? clientRpc.datacenters() : knownDatacenters()) };
+      const httpLog = logger.named("http");
       const app = createHttpApi({
         agent: agentInfo,
         raft,
@@ -237,13 +238,15 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         }),
         random: Math.random,
         newId: () => crypto.randomUUID(),
+        logError: (err, request) => httpLog.error("request failed", { method: request.method, path: request.path, error: err }),
       });
-      const httpLog = logger.named("http");
       http = await serveHttp({
         host: config.clientAddr,
         port: config.ports.http,
         handler: (req) => app.fetch(req),
+        maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES,
         onError: (err) => httpLog.error("request failed", { error: err }),
+        onClientAbort: (abort) => httpLog.warn("client closed the connection mid-request", { ...abort }),
       });
       cleanups.push(() => http!.close());
       addresses.http = `${http.host}:${http.port}`;

@@ -14,6 +14,9 @@ import type { RpcPool } from "./pool.ts";
 
 export const FORWARDED_HEADER = "causeway-forwarded-to-leader";
 
+/** Consul's structs.ErrNoDCPath: the answer for a datacenter no server is known in. */
+export const NO_PATH_TO_DATACENTER = "No path to datacenter";
+
 /** The local server's view of Raft, as RPC services need it. */
 export interface RaftView {
   status(): ConsensusStatus;
@@ -31,8 +34,21 @@ export interface RpcContext {
   readonly raft: RaftView;
   readonly servers: ServerDirectory;
   readonly pool: RpcPool;
-  /** Datacenters known from the WAN pool, nearest first; throws with a message when unknown. */
+  /**
+   * Datacenters known from the WAN pool, nearest first; throws with a message when unknown. When given,
+   * a request for any other datacenter fails with NO_PATH_TO_DATACENTER before the pool is touched.
+   */
   readonly datacenters?: () => readonly string[];
+}
+
+/** Whether `dc` is a datacenter this server can route to (names compared exactly, as Consul's router does). */
+function knownDatacenter(ctx: RpcContext, dc: string): boolean {
+  if (!ctx.datacenters) return true;
+  try {
+    return ctx.datacenters().includes(dc);
+  } catch {
+    return false;
+  }
 }
 
 export type RoutingPolicy = "local" | "leader";
@@ -40,7 +56,8 @@ export type RoutingPolicy = "local" | "leader";
 /**
  * Serves a request here or forwards it. `remote` makes the same call on another server through the
  * given transport, passing `headers` on. `call` is the incoming RPC, or undefined for a request that
- * starts in this process (the local HTTP API), which has never been forwarded.
+ * starts in this process (the local HTTP API), which has never been forwarded. A datacenter that is not
+ * known fails with NotFound "No path to datacenter" (Consul's forwardDC), leaving the pool untouched.
  */
 export async function route<T>(
   ctx: RpcContext,
@@ -51,7 +68,10 @@ export async function route<T>(
   remote: (transport: Transport, headers: Headers) => Promise<T>,
 ): Promise<T> {
   const dc = datacenter || ctx.datacenter;
-  if (dc !== ctx.datacenter) return remote(ctx.pool.transport({ datacenter: dc }), new Headers());
+  if (dc !== ctx.datacenter) {
+    if (!knownDatacenter(ctx, dc)) throw new ConnectError(NO_PATH_TO_DATACENTER, Code.NotFound);
+    return remote(ctx.pool.transport({ datacenter: dc }), new Headers());
+  }
   if (policy === "local") return local();
   const status = ctx.raft.status();
   if (status.role === "Leader") return local();

@@ -66,6 +66,36 @@ describe("rpc pool", () => {
     pool.close();
   });
 
+  test("targets that are no longer used are forgotten after the idle timeout: no growth with distinct names", async () => {
+    const { port } = await listening;
+    const clock = simClock();
+    const pool = createRpcPool({
+      dial: (t) => (t.datacenter === "dc1" ? dialTcp({ host: "127.0.0.1", port }) : Promise.reject(new Error(`no server known in ${t.datacenter}`))),
+      clock, rng: seededRng(5), logger: silentLogger(), idleTimeoutMs: 10_000,
+    });
+    const code = (p: Promise<unknown>) => p.then(() => "ok", (e) => ConnectError.from(e).code);
+    for (let i = 0; i < 50; i++) expect(await code(createClient(Status, pool.transport({ datacenter: `gone-${i}` })).ping({}))).toBe(Code.Unavailable);
+    const kept = createClient(Status, pool.transport({ datacenter: "dc1", node: "n1" }));
+    await kept.ping({});
+    expect(pool.targets()).toBe(51);
+    await new Promise((r) => setTimeout(r, 10));
+    clock.advance(10_000);
+    clock.advance(10_000);
+    // The failed ones are gone; the idle connection was closed, then forgotten too.
+    expect([pool.targets(), pool.connections()]).toEqual([0, 0]);
+    // A client holding an evicted target's transport still works: the target comes back.
+    expect((await kept.ping({})).node).toBe("n1");
+    expect([pool.targets(), pool.connections()]).toEqual([1, 1]);
+    pool.close();
+  });
+
+  test("no target name can make the connection's URL invalid", async () => {
+    const { port } = await listening;
+    const pool = createRpcPool({ dial: () => dialTcp({ host: "127.0.0.1", port }), clock: simClock(), rng: seededRng(6), logger: silentLogger() });
+    for (const node of ["a b", "x/y?z#w", "ünï", "a:b@c"]) expect((await createClient(Status, pool.transport({ datacenter: "d c", node })).ping({})).node).toBe("n1");
+    pool.close();
+  });
+
   test("a closed pool refuses calls", async () => {
     const pool = createRpcPool({ dial: () => Promise.reject(new Error("unused")), clock: simClock(), rng: seededRng(4), logger: silentLogger() });
     pool.close();

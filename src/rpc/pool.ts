@@ -4,7 +4,9 @@
  * a connection through a mesh gateway). ConnectRPC clients get a Transport per target.
  *
  * A failed dial backs off exponentially (calls fail fast with Unavailable meanwhile); a connection
- * with no open streams for `idleTimeoutMs` is closed.
+ * with no open streams for `idleTimeoutMs` is closed, and a target with no connection that has not been
+ * used for as long is forgotten, so targets that stop being used (datacenters that vanish, names that were
+ * asked for once) do not pile up: the pool holds only targets used in the last `idleTimeoutMs` or so.
  */
 import * as http2 from "node:http2";
 import type { Duplex } from "node:stream";
@@ -38,6 +40,8 @@ export interface RpcPool {
   transport(target: RpcTarget): Transport;
   /** Open connections, for tests and metrics. */
   connections(): number;
+  /** Targets the pool keeps state for (connected, connecting, backing off or recently used), for tests and metrics. */
+  targets(): number;
   /** Closes every connection; later calls fail. */
   close(): void;
 }
@@ -47,6 +51,14 @@ type SessionManager = NonNullable<GrpcTransportOptions["sessionManager"]>;
 
 export function targetKey(t: RpcTarget): string {
   return t.node ? `${t.node}.${t.datacenter}` : `*.${t.datacenter}`;
+}
+
+/**
+ * The HTTP/2 authority of a target's connection: its key, with anything a URL host cannot hold replaced,
+ * so that no name (a node's, a datacenter's) can make the transport's URL invalid.
+ */
+function authorityOf(t: RpcTarget): string {
+  return `http://${targetKey(t).replace(/[^A-Za-z0-9.*_-]/g, "-")}`;
 }
 
 export function createRpcPool(o: RpcPoolOptions): RpcPool {
@@ -63,13 +75,18 @@ export function createRpcPool(o: RpcPoolOptions): RpcPool {
     private failures = 0;
     private retryAt = 0;
     private open = 0;
-    lastUsed = 0;
+    lastUsed = o.clock.monotonic();
 
-    constructor(readonly target: RpcTarget) {
-      this.authority = `http://${targetKey(target)}`;
+    constructor(readonly target: RpcTarget, readonly key: string) {
+      this.authority = authorityOf(target);
     }
 
     async request(method: string, path: string, headers: http2.OutgoingHttpHeaders, options: Omit<http2.ClientSessionRequestOptions, "signal">): Promise<http2.ClientHttp2Stream> {
+      // A transport kept past its entry's eviction uses the target's current entry (or brings this one back).
+      const current = entries.get(this.key);
+      if (current && current !== this) return current.request(method, path, headers, options);
+      if (!current && !closed) entries.set(this.key, this);
+      this.lastUsed = o.clock.monotonic();
       const session = await this.connect();
       this.lastUsed = o.clock.monotonic();
       const stream = session.request({ ...headers, ":method": method, ":path": path }, options);
@@ -87,6 +104,11 @@ export function createRpcPool(o: RpcPoolOptions): RpcPool {
 
     isIdle(now: number): boolean {
       return this.session !== undefined && this.open === 0 && now - this.lastUsed >= idleMs;
+    }
+
+    /** Unused for the idle timeout, with nothing open or under way: nothing is lost by forgetting it. */
+    isForgettable(now: number): boolean {
+      return this.session === undefined && this.connecting === undefined && this.open === 0 && now - this.lastUsed >= idleMs;
     }
 
     hasSession(): boolean {
@@ -138,12 +160,15 @@ export function createRpcPool(o: RpcPoolOptions): RpcPool {
   const entry = (t: RpcTarget) => {
     const key = targetKey(t);
     let e = entries.get(key);
-    if (!e) entries.set(key, (e = new PoolEntry(t)));
+    if (!e) entries.set(key, (e = new PoolEntry(t, key)));
     return e;
   };
   const stopReaper = o.clock.setInterval(Math.max(1000, idleMs / 4), () => {
     const now = o.clock.monotonic();
-    for (const e of entries.values()) if (e.isIdle(now)) e.close();
+    for (const [key, e] of entries) {
+      if (e.isIdle(now)) e.close();
+      if (e.isForgettable(now)) entries.delete(key);
+    }
   });
 
   return {
@@ -152,6 +177,7 @@ export function createRpcPool(o: RpcPoolOptions): RpcPool {
       return createGrpcTransport({ baseUrl: e.authority, sessionManager: e });
     },
     connections: () => [...entries.values()].filter((e) => e.hasSession()).length,
+    targets: () => entries.size,
     close() {
       closed = true;
       stopReaper();

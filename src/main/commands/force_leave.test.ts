@@ -49,7 +49,7 @@ describe("causeway force-leave", () => {
     const { code, out, err } = await run(forceLeave, [addr, "ghost"]);
     expect(code).toBe(1);
     expect(out).toBe("");
-    expect(err).toBe("Error force leaving: Unexpected response code: 500 (agent: No node found with name 'ghost')\n");
+    expect(err).toBe("Error force leaving: Unexpected response code: 400 (agent: No node found with name 'ghost')\n");
     const wan = await run(forceLeave, [addr, "-wan", "ghost.dc2"]);
     expect(wan.code).toBe(1);
     expect(wan.err).toBe("Error force leaving: Unexpected response code: 500 (node not found in the WAN pool)\n");

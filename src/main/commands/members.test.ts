@@ -98,11 +98,11 @@ describe("causeway members", () => {
     expect(await run(members, [`-http-addr=${url(clientAgent)}`, "-wan"])).toEqual({ code: 2, out: "", err: "" });
   });
 
-  test("a named segment without segment support is the agent's 500, exit 1", async () => {
+  test("a named segment without segment support is the agent's 400, exit 1", async () => {
     const { code, out, err } = await run(members, [`-http-addr=${url(serverAgent)}`, "-segment=alpha"]);
     expect(code).toBe(1);
     expect(out).toBe("");
-    expect(err).toBe("Error retrieving members: Unexpected response code: 500 (Network segments are not supported in this version of Consul)\n");
+    expect(err).toBe("Error retrieving members: Unexpected response code: 400 (Network segments are not supported in this version of Consul)\n");
   });
 
   test("an agent without gossip is an error, not an empty list", async () => {
