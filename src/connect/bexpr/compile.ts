@@ -16,23 +16,39 @@
  * - A missing map key: ==, in, is not empty, matches are false; !=, not in, is empty, not matches are true
  *   (go-bexpr's NotPresentDisposition; v0.1.2 also answered true for `matches`, a bug fixed later).
  * - A field missing from the value (or of the wrong JS type) reads as its Go zero value: "", 0, false, empty.
+ *
+ * Bounds (limits.ts): the expression's length, node count and nesting, and its regexps' total size are
+ * capped at compile time; evaluation charges its work to a WorkSink (budget.ts), so callers can bound it.
  */
+import { UNMETERED, type WorkSink } from "./budget.ts";
 import { FilterError } from "./errors.ts";
+import { checkExpressionNodes, checkExpressionSize, checkRegexpStates } from "./limits.ts";
 import { coerceBool, coerceFloat, coerceInt, goQuote, type Coerced } from "./literals.ts";
 import { parseExpression, type Expr, type MatchOp } from "./parser.ts";
 import { compileGoRegexp } from "./regexp.ts";
 import { RegexpSyntaxError } from "./regexp_syntax.ts";
 import { fieldOf, isPrimitive, type FieldType, type PrimitiveType, type Schema } from "./schema.ts";
 
-/** A compiled filter. `matches` is pure, never throws, and may be called any number of times. */
+/** A compiled filter: immutable, and may be used any number of times, concurrently. */
 export interface Filter {
   /** The expression as given. */
   readonly expression: string;
-  /** Whether `value` (a plain JSON-shaped object of the schema's type) passes the filter. */
+  /** Whether `value` (a plain JSON-shaped object of the schema's type) passes the filter. Pure; never throws. */
   matches(value: unknown): boolean;
+  /**
+   * As `matches`, charging the work to `meter` as it goes (budget.ts); throws whatever `meter.charge`
+   * throws (FilterTooExpensiveError from a WorkMeter), possibly part-way through the value.
+   */
+  evaluate(value: unknown, meter: WorkSink): boolean;
 }
 
-type Test = (value: unknown) => boolean;
+type Test = (value: unknown, meter: WorkSink) => boolean;
+
+/** Compile-time state: the regexp states used so far, against MAX_FILTER_REGEXP_STATES. */
+interface Binding {
+  readonly schema: Schema;
+  regexpStates: number;
+}
 
 const OP_NAMES: Readonly<Record<MatchOp, string>> = {
   "==": "Equal", "!=": "Not Equal", in: "In", "not in": "Not In",
@@ -45,47 +61,45 @@ const STRING_OPS: ReadonlySet<MatchOp> = new Set(Object.keys(OP_NAMES) as MatchO
 const SCALAR_OPS: ReadonlySet<MatchOp> = new Set(["==", "!="]);
 const CONTAINER_OPS: ReadonlySet<MatchOp> = new Set(["in", "not in", "is empty", "is not empty"]);
 const EMPTY_OPS: ReadonlySet<MatchOp> = new Set(["is empty", "is not empty"]);
-
-const MATCH_ALL: Omit<Filter, "expression"> = { matches: () => true };
+/** Work units per selector step on one value (a field or key lookup): measured at about twice a regexp step. */
+const STEP_UNITS = 2;
 
 /**
  * Compiles a filter expression for values described by `schema`. An empty expression matches everything
- * (as Consul treats an absent or empty `filter`). Throws FilterError, whose message suits an HTTP 400.
+ * (as Consul treats an absent or empty `filter`). Throws FilterError, whose message suits an HTTP 400: for
+ * a syntax, selector, operator, value or regexp error, and for an expression over the caps of limits.ts.
  */
 export function compileFilter(expression: string, schema: Schema): Filter {
-  if (expression === "") return { expression, ...MATCH_ALL };
-  const test = bind(parseExpression(expression), schema);
-  return { expression, matches: test };
+  if (expression === "") return { expression, matches: () => true, evaluate: () => true };
+  checkExpressionSize(expression);
+  const expr = parseExpression(expression);
+  checkExpressionNodes(expr);
+  const test = bind(expr, { schema, regexpStates: 0 });
+  return { expression, matches: (v) => test(v, UNMETERED), evaluate: test };
 }
 
-/** The items that pass `filter`, in their original order; every item when `filter` is undefined. */
-export function filterList<T>(items: readonly T[], filter: Filter | undefined): T[] {
-  return filter === undefined ? [...items] : items.filter((item) => filter.matches(item));
-}
-
-/** The entries whose values pass `filter` (Consul filters map-shaped results, e.g. /v1/agent/services, by value). */
-export function filterRecord<T>(record: Readonly<Record<string, T>>, filter: Filter | undefined): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const [k, v] of Object.entries(record)) if (filter === undefined || filter.matches(v)) out[k] = v;
-  return out;
-}
-
-function bind(expr: Expr, schema: Schema): Test {
+function bind(expr: Expr, b: Binding): Test {
   switch (expr.kind) {
     case "and": {
-      const tests = expr.operands.map((e) => bind(e, schema));
-      return (v) => tests.every((t) => t(v));
+      const tests = expr.operands.map((e) => bind(e, b));
+      return (v, m) => {
+        for (const t of tests) if (!t(v, m)) return false;
+        return true;
+      };
     }
     case "or": {
-      const tests = expr.operands.map((e) => bind(e, schema));
-      return (v) => tests.some((t) => t(v));
+      const tests = expr.operands.map((e) => bind(e, b));
+      return (v, m) => {
+        for (const t of tests) if (t(v, m)) return true;
+        return false;
+      };
     }
     case "not": {
-      const t = bind(expr.operand, schema);
-      return (v) => !t(v);
+      const t = bind(expr.operand, b);
+      return (v, m) => !t(v, m);
     }
     case "match":
-      return bindMatch(expr.selector.path, expr.op, expr.value, schema);
+      return bindMatch(expr.selector.path, expr.op, expr.value, b);
   }
 }
 
@@ -96,9 +110,9 @@ interface Step {
   readonly isMapKey: boolean;
 }
 
-function bindMatch(path: readonly string[], op: MatchOp, raw: string | undefined, schema: Schema): Test {
+function bindMatch(path: readonly string[], op: MatchOp, raw: string | undefined, b: Binding): Test {
   const steps: Step[] = [];
-  let type: FieldType = { kind: "struct", fields: schema };
+  let type: FieldType = { kind: "struct", fields: b.schema };
   for (const [i, key] of path.entries()) {
     let lists = 0;
     while (!isPrimitive(type) && type.kind === "list") {
@@ -111,27 +125,30 @@ function bindMatch(path: readonly string[], op: MatchOp, raw: string | undefined
     type = next;
   }
   const selector = goQuote(path.join("."));
-  const leaf = leafTest(type, op, raw, selector);
+  const leaf = leafTest(type, op, raw, selector, b);
   const missing = TRUE_WHEN_MISSING.has(op);
-  const walk = (v: unknown, i: number): boolean => {
-    if (i === steps.length) return leaf(v);
-    const step = steps[i]!;
-    const into = (x: unknown): boolean => {
-      const own = isRecord(x) && Object.hasOwn(x, step.key);
-      if (step.isMapKey && !own) return missing;
-      return walk(own ? (x as Record<string, unknown>)[step.key] : undefined, i + 1);
-    };
-    return step.lists === 0 ? into(v) : anyOf(v, step.lists, into);
+  // walk: fan out over step i's lists, then `into` takes step i's field or key and walks on from step i + 1.
+  const walk = (v: unknown, i: number, m: WorkSink): boolean => {
+    if (i === steps.length) return leaf(v, m);
+    const lists = steps[i]!.lists;
+    return lists === 0 ? into(v, i, m) : anyOf(v, lists, i, m);
   };
-  return (v) => walk(v, 0);
+  const into = (x: unknown, i: number, m: WorkSink): boolean => {
+    m.charge(STEP_UNITS);
+    const step = steps[i]!;
+    const own = isRecord(x) && Object.hasOwn(x, step.key);
+    if (step.isMapKey && !own) return missing;
+    return walk(own ? (x as Record<string, unknown>)[step.key] : undefined, i + 1, m);
+  };
+  const anyOf = (v: unknown, depth: number, i: number, m: WorkSink): boolean => {
+    if (!Array.isArray(v)) return false;
+    for (const el of v) if (depth > 1 ? anyOf(el, depth - 1, i, m) : into(el, i, m)) return true;
+    return false;
+  };
+  return (v, m) => walk(v, 0, m);
 }
 
-function anyOf(v: unknown, depth: number, test: Test): boolean {
-  if (!Array.isArray(v)) return false;
-  return v.some((el) => (depth > 1 ? anyOf(el, depth - 1, test) : test(el)));
-}
-
-function leafTest(type: FieldType, op: MatchOp, raw: string | undefined, selector: string): Test {
+function leafTest(type: FieldType, op: MatchOp, raw: string | undefined, selector: string, b: Binding): Test {
   const allowed = isPrimitive(type)
     ? type === "string" ? STRING_OPS : SCALAR_OPS
     : type.kind === "map" ? CONTAINER_OPS
@@ -139,12 +156,12 @@ function leafTest(type: FieldType, op: MatchOp, raw: string | undefined, selecto
     : new Set<MatchOp>();
   if (!allowed.has(op)) throw new FilterError(`Invalid match operator ${goQuote(OP_NAMES[op])} for selector ${selector}`);
   const negate = NEGATED.has(op);
-  const positive = positiveTest(type, op, raw ?? "", selector);
-  return negate ? (v) => !positive(v) : positive;
+  const positive = positiveTest(type, op, raw ?? "", selector, b);
+  return negate ? (v, m) => !positive(v, m) : positive;
 }
 
 /** The test for the operator's positive form (== for !=, in for not in, ...). */
-function positiveTest(type: FieldType, op: MatchOp, raw: string, selector: string): Test {
+function positiveTest(type: FieldType, op: MatchOp, raw: string, selector: string, b: Binding): Test {
   if (op === "is empty" || op === "is not empty") {
     if (type === "string") return (v) => typeof v !== "string" || v.length === 0;
     if (!isPrimitive(type) && type.kind === "list") return (v) => !Array.isArray(v) || v.length === 0;
@@ -153,7 +170,8 @@ function positiveTest(type: FieldType, op: MatchOp, raw: string, selector: strin
   if (op === "matches" || op === "not matches") {
     try {
       const re = compileGoRegexp(raw);
-      return (v) => re.test(typeof v === "string" ? v : "");
+      checkRegexpStates((b.regexpStates += re.size));
+      return (v, m) => re.test(typeof v === "string" ? v : "", m);
     } catch (e) {
       if (e instanceof RegexpSyntaxError) throw new FilterError(`Failed to compile regular expression ${goQuote(raw)}: ${e.message}`);
       throw e;
@@ -161,14 +179,24 @@ function positiveTest(type: FieldType, op: MatchOp, raw: string, selector: strin
   }
   if (isPrimitive(type)) {
     const want = coerce(type, raw, selector);
-    if (op === "in" || op === "not in") return (v) => (read("string", v) as string).includes(want as string);
+    if (op === "in" || op === "not in") {
+      return (v, m) => {
+        const s = read("string", v) as string;
+        m.charge(s.length >> 6); // a native substring scan: cheap per character, but not free on long strings
+        return s.includes(want as string);
+      };
+    }
     return (v) => read(type, v) === want;
   }
   if (type.kind === "map") return (v) => isRecord(v) && Object.hasOwn(v, raw);
   if (type.kind === "list" && isPrimitive(type.of)) {
     const elem = type.of;
     const want = coerce(elem, raw, selector);
-    return (v) => Array.isArray(v) && v.some((el) => read(elem, el) === want);
+    return (v, m) => {
+      if (!Array.isArray(v)) return false;
+      m.charge(v.length);
+      return v.some((el) => read(elem, el) === want);
+    };
   }
   return () => false; // unreachable: leafTest allows no other operator on these types
 }

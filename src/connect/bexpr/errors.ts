@@ -13,7 +13,7 @@ export interface FilterPosition {
  * layer may add that prefix to match Consul byte for byte.
  */
 export class FilterError extends Error {
-  override readonly name = "FilterError";
+  override readonly name: string = "FilterError";
   constructor(message: string, readonly position?: FilterPosition) {
     super(message);
   }
@@ -36,4 +36,13 @@ export function positionOf(src: string, offset: number): FilterPosition {
 export function syntaxError(src: string, offset: number, detail: string): FilterError {
   const pos = positionOf(src, offset);
   return new FilterError(`Syntax error at line ${pos.line}, column ${pos.column}: ${detail}`, pos);
+}
+
+/**
+ * Evaluation stopped because the filter cost more work than its budget allows (budget.ts): in total over
+ * the items, or on one item. A FilterError, so a handler that answers 400 for bad filters also covers it;
+ * the message starts with "filter too expensive".
+ */
+export class FilterTooExpensiveError extends FilterError {
+  override readonly name: string = "FilterTooExpensiveError";
 }

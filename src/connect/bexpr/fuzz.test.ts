@@ -1,12 +1,13 @@
 /**
  * Seeded fuzzing: random token soup, mutated valid filters and random regexes must either compile to a filter
  * whose `matches` returns a boolean without throwing, or throw FilterError; never anything else (no
- * TypeError, no RangeError from the stack, no hang). Failures print the seed and the input; replay with
- * BEXPR_FUZZ_SEED=<seed>.
+ * TypeError, no RangeError from the stack, no hang). Every filter that compiles must select the same values
+ * through filterList and through filterListAsync (yielding after every item) as through `matches`.
+ * Failures print the seed and the input; replay with BEXPR_FUZZ_SEED=<seed>.
  */
 import { expect, test } from "bun:test";
 import { seededRng, type Rng } from "../../platform/index.ts";
-import { CHECK_SERVICE_NODE_SCHEMA, compileFilter, FilterError } from "./index.ts";
+import { CHECK_SERVICE_NODE_SCHEMA, compileFilter, FilterError, filterList, filterListAsync } from "./index.ts";
 
 const SEEDS = process.env.BEXPR_FUZZ_SEED ? [Number(process.env.BEXPR_FUZZ_SEED)] : [1, 2, 3, 0xc0ffee];
 const ITERATIONS = 4000;
@@ -59,11 +60,16 @@ function randomRegex(rng: Rng): string {
   return Array.from({ length: 1 + rng.int(12) }, () => parts[rng.int(parts.length)]).join("");
 }
 
+const yieldNow = () => Promise.resolve();
+
 /** Compiles and evaluates `expr`: "compiled", "rejected" (a FilterError), or a description of what went wrong. */
-function probe(expr: string): "compiled" | "rejected" | string {
+async function probe(expr: string): Promise<"compiled" | "rejected" | string> {
   try {
     const f = compileFilter(expr, CHECK_SERVICE_NODE_SCHEMA);
     for (const v of VALUES) if (typeof f.matches(v) !== "boolean") return "matches returned a non-boolean";
+    const want = VALUES.filter((v) => f.matches(v));
+    if (!sameItems(filterList(VALUES, f), want)) return "filterList disagrees with matches";
+    if (!sameItems(await filterListAsync(VALUES, f, { yield: yieldNow, sliceUnits: 1 }), want)) return "filterListAsync disagrees with matches";
     return "compiled";
   } catch (e) {
     return e instanceof FilterError ? "rejected" : `threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`;
@@ -71,19 +77,23 @@ function probe(expr: string): "compiled" | "rejected" | string {
 }
 
 for (const seed of SEEDS) {
-  test(`random and mutated expressions only ever throw FilterError (seed ${seed})`, () => {
+  test(`random and mutated expressions only ever throw FilterError, and every evaluator agrees (seed ${seed})`, async () => {
     const rng = seededRng(seed);
     let compiled = 0;
     for (let i = 0; i < ITERATIONS; i++) {
       const kind = rng.int(3);
       const expr = kind === 0 ? tokenSoup(rng) : kind === 1 ? mutate(rng, VALID[rng.int(VALID.length)]!) : `Service.Service matches \`${randomRegex(rng).replaceAll("`", "")}\``;
-      const outcome = probe(expr);
+      const outcome = await probe(expr);
       if (outcome === "compiled") compiled++;
       else if (outcome !== "rejected") throw new Error(`seed ${seed}, iteration ${i}: ${JSON.stringify(expr)} ${outcome}`);
     }
     // The generators must reach past the parser often enough to exercise validation and evaluation.
     expect(compiled).toBeGreaterThan(ITERATIONS / 20);
   });
+}
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 test("the valid seeds of the mutator compile", () => {

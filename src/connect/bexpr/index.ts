@@ -1,10 +1,22 @@
 /**
  * HashiCorp's bexpr filter language (Consul's `?filter=` and service-resolver `Subsets[].Filter`), with
- * go-bexpr v0.1.2's grammar and semantics (Consul 1.8). See compile.ts for the semantics and parser.ts for
- * the grammar.
+ * go-bexpr v0.1.2's grammar and semantics (Consul 1.8). See compile.ts for the semantics, parser.ts for
+ * the grammar, limits.ts for the compile-time caps and budget.ts / evaluate.ts for bounded evaluation.
  */
-export { compileFilter, filterList, filterRecord, type Filter } from "./compile.ts";
-export { FilterError, type FilterPosition } from "./errors.ts";
+export { compileFilter, type Filter } from "./compile.ts";
+export { filterList, filterListAsync, filterRecord, filterRecordAsync, type AsyncFilterOptions } from "./evaluate.ts";
+export {
+  DEFAULT_MAX_FILTER_UNITS,
+  DEFAULT_MAX_ITEM_UNITS,
+  DEFAULT_SLICE_UNITS,
+  WorkMeter,
+  type FilterBudget,
+  type WorkSink,
+} from "./budget.ts";
+export { MAX_FILTER_BYTES, MAX_FILTER_NODES, MAX_FILTER_REGEXP_STATES } from "./limits.ts";
+export { MAX_NESTING } from "./parser.ts";
+export { MAX_REGEXP_STATES } from "./regexp.ts";
+export { FilterError, FilterTooExpensiveError, type FilterPosition } from "./errors.ts";
 export {
   list,
   map,

@@ -4,13 +4,17 @@
  * pattern, as in Go. A JS RegExp would backtrack: `(a+)+$` against a 4 KB check output could stall the server.
  * Semantics follow Go's regexp.MatchString: unanchored search over code points.
  */
+import type { WorkSink } from "./budget.ts";
 import type { CharMatcher } from "./regexp_class.ts";
 import { parseRegexp, RegexpSyntaxError, type AssertKind, type RNode } from "./regexp_syntax.ts";
 
-/** A compiled pattern. `test` is pure and total. */
+/** A compiled pattern. `test` is pure and total, unless `meter` throws (then that error propagates). */
 export interface GoRegexp {
   readonly source: string;
-  test(input: string): boolean;
+  /** The number of NFA states: the most steps one input character can cost. */
+  readonly size: number;
+  /** Go's MatchString; the work is charged to `meter` as it goes (one unit per character and NFA state touched). */
+  test(input: string, meter?: WorkSink): boolean;
 }
 
 /** NFA size limit (Go rejects huge programs too, with the same message). */
@@ -73,55 +77,84 @@ export function compileGoRegexp(source: string): GoRegexp {
     }
   };
   const start = build(parseRegexp(source), 0);
-  return { source, test: (input) => run(states, start, input) };
+  return { source, size: states.length, test: (input, meter) => run(states, start, input, meter) };
 }
 
 const isWord = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || (c >= 0x61 && c <= 0x7a);
 
-function run(states: readonly State[], start: number, input: string): boolean {
-  const cps = Array.from(input, (ch) => ch.codePointAt(0)!);
-  const n = cps.length;
-  const mark = new Int32Array(states.length).fill(-1);
-  const stack: number[] = [];
-  let gen = 0;
-  let matched = false;
-  const holds = (a: AssertKind, i: number): boolean => {
-    const prev = i > 0 ? cps[i - 1]! : -1, next = i < n ? cps[i]! : -1;
-    switch (a) {
-      case "bot": return i === 0;
-      case "eot": return i === n;
-      case "bol": return i === 0 || prev === 10;
-      case "eol": return i === n || next === 10;
-      case "wb": return isWord(prev) !== isWord(next);
-      case "nwb": return isWord(prev) === isWord(next);
+/** The code point at UTF-16 index i, -1 past the end (a lone surrogate is its own code point, as in Array.from). */
+const codePointAt = (s: string, i: number): number => (i < s.length ? s.codePointAt(i)! : -1);
+
+function holds(a: AssertKind, prev: number, next: number): boolean {
+  switch (a) {
+    case "bot": return prev < 0;
+    case "eot": return next < 0;
+    case "bol": return prev < 0 || prev === 10;
+    case "eol": return next < 0 || next === 10;
+    case "wb": return isWord(prev) !== isWord(next);
+    case "nwb": return isWord(prev) === isWord(next);
+  }
+}
+
+/**
+ * The Thompson simulation. Work is charged to `meter` after each input character: one unit for the
+ * character plus one per NFA state it touched, so a caller's budget can stop a long input part-way.
+ */
+function run(states: readonly State[], start: number, input: string, meter: WorkSink | undefined): boolean {
+  const sim = new Simulation(states);
+  let clist: number[] = [], nlist: number[] = [];
+  let prev = -1, c = codePointAt(input, 0);
+  sim.add(clist, start, prev, c);
+  for (let i = 0; c >= 0 && !sim.matched; prev = c, c = codePointAt(input, i)) {
+    const ch = String.fromCodePoint(c);
+    i += ch.length;
+    const next = codePointAt(input, i);
+    nlist.length = 0;
+    sim.gen++;
+    sim.steps += 1 + clist.length;
+    for (const id of clist) {
+      const st = states[id] as Extract<State, { k: "char" }>;
+      if (st.m(c, ch)) sim.add(nlist, st.out, c, next);
     }
-  };
-  // Adds `s` and everything reachable from it without consuming input (at position i) to `list`.
-  const add = (list: number[], s: number, i: number): void => {
+    sim.add(nlist, start, c, next); // unanchored: a match may start anywhere
+    [clist, nlist] = [nlist, clist];
+    if (meter) {
+      meter.charge(sim.steps);
+      sim.steps = 0;
+    }
+  }
+  meter?.charge(sim.steps);
+  return sim.matched;
+}
+
+/** The state of one run: the per-position marks, the work counted and whether the match state was reached. */
+class Simulation {
+  gen = 0;
+  steps = 0;
+  matched = false;
+  private readonly mark: Int32Array;
+  private readonly stack: number[] = [];
+
+  constructor(private readonly states: readonly State[]) {
+    this.mark = new Int32Array(states.length).fill(-1);
+  }
+
+  /** Adds `s` and everything reachable from it without consuming input (between prev and next) to `list`. */
+  add(list: number[], s: number, prev: number, next: number): void {
+    const { stack, mark, states, gen } = this;
+    let steps = 0;
     stack.push(s);
     while (stack.length > 0) {
       const id = stack.pop()!;
       if (mark[id] === gen) continue;
       mark[id] = gen;
+      steps++;
       const st = states[id]!;
       if (st.k === "split") stack.push(st.b, st.a);
-      else if (st.k === "assert") { if (holds(st.a, i)) stack.push(st.out); }
-      else if (st.k === "match") matched = true;
+      else if (st.k === "assert") { if (holds(st.a, prev, next)) stack.push(st.out); }
+      else if (st.k === "match") this.matched = true;
       else list.push(id);
     }
-  };
-  let clist: number[] = [];
-  add(clist, start, 0);
-  for (let i = 0; i < n && !matched; i++) {
-    const c = cps[i]!, ch = String.fromCodePoint(c);
-    const nlist: number[] = [];
-    gen++;
-    for (const id of clist) {
-      const st = states[id] as Extract<State, { k: "char" }>;
-      if (st.m(c, ch)) add(nlist, st.out, i + 1);
-    }
-    add(nlist, start, i + 1); // unanchored: a match may start anywhere
-    clist = nlist;
+    this.steps += steps;
   }
-  return matched;
 }

@@ -4,9 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import {
-  CHECK_SERVICE_NODE_SCHEMA,
   compileFilter,
-  FilterError,
   HEALTH_CHECK_SCHEMA,
   list,
   map,
@@ -14,16 +12,7 @@ import {
   struct,
   type Schema,
 } from "./index.ts";
-
-function errorOf(expr: string, schema: Schema = CHECK_SERVICE_NODE_SCHEMA): FilterError {
-  try {
-    compileFilter(expr, schema);
-  } catch (e) {
-    expect(e).toBeInstanceOf(FilterError);
-    return e as FilterError;
-  }
-  throw new Error(`expected ${JSON.stringify(expr)} to be rejected`);
-}
+import { errorOf } from "./fixtures.test.ts";
 
 const REJECTED: readonly (readonly [string, string])[] = [
   // selectors: exact, case-sensitive field names; hidden fields are not selectable
