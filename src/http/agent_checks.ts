@@ -4,12 +4,12 @@
  * https://developer.hashicorp.com/consul/api-docs/agent/check). Mounted by mountAgentServices.
  */
 import type { Hono } from "hono";
-import { filterRecord, HEALTH_CHECK_SCHEMA } from "../connect/index.ts";
+import { HEALTH_CHECK_SCHEMA } from "../connect/index.ts";
 import { decodeGoStruct, GoError, struct } from "../lib/index.ts";
 import { plain, readBody, withLocalAgent, write } from "./agent_local.ts";
 import type { HttpApiDeps } from "./deps.ts";
-import { jsonResponse } from "./respond.ts";
-import { badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
+import { errorResponse, jsonResponse } from "./respond.ts";
+import { applyRecordFilter, badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 import { query } from "./request.ts";
 
 /** The TTL verbs and the status each sets (api.HealthPassing, HealthWarning, HealthCritical). */
@@ -35,7 +35,7 @@ export function mountAgentChecks(app: Hono, deps: HttpApiDeps): void {
   app.get("/v1/agent/checks", route((c, agent) => {
     const filter = filterParam(c, HEALTH_CHECK_SCHEMA);
     if (filter instanceof Response) return filter;
-    return jsonResponse(c, filterRecord(agent.agentChecks(), filter));
+    return applyRecordFilter(c, agent.agentChecks(), filter).then((kept) => jsonResponse(c, kept), (err) => errorResponse(c, err));
   }));
 
   app.put("/v1/agent/check/register", route(async (c, agent) => {

@@ -6,15 +6,15 @@
  * API with one call.
  */
 import type { Context, Hono } from "hono";
-import { filterRecord, NODE_SERVICE_SCHEMA } from "../connect/index.ts";
+import { NODE_SERVICE_SCHEMA } from "../connect/index.ts";
 import { GoError, parseGoDuration } from "../lib/index.ts";
 import { mountAgentChecks } from "./agent_checks.ts";
 import { mountAgentHealth } from "./agent_health.ts";
 import { emptyOk, enableParam, failure, plain, readBody, refusalKind, withLocalAgent, write } from "./agent_local.ts";
 import type { HttpApiDeps, LocalAgentApi, LocalAgentServiceView } from "./deps.ts";
 import { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./query_options.ts";
-import { jsonResponse } from "./respond.ts";
-import { badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
+import { errorResponse, jsonResponse } from "./respond.ts";
+import { applyRecordFilter, badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 import { query } from "./request.ts";
 
 const SERVICE_PREFIX = "/v1/agent/service/";
@@ -36,7 +36,7 @@ export function mountAgentServices(app: Hono, deps: HttpApiDeps): void {
   app.get("/v1/agent/services", route((c, agent) => {
     const filter = filterParam(c, NODE_SERVICE_SCHEMA);
     if (filter instanceof Response) return filter;
-    return jsonResponse(c, filterRecord(agent.agentServices(), filter));
+    return applyRecordFilter(c, agent.agentServices(), filter).then((kept) => jsonResponse(c, kept), (err) => errorResponse(c, err));
   }));
 
   app.put("/v1/agent/service/register", route(async (c, agent) => {

@@ -192,6 +192,22 @@ describe("GET /v1/catalog/nodes and /services", () => {
     expect(state.reads[0]!.query).toEqual({ type: "catalog-nodes" });
   });
 
+  test("a filter over a large catalog yields to the event loop while it runs; one past the work budget is a 400", async () => {
+    const { state, app } = setup();
+    state.values["catalog-nodes"] = Array.from({ length: 3000 }, (_, i) => node(`node-${i}-${"x".repeat(200)}`, { rack: "r".repeat(512) }));
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 0);
+    const heavy = Array.from({ length: 40 }, (_, i) => `Node matches "n.*${i}.*x{3}$" or Meta.rack contains "q${i}"`).join(" or ");
+    const res = await app.request("/v1/catalog/nodes?filter=" + encodeURIComponent(heavy));
+    clearInterval(ticker);
+    expect(res.status).toBe(200);
+    expect(ticks).toBeGreaterThan(0); // timers ran while the filter was being evaluated
+    const pathological = Array.from({ length: 8 }, (_, i) => `Meta.rack matches ".{0,500}w${i}"`).join(" or ");
+    const refused = await app.request("/v1/catalog/nodes?filter=" + encodeURIComponent(pathological));
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toStartWith("filter too expensive");
+  });
+
   test("a bad filter answers 400 with go-bexpr's message and reads nothing", async () => {
     const { state, app } = setup();
     const res = await app.request("/v1/catalog/nodes?filter=" + encodeURIComponent("Nope == 1"));

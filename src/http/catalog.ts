@@ -7,7 +7,7 @@
  * (Consul also leaves the order alone when the source node has no coordinate).
  */
 import type { Context, Hono } from "hono";
-import { filterList, filterRecord, NODE_SCHEMA, NODE_SERVICE_SCHEMA, SERVICE_NODE_SCHEMA, type Filter } from "../connect/index.ts";
+import { NODE_SCHEMA, NODE_SERVICE_SCHEMA, SERVICE_NODE_SCHEMA, type Filter } from "../connect/index.ts";
 import type { NodeService, ServiceNode } from "../model/index.ts";
 import type { StateCommand } from "../state/index.ts";
 import { decodeGoStruct, GoError, type GoStruct } from "../lib/index.ts";
@@ -16,7 +16,7 @@ import { DEREGISTER_REQUEST, REGISTER_REQUEST, type RawDeregister, type RawRegis
 import type { HttpApiDeps } from "./deps.ts";
 import { serveRead, STATE_UNAVAILABLE, stateRefusal } from "./read_route.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
-import { badPath, decodeMessage, filterParam, jsonBody, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam } from "./route_params.ts";
+import { applyFilter, applyRecordFilter, badPath, decodeMessage, filterParam, jsonBody, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam } from "./route_params.ts";
 
 /** A node's service with Consul's `[]` for null tags. */
 const withTags = (s: NodeService): NodeService => (s.Tags === null ? { ...s, Tags: [] } : s);
@@ -82,7 +82,7 @@ export function mountCatalog(app: Hono, deps: HttpApiDeps): void {
       filter = f;
       const nodeMeta = nodeMetaParam(c);
       return { type: "catalog-nodes", ...(nodeMeta ? { nodeMeta } : {}) };
-    }, (nodes) => jsonResponse(c, filterList(nodes, filter)));
+    }, async (nodes) => jsonResponse(c, await applyFilter(c, nodes, filter)));
   });
 
   app.get("/v1/catalog/services", (c) =>
@@ -105,7 +105,7 @@ export function mountCatalog(app: Hono, deps: HttpApiDeps): void {
         const tags = tagsParam(c);
         const nodeMeta = nodeMetaParam(c);
         return { type: "catalog-service-nodes", service, connect, ...(tags ? { tags } : {}), ...(nodeMeta ? { nodeMeta } : {}) };
-      }, (rows) => jsonResponse(c, filterList(rows, filter).map(rowWithTags)));
+      }, async (rows) => jsonResponse(c, (await applyFilter(c, rows, filter)).map(rowWithTags)));
     });
     otherMethodsNotAllowed(app, `${prefix}*`);
   }
@@ -120,9 +120,9 @@ export function mountCatalog(app: Hono, deps: HttpApiDeps): void {
       if (f instanceof Response) return f;
       filter = f;
       return { type: "catalog-node-services", node };
-    }, (ns) => {
+    }, async (ns) => {
       if (!ns) return jsonResponse(c, null);
-      const services = Object.entries(filterRecord(ns.Services, filter)).map(([id, s]) => [id, withTags(s)] as const);
+      const services = Object.entries(await applyRecordFilter(c, ns.Services, filter)).map(([id, s]) => [id, withTags(s)] as const);
       return jsonResponse(c, { Node: ns.Node, Services: Object.fromEntries(services) });
     });
   });

@@ -5,13 +5,13 @@
  * ignored (no network coordinates; see catalog.ts).
  */
 import type { Context, Hono } from "hono";
-import { CHECK_SERVICE_NODE_SCHEMA, filterList, HEALTH_CHECK_SCHEMA, type Filter } from "../connect/index.ts";
+import { CHECK_SERVICE_NODE_SCHEMA, HEALTH_CHECK_SCHEMA, type Filter } from "../connect/index.ts";
 import type { CheckServiceNode, HealthCheck, HealthStateFilter, ReadQuery } from "../model/index.ts";
 import { parseGoBool } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { serveRead } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";
-import { badPath, filterParam, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam } from "./route_params.ts";
+import { applyFilter, badPath, filterParam, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam } from "./route_params.ts";
 import { query } from "./request.ts";
 
 const STATES: readonly string[] = ["any", "passing", "warning", "critical"];
@@ -62,9 +62,9 @@ function checksRoute(
       const built = build(c, name);
       keep = built.keep;
       return built.query;
-    }, (checks) => {
+    }, async (checks) => {
       const kept = keep ? (checks as readonly HealthCheck[]).filter(keep) : (checks as readonly HealthCheck[]);
-      return jsonResponse(c, filterList(kept, filter).map(checkWithTags));
+      return jsonResponse(c, (await applyFilter(c, kept, filter)).map(checkWithTags));
     });
   });
   otherMethodsNotAllowed(app, `${prefix}*`);
@@ -107,7 +107,7 @@ export function mountHealth(app: Hono, deps: HttpApiDeps): void {
         return {
           type: "health-service-nodes", service, passingOnly, connect, ...(tags ? { tags } : {}), ...(nodeMeta ? { nodeMeta } : {}),
         };
-      }, (nodes) => jsonResponse(c, filterList(nodes, filter).map(instanceBody)));
+      }, async (nodes) => jsonResponse(c, (await applyFilter(c, nodes, filter)).map(instanceBody)));
     });
     otherMethodsNotAllowed(app, `${prefix}*`);
   }

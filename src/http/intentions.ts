@@ -16,7 +16,6 @@ import {
   checkIntentionDelete,
   checkIntentionDuplicate,
   decodeIntentionBody,
-  filterList,
   IntentionError,
   map,
   prepareIntentionCreate,
@@ -34,7 +33,7 @@ import { readBodyText } from "./body.ts";
 import { serveRead, serveWrite, STATE_UNAVAILABLE } from "./read_route.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { query } from "./request.ts";
-import { badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
+import { applyFilter, badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 
 const PREFIX = "/v1/connect/intentions/";
 
@@ -110,7 +109,7 @@ export function mountIntentions(app: Hono, deps: HttpApiDeps): void {
       if (f instanceof Response) return f;
       filter = f;
       return { type: "intention-list" };
-    }, (intentions) => jsonResponse(c, filterList(intentions, filter)));
+    }, async (intentions) => jsonResponse(c, await applyFilter(c, intentions, filter)));
   });
 
   app.post("/v1/connect/intentions", async (c) => {

@@ -42,7 +42,11 @@ export async function serveRead<Q extends ReadQuery>(
     return errorResponse(c, err);
   }
   setQueryMeta(c, out.meta);
-  return respond(out.value as ReadValue<Q>, options);
+  try {
+    return await respond(out.value as ReadValue<Q>, options);
+  } catch (err) {
+    return errorResponse(c, err);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { FilterTooExpensiveError } from "../connect/index.ts";
 import { BadRequestError } from "./query_options.ts";
 import { query } from "./request.ts";
 
@@ -84,6 +85,7 @@ export function errorResponse(c: Context, err: unknown, write: ErrorWriter = tex
     return res;
   }
   if (err instanceof BadRequestError) return write(c, 400, err.message);
+  if (err instanceof FilterTooExpensiveError) return write(c, 400, err.message);
   const kind = err instanceof Error ? (err as { kind?: unknown }).kind : undefined;
   if (kind === "bad-request" || kind === "not-found") return write(c, kind === "bad-request" ? 400 : 404, (err as Error).message);
   if (isNoPath(err)) return write(c, 400, NO_PATH_TO_DATACENTER);

@@ -5,9 +5,10 @@
  * JSON body read with Go's decoder.
  */
 import type { Context, Hono } from "hono";
-import { compileFilter, FilterError, type Filter, type Schema } from "../connect/index.ts";
+import { compileFilter, FilterError, filterListAsync, filterRecordAsync, type Filter, type Schema } from "../connect/index.ts";
 import { GoError, parseGoJson, setOwn, type JsonValue } from "../lib/index.ts";
 import type { NodeMetaFilter } from "../model/index.ts";
+import { yieldToEventLoop } from "../platform/index.ts";
 import { readBodyText } from "./body.ts";
 import { textError } from "./respond.ts";
 import { query, queryAll } from "./request.ts";
@@ -83,4 +84,18 @@ export function decodeMessage(err: unknown): string {
  */
 export function otherMethodsNotAllowed(app: Hono, pattern: string): void {
   app.all(pattern, (c) => textError(c, 405, `method ${c.req.method} not allowed`));
+}
+
+/**
+ * The items `filter` keeps (all of them without one). Evaluated in slices that yield to the event loop,
+ * so a heavy filter over a large catalog cannot stall the server, and given up when the client goes
+ * away. Rejects with FilterTooExpensiveError past the work budget (answered 400 by errorResponse).
+ */
+export function applyFilter<T>(c: Context, items: readonly T[], filter: Filter | undefined): Promise<T[]> {
+  return filterListAsync(items, filter, { yield: yieldToEventLoop, signal: c.req.raw.signal });
+}
+
+/** applyFilter for a map of items (agent services and checks, a node's services). */
+export function applyRecordFilter<T>(c: Context, items: Readonly<Record<string, T>>, filter: Filter | undefined): Promise<Record<string, T>> {
+  return filterRecordAsync(items, filter, { yield: yieldToEventLoop, signal: c.req.raw.signal });
 }

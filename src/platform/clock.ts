@@ -49,3 +49,11 @@ export function systemClock(): Clock {
     },
   };
 }
+
+/**
+ * Resolves after the event loop has run whatever is waiting (timers, I/O): long computations await it
+ * between slices so that a heavy request cannot stall the server (a macrotask, not a microtask).
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
