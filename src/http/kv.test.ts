@@ -179,3 +179,35 @@ describe("KV key escaping", () => {
     expect(state.reads.map((r) => r.query)).toEqual([{ type: "kv-get", key: "a%25b" }, { type: "kv-get", key: "a/b" }]);
   });
 });
+
+const MAX = "18446744073709551615";
+
+describe("uint64 values on the HTTP API", () => {
+  test("?flags and ?cas are exact over the whole uint64 range; past it they are 400", async () => {
+    const { state, app } = setup();
+    const ok = await app.request(`/v1/kv/k?flags=${MAX}&cas=9007199254740993`, { method: "PUT", body: "v" });
+    expect(ok.status).toBe(200);
+    expect(state.writes[0]!.command).toMatchObject({ type: "kv", op: "cas", entry: { Key: "k", Flags: 18446744073709551615n, ModifyIndex: 9007199254740993n } });
+    for (const q of ["flags=18446744073709551616", "flags=-1", "flags=1.5", "cas=1e3"]) {
+      const res = await app.request(`/v1/kv/k?${q}`, { method: "PUT", body: "v" });
+      expect([q, res.status]).toEqual([q, 400]);
+    }
+  });
+
+  test("stored flags are rendered as the exact number; ?index past 2^53 is accepted", async () => {
+    const { state, app } = setup();
+    const entry: DirEntry = { Key: "k", Flags: 18446744073709551615n, Value: null, LockIndex: 0, CreateIndex: 5, ModifyIndex: 7 };
+    state.values["kv-get"] = entry;
+    const res = await app.request(`/v1/kv/k?index=${MAX}&wait=1ms`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(`[{"LockIndex":0,"Key":"k","Flags":${MAX},"Value":null,"CreateIndex":5,"ModifyIndex":7}]`);
+    expect((await app.request("/v1/kv/k?index=18446744073709551616")).status).toBe(400);
+  });
+
+  test("txn Flags and Index past 2^53 reach the state exactly", async () => {
+    const { state, app } = setup();
+    state.writeResult = { type: "txn", results: [], errors: [] } as never;
+    await app.request("/v1/txn", { method: "PUT", body: `[{"KV":{"Verb":"cas","Key":"k","Flags":${MAX},"Index":9007199254740993}}]` });
+    expect(state.writes[0]!.command).toMatchObject({ type: "txn", ops: [{ KV: { Verb: "cas", Key: "k", Flags: 18446744073709551615n, Index: 9007199254740993n } }] });
+  });
+});

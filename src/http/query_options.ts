@@ -3,7 +3,7 @@
  * parseConsistency, parseDC, setMeta; agent/consul/rpc.go blockingQuery for the wait limits).
  */
 import type { Context } from "hono";
-import { parseDuration } from "../lib/index.ts";
+import { goUint64Of, parseDuration } from "../lib/index.ts";
 import { query } from "./request.ts";
 
 export type Consistency = "default" | "stale" | "consistent";
@@ -41,8 +41,11 @@ export function parseReadOptions(c: Context, random: () => number): ReadOptions 
   let minIndex = 0;
   const index = q("index");
   if (index !== undefined && index !== "") {
-    if (!/^\d+$/.test(index) || !Number.isSafeInteger(Number(index))) throw new BadRequestError("Invalid index");
-    minIndex = Number(index);
+    // Any uint64 is a valid index (Go's ParseUint). No stored index gets past 2^53, so a larger one
+    // blocks exactly as 2^53 - 1 does: until the wait runs out.
+    const n = goUint64Of(index);
+    if (n === undefined) throw new BadRequestError("Invalid index");
+    minIndex = typeof n === "bigint" ? Number.MAX_SAFE_INTEGER : n;
   }
   let waitMs = 0;
   const wait = q("wait");

@@ -2,6 +2,7 @@
  * The common frame of every route over the replicated state: Consul's read options in, X-Consul-*
  * headers out, 400 for bad options, errorResponse for a failed read or write.
  */
+import { goUint64Of, type Uint64 } from "../lib/index.ts";
 import type { Context } from "hono";
 import type { StateCommand, StateResult } from "../state/index.ts";
 import type { HttpApiDeps, StateAccess } from "./deps.ts";
@@ -91,9 +92,10 @@ export function hasParam(c: Context, name: string): boolean {
 }
 
 /** Parses an unsigned integer query parameter; undefined when absent, a 400 Response when malformed. */
-export function uintParam(c: Context, name: string): number | undefined | Response {
+export function uintParam(c: Context, name: string): Uint64 | undefined | Response {
   const raw = query(c, name);
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) return textError(c, 400, `Invalid ${name} value ${JSON.stringify(raw)}: must be an unsigned integer`);
-  return Number(raw);
+  const n = goUint64Of(raw);
+  if (n === undefined) return textError(c, 400, `Invalid ${name} value ${JSON.stringify(raw)}: must be an unsigned 64-bit integer`);
+  return n;
 }

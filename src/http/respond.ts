@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { FilterTooExpensiveError } from "../connect/index.ts";
+import { stringifyExact } from "../lib/index.ts";
 import { BadRequestError } from "./query_options.ts";
 import { query } from "./request.ts";
 
@@ -9,7 +10,7 @@ import { query } from "./request.ts";
  */
 export function jsonResponse(c: Context, body: unknown, status = 200): Response {
   const pretty = query(c, "pretty") !== undefined;
-  const text = pretty ? JSON.stringify(body, null, 4) + "\n" : JSON.stringify(body);
+  const text = pretty ? stringifyExact(body, 4) + "\n" : stringifyExact(body);
   return c.body(text, status as 200, { "Content-Type": "application/json" });
 }
 

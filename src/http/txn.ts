@@ -6,6 +6,7 @@
  * are base64 and null for write verbs (Consul blanks them). Only KV operations are supported: a Node,
  * Service or Check operation is refused with 400; an operation naming none is skipped, as Consul skips it.
  */
+import type { Uint64 } from "../lib/index.ts";
 import type { Context, Hono } from "hono";
 import { MAX_KV_VALUE_BYTES, TXN_MAX_OPS, TXN_READ_VERBS, type TxnError, type TxnKVOp, type TxnKVVerb, type TxnOp, type TxnResult } from "../model/index.ts";
 import { decodeGoSlice, parseGoJson, struct } from "../lib/index.ts";
@@ -30,7 +31,7 @@ const TXN_OP = struct("api.TxnOp", {
 });
 
 interface RawTxnOp {
-  KV?: { Verb?: string; Key?: string; Value?: Uint8Array | null; Flags?: number; Index?: number; Session?: string };
+  KV?: { Verb?: string; Key?: string; Value?: Uint8Array | null; Flags?: Uint64; Index?: Uint64; Session?: string };
   Node?: unknown;
   Service?: unknown;
   Check?: unknown;

@@ -2,6 +2,7 @@
  * KV write and transaction shapes (Consul's api.KVOp verbs, api.KVTxnOp, structs.TxnResult and
  * structs.TxnError, v1.8). Values are raw bytes here; the HTTP layer maps base64 on the wire.
  */
+import type { Uint64 } from "../lib/index.ts";
 import type { DirEntry } from "./kv.ts";
 
 /** Verbs of a single-key write through `/v1/kv` (the subset of api.KVOp the KV endpoint proposes). */
@@ -29,10 +30,11 @@ export const TXN_MAX_OPS = 64;
  */
 export interface KVWrite {
   readonly Key: string;
-  readonly Flags?: number;
+  readonly Flags?: Uint64;
   readonly Value?: Uint8Array | null;
   readonly Session?: string;
-  readonly ModifyIndex?: number;
+  /** Compared with a stored index; one past 2^53 (a bigint) never matches, as no stored index gets there. */
+  readonly ModifyIndex?: Uint64;
 }
 
 /** One KV operation of a transaction, in Consul's api.KVTxnOp shape (`Index` is the compare index). */
@@ -40,8 +42,8 @@ export interface TxnKVOp {
   readonly Verb: TxnKVVerb;
   readonly Key: string;
   readonly Value?: Uint8Array | null;
-  readonly Flags?: number;
-  readonly Index?: number;
+  readonly Flags?: Uint64;
+  readonly Index?: Uint64;
   readonly Session?: string;
 }
 

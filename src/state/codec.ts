@@ -11,7 +11,8 @@ import { StateCommandError, type StateCommand } from "./commands.ts";
 import { decodeCaCommand, decodeConfigEntryCommand, decodeIntentionCommand } from "./codec_connect.ts";
 import { decodeKvCommand, encodeKvCommand, KV_BINARY_MARKER } from "./codec_kv.ts";
 import { decodeRestore, decodeRestoreStage, restoreWire } from "./codec_restore.ts";
-import { bytesField, checkShape, isObj, optNum, optStr, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
+import { bytesField, checkShape, isObj, optNum, optStr, optUint64, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
+import { parseExact, stringifyExact } from "../lib/index.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder("utf-8", { fatal: true });
@@ -22,12 +23,16 @@ const b64 = (v: Uint8Array | null | undefined) => (v ? toBase64(v) : v);
 
 /** Encodes a command for the Raft log (single-key KV writes in the compact binary form of codec_kv.ts). */
 export function encodeCommand(cmd: StateCommand): Uint8Array {
-  if (cmd.type === "kv") return encodeKvCommand(cmd.op, cmd.entry);
+  // The binary form carries safe integers; a flags or compare index past 2^53 goes as exact JSON.
+  if (cmd.type === "kv" && fitsBinary(cmd.entry.Flags) && fitsBinary(cmd.entry.ModifyIndex)) return encodeKvCommand(cmd.op, cmd.entry);
   let wire: unknown = cmd;
   if (cmd.type === "restore" || cmd.type === "restore-stage") wire = restoreWire(cmd);
+  else if (cmd.type === "kv") wire = { ...cmd, entry: { ...cmd.entry, Value: b64(cmd.entry.Value) } };
   else if (cmd.type === "txn") wire = { type: "txn", ops: cmd.ops.map((o) => ({ KV: { ...o.KV, Value: b64(o.KV?.Value) } })) };
-  return enc.encode(JSON.stringify(wire));
+  return enc.encode(stringifyExact(wire));
 }
+
+const fitsBinary = (n: number | bigint | undefined) => n === undefined || (typeof n === "number" && n < Number.MAX_SAFE_INTEGER);
 
 function bad(path: string, what: string): never {
   throw new StateCommandError(`invalid state command: ${path} ${what}`);
@@ -38,7 +43,7 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
   if (bytes[0] === KV_BINARY_MARKER) return decodeKvCommand(bytes);
   let raw: unknown;
   try {
-    raw = JSON.parse(dec.decode(bytes));
+    raw = parseExact(dec.decode(bytes));
   } catch {
     throw new StateCommandError("invalid state command: not UTF-8 JSON");
   }
@@ -71,8 +76,8 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
       if (!isObj(e)) bad("kv.entry", "must be an object");
       reqStr(e, "Key", "kv.entry");
       optStr(e, "Session", "kv.entry");
-      optNum(e, "Flags", "kv.entry");
-      optNum(e, "ModifyIndex", "kv.entry");
+      optUint64(e, "Flags", "kv.entry");
+      optUint64(e, "ModifyIndex", "kv.entry");
       return { type: "kv", op: raw.op as KVWriteVerb, entry: { ...e, Value: bytesField(e, "Value", "kv.entry") } } as StateCommand;
     }
     case "session":
@@ -92,8 +97,8 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
         reqStr(kv, "Verb", path);
         if (typeof kv.Key !== "string") bad(`${path}.Key`, "must be a string");
         optStr(kv, "Session", path);
-        optNum(kv, "Flags", path);
-        optNum(kv, "Index", path);
+        optUint64(kv, "Flags", path);
+        optUint64(kv, "Index", path);
         return { KV: { ...kv, Value: bytesField(kv, "Value", path) } } as TxnOp;
       });
       return { type: "txn", ops };

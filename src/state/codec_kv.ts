@@ -17,16 +17,23 @@ const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const utf8 = new TextEncoder();
 const utf8d = new TextDecoder("utf-8", { fatal: true });
 
-/** The binary encoding of a `kv` command. */
+/** Flags and ModifyIndex as this encoding carries them: safe integers (encodeCommand sends others as JSON). */
+function safeOf(n: number | bigint | undefined, what: string): number | undefined {
+  if (typeof n === "bigint" || (n !== undefined && n >= MAX_SAFE)) throw new RangeError(`the binary KV encoding cannot carry ${what} ${n}`);
+  return n;
+}
+
+/** The binary encoding of a `kv` command whose Flags and ModifyIndex are below 2^53 - 1. */
 export function encodeKvCommand(op: KVWriteVerb, e: KVWrite): Uint8Array {
+  const flags = safeOf(e.Flags, "Flags"), modifyIndex = safeOf(e.ModifyIndex, "ModifyIndex");
   const o = new ByteBuffer(64);
   o.byte(KV_BINARY_MARKER);
   o.byte(KV_VERB_ORDER.indexOf(op));
   const key = utf8.encode(e.Key);
   o.varint(key.length);
   o.raw(key);
-  o.varint(e.Flags === undefined ? 0 : e.Flags + 1);
-  o.varint(e.ModifyIndex === undefined ? 0 : e.ModifyIndex + 1);
+  o.varint(flags === undefined ? 0 : flags + 1);
+  o.varint(modifyIndex === undefined ? 0 : modifyIndex + 1);
   if (e.Session === undefined) o.varint(0);
   else {
     const s = utf8.encode(e.Session);

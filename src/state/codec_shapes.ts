@@ -23,6 +23,14 @@ export function optStr(o: Obj, k: string, path: string): void {
 }
 
 /** `o[k]` must be a finite number when present. */
+/** An optional Go uint64: a non-negative safe integer, or a bigint up to 2^64 - 1 (parseExact's form). */
+export function optUint64(o: Obj, k: string, path: string): void {
+  const v = o[k];
+  if (v === undefined) return;
+  const ok = typeof v === "bigint" ? v >= 0n && v < 2n ** 64n : typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+  if (!ok) bad(`${path}.${k}`, "must be an unsigned 64-bit integer");
+}
+
 export function optNum(o: Obj, k: string, path: string): void {
   const v = o[k];
   if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v))) bad(`${path}.${k}`, "must be a number");

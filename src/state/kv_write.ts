@@ -6,6 +6,7 @@
  * entry's ModifyIndex (Consul since 1.6, #5885/#7832). Deletes leave a tombstone so list indexes never
  * go backwards; a tree delete leaves one tombstone at its prefix (none for the whole store).
  */
+import type { Uint64 } from "../lib/index.ts";
 import type { DirEntry, KVWrite } from "../model/index.ts";
 import { bytesEqual } from "./normalize.ts";
 import { lower } from "./tables.ts";
@@ -15,7 +16,7 @@ import { StateError, type Tx } from "./tx.ts";
 /** The fields of an entry to write; indexes are computed. */
 export interface KVInput {
   readonly Key: string;
-  readonly Flags: number;
+  readonly Flags: Uint64;
   readonly Value: Uint8Array | null;
   readonly Session: string;
   readonly LockIndex: number;
@@ -102,7 +103,7 @@ export function kvDelete(tx: Tx, key: string): void {
 }
 
 /** Deletes a key if its ModifyIndex is `cas`. True also when the key is absent (Consul's quirk). */
-export function kvDeleteCas(tx: Tx, key: string, cas: number): boolean {
+export function kvDeleteCas(tx: Tx, key: string, cas: Uint64): boolean {
   const cur = tx.db.kvs.get(key);
   if (!cur) return true;
   if (cur.ModifyIndex !== cas) return false;

@@ -5,6 +5,7 @@
  * (configEntries, intentions, caRoots, caConfig) were added within the same format: a snapshot without
  * them restores them empty.
  */
+import { parseExact, stringifyExact, type Uint64 } from "../lib/index.ts";
 import type { CAConfiguration, CARoot, ConfigEntry, DirEntry, HealthCheck, Intention, Node, NodeService, Session } from "../model/index.ts";
 import { canonicalJson, fromBase64, toBase64 } from "./bytes.ts";
 import { makeEntry } from "./kv_write.ts";
@@ -14,7 +15,7 @@ const FORMAT = "causeway-state/1";
 const enc = new TextEncoder();
 const dec = new TextDecoder("utf-8", { fatal: true });
 
-type KvRow = [number, string, number, string | null, string, number, number];
+type KvRow = [number, string, Uint64, string | null, string, number, number];
 
 interface SnapshotDoc {
   format: string;
@@ -56,7 +57,7 @@ export function snapshotTables(db: Tables, lastIndex: number, restoreStaging?: u
     ["format", JSON.stringify(FORMAT)],
     ["indexes", JSON.stringify([...db.indexes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)))],
     ["intentions", canonicalJson(sortedValues(db.intentions))],
-    ["kvs", JSON.stringify(kvs)],
+    ["kvs", stringifyExact(kvs)],
     ["lastIndex", JSON.stringify(lastIndex)],
     ["nodes", canonicalJson(db.nodeKeys().map((k) => db.nodes.get(k)!))],
     ...(restoreStaging === undefined ? [] : [["restoreStaging", canonicalJson(restoreStaging)] as [keyof SnapshotDoc, string]]),
@@ -104,7 +105,7 @@ export const SNAPSHOT_KEYS: readonly string[] = [
 export function parseSnapshotDoc(data: Uint8Array): Record<string, unknown> {
   let doc: Record<string, unknown>;
   try {
-    doc = JSON.parse(dec.decode(data)) as Record<string, unknown>;
+    doc = parseExact(dec.decode(data)) as Record<string, unknown>;
   } catch {
     return fail("not JSON");
   }
@@ -129,7 +130,7 @@ export function tablesFromDoc(doc: Record<string, unknown>): { db: Tables; lastI
   });
   arr(doc, "kvs").forEach((row, i) => {
     const r = row as KvRow;
-    const ok = Array.isArray(r) && r.length === 7 && typeof r[0] === "number" && typeof r[1] === "string" && typeof r[2] === "number" &&
+    const ok = Array.isArray(r) && r.length === 7 && typeof r[0] === "number" && typeof r[1] === "string" && (typeof r[2] === "number" || typeof r[2] === "bigint") &&
       (r[3] === null || typeof r[3] === "string") && typeof r[4] === "string" && typeof r[5] === "number" && typeof r[6] === "number";
     if (!ok) fail(`kvs[${i}] must be [LockIndex, Key, Flags, Value, Session, CreateIndex, ModifyIndex]`);
     let value: Uint8Array | null = null;
