@@ -34,6 +34,15 @@ const session = (extra: Partial<Session> = {}): Session => ({
 const created = (state: ReturnType<typeof setup>["state"]) => (state.writes[0]!.command as { session: unknown }).session;
 
 describe("PUT /v1/session/create", () => {
+  test("a LockDelay number past int64 nanoseconds is a 400 and writes nothing (it was stored as Infinity, then refused as a 500)", async () => {
+    const { state, put } = setup();
+    for (const body of ['{"LockDelay": 1e400}', '{"LockDelay": 9223372036854775808}', '{"LockDelay": -1e19}']) {
+      const res = await put("/v1/session/create", body);
+      expect([body, res.status, await res.text()]).toEqual([body, 400, expect.stringContaining("LockDelay") as unknown as string]);
+    }
+    expect(state.writes).toEqual([]);
+  });
+
   test("without a body: the agent's node, serfHealth, 15s lock delay, release; answers the new ID", async () => {
     const { state, put } = setup();
     const res = await put("/v1/session/create?dc=dc2");

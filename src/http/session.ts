@@ -33,6 +33,8 @@ interface RawSession {
 /** Session.UnmarshalJSON's LockDelay: a Go duration string or a number of ns; below 1000 means seconds. */
 function lockDelayOf(v: JsonValue | undefined): number {
   if (v === undefined || v === null) return DEFAULT_LOCK_DELAY_NS;
+  // A number past int64 nanoseconds has no Go duration (its float-to-int conversion is undefined).
+  if (typeof v === "number" && !(Math.abs(v) < 2 ** 63)) throw new BadRequestError(`Request decode failed: LockDelay ${v} is out of range`);
   const ns = typeof v === "string" ? parseGoDuration(v) : typeof v === "number" ? Math.trunc(v) : 0;
   return ns < LOCK_DELAY_MIN_THRESHOLD ? ns * SECOND_NS : ns;
 }
