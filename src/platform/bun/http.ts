@@ -73,11 +73,29 @@ async function closeIfUnread(req: Request, res: Response): Promise<Response> {
   const headers = new Headers(res.headers);
   headers.set("connection", "close");
   headers.set("content-length", String(body.byteLength));
+  // One close, after LINGER_MS; none once the client has gone (Bun cancels the stream then, and closing
+  // a cancelled stream's controller throws, uncaught, from the timer).
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let done = false;
   const lingering = new ReadableStream<Uint8Array>({
     start(c) {
       if (body.byteLength) c.enqueue(body);
     },
-    pull: (c) => new Promise<void>((resolve) => setTimeout(() => (c.close(), resolve()), LINGER_MS)),
+    pull: (c) =>
+      new Promise<void>((resolve) => {
+        if (done || timer) return resolve();
+        timer = setTimeout(() => {
+          if (!done) {
+            done = true;
+            c.close();
+          }
+          resolve();
+        }, LINGER_MS);
+      }),
+    cancel() {
+      done = true;
+      clearTimeout(timer);
+    },
   });
   return new Response(lingering, { status: res.status, statusText: res.statusText, headers });
 }
