@@ -26,7 +26,8 @@ export { DEFAULT_CHECK_TIMEOUT_MS, HTTP_CHECK_USER_AGENT } from "./runners.ts";
 export type {
   AgentCheck, AgentService, CheckRegistration, CheckType, NodeInfo, ServiceRegistration,
 } from "./types.ts";
-export { isValidStatus, validateNodeMeta } from "./validate.ts";
+export { isValidStatus, portRangeError, validateNodeMeta } from "./validate.ts";
+export type { ServicePorts } from "./validate.ts";
 export { contentHash, toAgentCheck, toAgentService, toAgentServiceWithHash } from "./views.ts";
 export { createMemoryCatalog } from "./memory_catalog.ts";
 export type { MemoryCatalog, MemoryCatalogCall } from "./memory_catalog.ts";

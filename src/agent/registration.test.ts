@@ -188,3 +188,24 @@ describe("size limits on what the catalog indexes and matches", () => {
     expect(errorOf(() => parseCheckRegistration({ Name: "a", ServiceID: long(513), TTL: "10s" }))).toBe("Check service ID is too long (limit: 512 bytes)");
   });
 });
+
+describe("service ports", () => {
+  const refusal = (body: unknown) => {
+    try {
+      parseServiceRegistration(body);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return "accepted";
+  };
+
+  test("every port of a registration is a TCP port (0-65535): the service's, tagged, proxy, upstream, expose and sidecar", () => {
+    expect(refusal({ Name: "web", Port: 65535 })).toBe("accepted");
+    expect(refusal({ Name: "web", Port: 65536 })).toBe("Invalid port 65536 in Service.Port: must be between 0 and 65535");
+    expect(refusal({ Name: "web", Port: -1 })).toContain("Service.Port");
+    expect(refusal({ Name: "web", TaggedAddresses: { wan: { Address: "1.2.3.4", Port: 70000 } } })).toContain("Service.TaggedAddresses[wan].Port");
+    expect(refusal({ Name: "p", Kind: "connect-proxy", Port: 21000, Proxy: { DestinationServiceName: "web", Upstreams: [{ DestinationName: "db", LocalBindPort: 99999 }] } }))
+      .toContain("Service.Proxy.Upstreams[0].LocalBindPort");
+    expect(refusal({ Name: "web", Port: 80, Connect: { SidecarService: { Port: 100000 } } })).toContain("Service.Connect.SidecarService.Port");
+  });
+});

@@ -12,6 +12,7 @@ import {
   isAnyAddress,
   isValidStatus,
   nodeServiceErrors,
+  portRangeError,
   serviceSizeError,
   unsupportedCheckError,
   validateCheckType,
@@ -72,7 +73,8 @@ function checkError(d: DecodedCheck): string | undefined {
 function validateDecodedService(d: DecodedService): void {
   const s = d.service;
   if (s.Name === "") throw badRequest("Missing service name");
-  const size = serviceSizeError(s) ?? (d.sidecar ? serviceSizeError(d.sidecar.service) : undefined);
+  const size = serviceSizeError(s) ?? (d.sidecar ? serviceSizeError(d.sidecar.service) : undefined)
+    ?? portRangeError(s) ?? (d.sidecar ? portRangeError(d.sidecar.service, "Service.Connect.SidecarService") : undefined);
   if (size) throw badRequest(size);
   if (isAnyAddress(s.Address)) throw badRequest("Invalid service address");
   const weightsErr = s.Weights ? validateWeights(s.Weights) : undefined;

@@ -226,3 +226,33 @@ export function nodeServiceErrors(reg: ServiceRegistration): string[] {
   }
   return errors;
 }
+
+/** The ports a service registration names, in the shape both the agent and the catalog decode. */
+export interface ServicePorts {
+  readonly Port?: number;
+  readonly TaggedAddresses?: Readonly<Record<string, { readonly Port?: number } | null | undefined>> | null;
+  readonly Proxy?: {
+    readonly LocalServicePort?: number;
+    readonly Upstreams?: readonly { readonly LocalBindPort?: number }[] | null;
+    readonly Expose?: { readonly Paths?: readonly { readonly ListenerPort?: number; readonly LocalPathPort?: number }[] | null } | null;
+  } | null;
+}
+
+/**
+ * The first port of a service that is not a TCP port (0-65535), or undefined. Go decodes them into
+ * `int` and stores anything; a port past 65535 can never be dialled, so it is refused here.
+ */
+export function portRangeError(s: ServicePorts, what = "Service"): string | undefined {
+  const ports: [string, number | undefined][] = [
+    [`${what}.Port`, s.Port],
+    ...Object.entries(s.TaggedAddresses ?? {}).map(([k, v]) => [`${what}.TaggedAddresses[${k}].Port`, v?.Port] as [string, number | undefined]),
+    [`${what}.Proxy.LocalServicePort`, s.Proxy?.LocalServicePort],
+    ...(s.Proxy?.Upstreams ?? []).map((u, i) => [`${what}.Proxy.Upstreams[${i}].LocalBindPort`, u.LocalBindPort] as [string, number | undefined]),
+    ...(s.Proxy?.Expose?.Paths ?? []).flatMap((p, i) => [
+      [`${what}.Proxy.Expose.Paths[${i}].ListenerPort`, p.ListenerPort],
+      [`${what}.Proxy.Expose.Paths[${i}].LocalPathPort`, p.LocalPathPort],
+    ] as [string, number | undefined][]),
+  ];
+  const bad = ports.find(([, p]) => p !== undefined && (p < 0 || p > 65535));
+  return bad ? `Invalid port ${bad[1]} in ${bad[0]}: must be between 0 and 65535` : undefined;
+}

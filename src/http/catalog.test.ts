@@ -63,6 +63,15 @@ describe("PUT /v1/catalog/register", () => {
     }]);
   });
 
+  test("a service port past 65535 (or negative) is a 400 and writes nothing", async () => {
+    const { state, put } = setup();
+    const res = await put("/v1/catalog/register", { Node: "a", Address: "1.1.1.1", Service: { Service: "web", Port: 65536 } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("Invalid port 65536 in Service.Port: must be between 0 and 65535");
+    expect((await put("/v1/catalog/register", { Node: "a", Address: "1.1.1.1", Service: { Service: "web", TaggedAddresses: { lan: { Address: "1.1.1.1", Port: -2 } } } })).status).toBe(400);
+    expect(state.writes).toEqual([]);
+  });
+
   test("the body's Datacenter routes the write; ?dc is not consulted (Consul's CatalogRegister)", async () => {
     const { state, put } = setup();
     await put("/v1/catalog/register?dc=dc9", { Datacenter: "dc2", Node: "a", Address: "1.1.1.1" });

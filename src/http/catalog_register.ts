@@ -6,6 +6,7 @@
  * answers these with 500, Causeway with 400 because the request is at fault. On top of Consul's checks:
  * the size limits of field_limits.ts, and a Datacenter that must be a datacenter name.
  */
+import { portRangeError } from "../agent/index.ts";
 import type {
   ConnectProxyConfig, DeregisterRequest, ExposePath, HealthCheck, HealthCheckDefinition, HealthStatus, NodeService,
   RegisterRequest, ServiceAddress, ServiceKind, Unindexed, Upstream,
@@ -157,7 +158,7 @@ function serviceSizeError(s: RawService): string | undefined {
 export function serviceOf(s: RawService): Unindexed<NodeService> {
   const kind = s.Kind ?? "";
   if (!KINDS.includes(kind)) fail(`Invalid service kind: ${q(kind)}`);
-  const size = serviceSizeError(s);
+  const size = serviceSizeError(s) ?? portRangeError(s);
   if (size) fail(size);
   const problems = serviceProblems(s);
   if (problems.length) fail(multiErrorText(problems));
