@@ -7,7 +7,10 @@ describe("State wire encoding", () => {
     expect(decodeWire(encodeWire(value))).toEqual(value);
   });
 
-  test("an object that only looks like bytes among other keys stays an object", () => {
+  test("objects of the value's own that look like the encoding's markers decode as themselves", () => {
     expect(decodeWire(encodeWire({ $bytes: "AA==", other: 1 }))).toEqual({ $bytes: "AA==", other: 1 });
+    // A service Meta of {"$bytes": "AA=="} used to come back as a byte array, which no Go client decodes.
+    const meta = { Meta: { $bytes: "AA==" }, Other: { $escaped: [["x", 1]] }, Nested: { $bytes: { $bytes: new Uint8Array([7]) } } };
+    expect(decodeWire(encodeWire(meta))).toEqual(meta);
   });
 });
