@@ -23,7 +23,10 @@ try {
   const until = Date.now() + seconds * 1000;
   const once = process.argv.includes("--count");
   do {
-    const run = await runFuzz({ target: { url: agent.httpUrl, pid: agent.child.pid! }, seed, count });
+    const run = await runFuzz({
+      target: { url: agent.httpUrl, pid: agent.child.pid! }, seed, count,
+      onProgress: (done, findings) => done % 1000 === 0 && console.log(`seed ${seed}: ${done} probes, ${findings} findings so far`),
+    });
     total += run.probes;
     found += run.findings.length;
     for (const f of run.findings) console.log(formatFinding(f));

@@ -71,8 +71,27 @@ export interface MutationLimits {
   readonly maxString: number;
   readonly maxArray: number;
   readonly maxDepth: number;
+  /** A mutation that would make the body larger than this is not made (past the 4 MiB JSON limit, to probe 413s). */
+  readonly maxBody: number;
 }
-export const CI_LIMITS: MutationLimits = { maxString: 1 << 20, maxArray: 20_000, maxDepth: 20_000 };
+export const CI_LIMITS: MutationLimits = { maxString: 1 << 20, maxArray: 20_000, maxDepth: 20_000, maxBody: 6 << 20 };
+
+/** The rendered size of `t`, counting no further than `cap` (so a huge tree costs no more than `cap`). */
+export function sizeAtMost(t: Tree, cap: number): number {
+  let n = 0;
+  const walk = (x: Tree): void => {
+    if (n > cap) return;
+    if (x === null || typeof x === "boolean") n += 5;
+    else if (typeof x === "string") n += x.length + 2;
+    else if (Array.isArray(x)) for (const e of x) { n += 1; walk(e); if (n > cap) return; }
+    else if ("num" in x) n += x.num.length;
+    else if ("bytes" in x) n += x.bytes.length + 2;
+    else if ("nest" in x) { n += 2 * x.nest; walk(x.inner); }
+    else for (const [k, v] of x.obj) { n += k.length + 4; walk(v); if (n > cap) return; }
+  };
+  walk(t);
+  return n;
+}
 
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[rng.int(xs.length)]!;
 
@@ -138,6 +157,7 @@ export function mutateBody(seed: unknown, rng: Rng, lim: MutationLimits = CI_LIM
   const whats: string[] = [];
   for (let i = 1 + rng.int(3); i > 0; i--) {
     const m = mutateTree(tree, rng, lim);
+    if (sizeAtMost(m.tree, lim.maxBody) > lim.maxBody) continue;
     tree = m.tree;
     whats.push(m.what);
   }
