@@ -36,7 +36,7 @@ const created = (state: ReturnType<typeof setup>["state"]) => (state.writes[0]!.
 describe("PUT /v1/session/create", () => {
   test("a LockDelay number past int64 nanoseconds is a 400 and writes nothing (it was stored as Infinity, then refused as a 500)", async () => {
     const { state, put } = setup();
-    for (const body of ['{"LockDelay": 1e400}', '{"LockDelay": 9223372036854775808}', '{"LockDelay": -1e19}']) {
+    for (const body of ['{"LockDelay": 1e400}', '{"LockDelay": 9223372036854775808}', '{"LockDelay": -1e19}', '{"LockDelay": -2147483649}', '{"LockDelay": 9007199254740993}']) {
       const res = await put("/v1/session/create", body);
       expect([body, res.status, await res.text()]).toEqual([body, 400, expect.stringContaining("LockDelay") as unknown as string]);
     }

@@ -36,7 +36,10 @@ function lockDelayOf(v: JsonValue | undefined): number {
   // A number past int64 nanoseconds has no Go duration (its float-to-int conversion is undefined).
   if (typeof v === "number" && !(Math.abs(v) < 2 ** 63)) throw new BadRequestError(`Request decode failed: LockDelay ${v} is out of range`);
   const ns = typeof v === "string" ? parseGoDuration(v) : typeof v === "number" ? Math.trunc(v) : 0;
-  return ns < LOCK_DELAY_MIN_THRESHOLD ? ns * SECOND_NS : ns;
+  const out = ns < LOCK_DELAY_MIN_THRESHOLD ? ns * SECOND_NS : ns;
+  // What the log carries must be an exact integer; the state clamps the delay to 60 s anyway.
+  if (!Number.isSafeInteger(out)) throw new BadRequestError(`Request decode failed: LockDelay ${typeof v === "number" ? v : JSON.stringify(v)} is out of range`);
+  return out;
 }
 
 /**
