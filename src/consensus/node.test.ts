@@ -185,6 +185,39 @@ describe("snapshot pacing", () => {
   });
 });
 
+describe("log bytes", () => {
+  test("a snapshot is taken once snapshotBytes of commands were applied, whatever the entry count and interval; at most keepBytes stay behind it", async () => {
+    const clock = simClock();
+    const sm = kvStateMachine();
+    const store = memoryLogStore();
+    const compactions: number[] = [];
+    const compact = store.compact.bind(store);
+    store.compact = (index) => (compactions.push(index), compact(index));
+    const node = createConsensusNode({
+      id: "n1", clock, rng: seededRng(3), logger: silentLogger(), log: store, transport: simNetwork(clock, seededRng(4)).transport("n1"),
+      stateMachine: sm, bootstrapVoters: ["n1"], tickMs: 10, snapshotEntries: 10_000, snapshotIntervalMs: 600_000,
+      snapshotBytes: 64 * 1024, keepBytes: 16 * 1024, keepEntries: 1024,
+    });
+    await node.start();
+    await runFor(clock, 500);
+    const bootstrap = store.snapshotIndex();
+    const big = "x".repeat(4096);
+    const put = async (n: number) => {
+      for (let i = 0; i < n; i++) void node.propose(encodeKvCommand({ op: "put", key: `k${i}`, value: big }));
+      await runFor(clock, 100);
+    };
+    await put(10); // ~40 KiB: below snapshotBytes
+    expect(store.snapshotIndex()).toBe(bootstrap);
+    await put(10); // past 64 KiB: taken although far below 10,000 entries and the interval
+    const snap = store.snapshotIndex();
+    expect(snap).toBeGreaterThan(bootstrap);
+    // Of the entries behind the snapshot, only keepBytes' worth (3 of 4 KiB and a bit) are kept, not keepEntries.
+    expect(compactions.length).toBe(1);
+    expect(snap - compactions[0]!).toBe(3);
+    await node.stop();
+  });
+});
+
 describe("linearizable reads", () => {
   test("a lost ReadIndex request is asked again (every 500 ms, as etcd does) instead of waiting for the timeout", async () => {
     const c = cluster(3, 5);

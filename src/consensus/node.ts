@@ -57,7 +57,12 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   /** Monotonic time of the last snapshot taken here (start-up counts as one). */
   let lastSnapshotAt = o.clock.monotonic();
   const snapshotIntervalMs = o.snapshotIntervalMs ?? 0;
+  const snapshotByteLimit = o.snapshotBytes ?? 64 * 1024 * 1024;
+  const keepBytes = o.keepBytes ?? 16 * 1024 * 1024;
+  /** Command bytes applied since the last snapshot (the part of the in-memory log a snapshot frees). */
+  let appliedBytesSinceSnapshot = 0;
   const snapshotDue = () => {
+    if (appliedBytesSinceSnapshot >= snapshotByteLimit) return true;
     const pending = applied - snapshotIndex;
     if (pending < snapshotEntries) return false;
     if (snapshotIntervalMs <= 0 || pending >= snapshotEntries * 8) return true;
@@ -254,6 +259,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         if (key) confChanges.resolve(key, confState);
       }
     } else if (e.data.length > 0 && appliedProposals.firstTime(e.data, e.index)) {
+      appliedBytesSinceSnapshot += e.data.length;
       const result = o.stateMachine.apply(e.index, envelopeCommand(e.data));
       const key = envelopeKey(e.data);
       if (key) proposals.resolve(key, result);
@@ -317,6 +323,19 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     );
   }
 
+  /** The lowest index from which the entries up to `upTo` hold at most keepBytes (never past `upTo`). */
+  function firstKeptByBytes(upTo: number): number {
+    let bytes = 0;
+    let i = upTo;
+    while (i > storage.firstIndex()) {
+      const e = storage.entries(i, i + 1, Infinity)[0]!;
+      bytes += e.type === "ConfChange" ? 0 : e.data.length;
+      if (bytes > keepBytes && i < upTo) break;
+      i--;
+    }
+    return i;
+  }
+
   async function takeSnapshot(): Promise<void> {
     freshSnapshotWanted = false;
     const data = snapshotBytes();
@@ -324,7 +343,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     await o.log.saveSnapshot(meta, data);
     snapshotIndex = applied;
     lastSnapshotAt = o.clock.monotonic();
-    const compactTo = applied - keepEntries;
+    appliedBytesSinceSnapshot = 0;
+    const compactTo = Math.max(applied - keepEntries, firstKeptByBytes(applied));
     if (compactTo > storage.firstIndex()) {
       storage.compact(compactTo);
       o.log.compact(compactTo);

@@ -47,6 +47,14 @@ export interface ConsensusOptions<R> {
   readonly snapshotIntervalMs?: number;
   /** Entries kept in the log behind a snapshot, so slow followers can catch up without one. Default 1024. */
   readonly keepEntries?: number;
+  /**
+   * The log is held in memory from the last snapshot on, so its size is bounded in bytes too: a snapshot
+   * is taken once this many bytes of commands were applied since the last one, whatever the entry count
+   * and interval say (default 64 MiB); and the entries kept behind a snapshot are at most
+   * `keepBytes` (default 16 MiB, always at least the last entry).
+   */
+  readonly snapshotBytes?: number;
+  readonly keepBytes?: number;
   readonly requestTimeoutMs?: number;
   readonly maxSizePerMsg?: number;
   readonly maxInflightMsgs?: number;
