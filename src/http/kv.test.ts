@@ -211,3 +211,16 @@ describe("uint64 values on the HTTP API", () => {
     expect(state.writes[0]!.command).toMatchObject({ type: "txn", ops: [{ KV: { Verb: "cas", Key: "k", Flags: 18446744073709551615n, Index: 9007199254740993n } }] });
   });
 });
+
+describe("KV null values (Consul stores nil for an empty body)", () => {
+  test("a PUT with an empty body writes no value; a stored null reads as null, and ?raw as an empty body", async () => {
+    const { state, app } = setup();
+    await app.request("/v1/kv/empty", { method: "PUT" });
+    await app.request("/v1/kv/empty2", { method: "PUT", body: "" });
+    expect(state.writes.map((w) => (w.command as { entry: { Value: unknown } }).entry.Value)).toEqual([null, null]);
+    state.values["kv-get"] = entry("empty", null);
+    expect(await (await app.request("/v1/kv/empty")).json()).toEqual([{ LockIndex: 0, Key: "empty", Flags: 0, Value: null, CreateIndex: 5, ModifyIndex: 7 }]);
+    const raw = await app.request("/v1/kv/empty?raw");
+    expect([raw.status, await raw.text()]).toEqual([200, ""]);
+  });
+});

@@ -84,7 +84,9 @@ export function mountKv(app: Hono, deps: HttpApiDeps): void {
     } catch (err) {
       return errorResponse(c, err);
     }
-    return serveWrite(c, deps, { type: "kv", op, entry: { Key: key, Flags: flags ?? 0, Value: value, Session: session, ModifyIndex: cas } }, (r) =>
+    // Consul copies the body into a nil bytes.Buffer: an empty body stores no value (GET shows null).
+    const stored = value.length === 0 ? null : value;
+    return serveWrite(c, deps, { type: "kv", op, entry: { Key: key, Flags: flags ?? 0, Value: stored, Session: session, ModifyIndex: cas } }, (r) =>
       jsonResponse(c, op === "set" ? true : r.type === "kv" ? r.ok : true));
   });
 

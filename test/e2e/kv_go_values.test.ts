@@ -1,6 +1,7 @@
 /**
- * KV flags over the whole uint64 range against a real agent: written through /v1/kv and /v1/txn, read
- * back byte-exact (a Go client decodes them into uint64), and kept through a snapshot save and restore.
+ * KV values as Go clients read them, against a real agent: flags over the whole uint64 range (written
+ * through /v1/kv and /v1/txn, read back byte-exact, kept through a snapshot save and restore), and
+ * null values for empty bodies.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
@@ -34,4 +35,12 @@ describe("uint64 KV flags on a real agent", () => {
     expect((await fetch(`${url}/v1/snapshot`, { method: "PUT", body: snapshot })).status).toBe(200);
     expect((await read()).replace(/"(Create|Modify)Index":\d+/g, "")).toBe(before.replace(/"(Create|Modify)Index":\d+/g, ""));
   }, 60_000);
+
+  test("an empty PUT stores no value: GET shows null, ?raw an empty body", async () => {
+    const url = agent.httpUrl;
+    expect(await (await fetch(`${url}/v1/kv/nothing`, { method: "PUT" })).text()).toBe("true");
+    expect(await (await fetch(`${url}/v1/kv/nothing`)).text()).toContain('"Key":"nothing","Flags":0,"Value":null');
+    const raw = await fetch(`${url}/v1/kv/nothing?raw`);
+    expect([raw.status, await raw.text()]).toEqual([200, ""]);
+  });
 });
