@@ -33,7 +33,7 @@ export { createGossipDriver } from "./driver.ts";
 export type { DropNotice, DropReason, GossipDriver, GossipDriverOptions, GossipDriverStats } from "./driver.ts";
 export { encodeFrame, FrameReader, FrameTooLargeError, readFrame, StreamError, withStreamDeadline, FRAME_HEADER_BYTES } from "./transport.ts";
 export type { GossipStream, GossipTransport, StreamSink, TransportHandler } from "./transport.ts";
-export { createUdpTransport, parseHostPort } from "./transport_udp.ts";
+export { createUdpTransport, parseHostPort, withDefaultPort } from "./transport_udp.ts";
 export type { UdpTransportOptions } from "./transport_udp.ts";
 export { createMemoryNetwork } from "./transport_memory.ts";
 export type { MemoryNetwork, MemoryNetworkOptions } from "./transport_memory.ts";

@@ -76,6 +76,18 @@ describe("gossip pool over the in-memory network (simulated clock)", () => {
     });
   }
 
+  test("an address without a port joins on this pool's own port; joining oneself is a join of 1, not an error", async () => {
+    const s = sim(3);
+    for (let i = 0; i < 3; i++) await s.start(i);
+    const self = s.nodes[0]!.pool.localAddr;
+    expect(await s.nodes[0]!.pool.join([self])).toBe(1);
+    expect(await s.nodes[0]!.pool.join([self.replace(/:\d+$/, "")])).toBe(1);
+    const joins = Promise.all([s.nodes[1]!.pool.join(["10.0.0.1"]), s.nodes[2]!.pool.join(["10.0.0.1", "10.0.0.3"])]);
+    expect(await run(s.clock, 20_000, () => allAlive(s.nodes, 3))).toBe(true);
+    expect(await joins).toEqual([1, 2]);
+    await s.stopAll();
+  });
+
   test("setTags propagates as member-update; a user event reaches everyone once", async () => {
     // User events are plain epidemic broadcasts (no anti-entropy for them yet): with the LOCAL profile's
     // retransmitMult of 2 one of 4 members can miss one, so this uses Consul's LAN value of 4.
@@ -140,10 +152,10 @@ describe("gossip pool over the in-memory network (simulated clock)", () => {
     await s.stopAll();
   });
 
-  test("join rejects when nothing is reached or nothing is given; stop is idempotent", async () => {
+  test("join rejects when nothing is reached or no address is given; stop is idempotent", async () => {
     const s = sim(7);
     const a = await s.start(0);
-    await expect(a.pool.join([a.pool.localAddr])).rejects.toThrow("no address");
+    await expect(a.pool.join([])).rejects.toThrow("no address"); // joining oneself is a join of 1 (tested above)
     let err: unknown;
     a.pool.join(["10.9.9.9:8301"]).catch((e) => (err = e));
     await run(s.clock, 2000, () => err !== undefined);

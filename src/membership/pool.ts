@@ -24,7 +24,7 @@ import type { IncomingQuery } from "./query.ts";
 import { SERF_DEFAULTS, Serf, type MemberStatus, type SerfEvent, type SerfOptions, type SerfRequest } from "./serf.ts";
 import type { Tags } from "./tags.ts";
 import type { GossipTransport } from "./transport.ts";
-import { createUdpTransport, parseHostPort } from "./transport_udp.ts";
+import { createUdpTransport, parseHostPort, withDefaultPort } from "./transport_udp.ts";
 
 export interface GossipPoolOptions {
   /** Node name in this pool (WAN: `<node>.<dc>`); unique in the pool. */
@@ -272,11 +272,22 @@ function startPool(
     members: () => serf.members().map((m) => ({ ...toPoolMember(m), rttMs: rttMs(m.name) })),
     async join(addresses) {
       if (stopped || serf.state !== "alive") throw new Error(`gossip pool ${name}: join after leave or stop`);
-      const others = addresses.filter((a) => a !== driver.localAddr);
-      if (others.length === 0) throw new Error(`gossip pool ${name}: join: no address to join`);
-      const n = await driver.join(others);
-      if (n === 0) throw new Error(`gossip pool ${name}: join: no member reached`);
-      return n;
+      // memberlist's resolveAddr: an address without a port means this pool's own port.
+      const ownPort = parseHostPort(driver.localAddr).port;
+      const targets = addresses.map((a) => withDefaultPort(a, ownPort));
+      // Joining oneself succeeds and counts (memberlist's push/pull with itself does).
+      const self = targets.filter((a) => a === driver.localAddr).length;
+      const others = targets.filter((a) => a !== driver.localAddr);
+      if (others.length === 0) {
+        if (self > 0) return self;
+        throw new Error(`gossip pool ${name}: join: no address to join`);
+      }
+      const n = await driver.join(others).catch((err: Error) => {
+        if (self > 0) return 0;
+        throw err;
+      });
+      if (n + self === 0) throw new Error(`gossip pool ${name}: join: no member reached`);
+      return n + self;
     },
     leave() {
       leaving ??= (async () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Buffer } from "node:buffer";
 import { bindUdp, listenTcp, silentLogger } from "../platform/index.ts";
 import type { GossipStream, GossipTransport, TransportHandler } from "./transport.ts";
-import { createUdpTransport, parseHostPort } from "./transport_udp.ts";
+import { createUdpTransport, parseHostPort, withDefaultPort } from "./transport_udp.ts";
 
 const open = (port = 0) => createUdpTransport({ host: "127.0.0.1", port, logger: silentLogger() });
 
@@ -103,5 +103,12 @@ describe("UDP + TCP gossip transport", () => {
     await ib.until(() => ib.packets.some((p) => p.bytes[0] === 1));
     await sender.close();
     await t.close();
+  });
+});
+
+describe("withDefaultPort", () => {
+  test("adds the port to an address that names none, IPv6 in brackets; keeps one that does", () => {
+    expect(["10.0.0.1", "host.example", "::1", "[::1]", "10.0.0.1:8302", "[fe80::1]:9"].map((a) => withDefaultPort(a, 8301)))
+      .toEqual(["10.0.0.1:8301", "host.example:8301", "[::1]:8301", "[::1]:8301", "10.0.0.1:8302", "[fe80::1]:9"]);
   });
 });

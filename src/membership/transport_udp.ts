@@ -37,6 +37,16 @@ export function parseHostPort(addr: string): { host: string; port: number } {
 }
 
 /**
+ * `addr` with `port` added when it names none: "10.0.0.1" -> "10.0.0.1:8301", "::1" or "[::1]" ->
+ * "[::1]:8301"; an address with a port is returned as it is.
+ */
+export function withDefaultPort(addr: string, port: number): string {
+  if (/^\[[^\]]+\]:\d+$/.test(addr) || /^[^:[\]]+:\d+$/.test(addr)) return addr;
+  const bare = addr.startsWith("[") && addr.endsWith("]") ? addr.slice(1, -1) : addr;
+  return bare.includes(":") ? `[${bare}]:${port}` : `${bare}:${port}`;
+}
+
+/**
  * Binds UDP and TCP on one port. Rejects with the address in the message if either bind fails (for
  * port 0, after retrying with fresh ports). Inbound traffic is dropped until `listen` is called.
  */
