@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
-import type { AgentInfo } from "./deps.ts";
+import type { AgentInfo, MembershipApi } from "./deps.ts";
+import { memberBody } from "./members.ts";
 import { jsonResponse } from "./respond.ts";
 
 /** Serf member status codes as Consul reports them (`serf.MemberStatus`). */
@@ -9,7 +10,12 @@ const MEMBER_STATUS_ALIVE = 1;
  * GET /v1/agent/self: the agent's configuration and member record in Consul's shape
  * (https://developer.hashicorp.com/consul/api-docs/agent#read-configuration).
  */
-export function agentSelfBody(agent: AgentInfo): Record<string, unknown> {
+/**
+ * `/v1/agent/self`. `Member` is exactly the object `/v1/agent/members` lists for this agent (Consul's
+ * Agent.LocalMember), protocol and delegate versions included; without gossip, the agent's own facts.
+ */
+export function agentSelfBody(agent: AgentInfo, membership?: MembershipApi): Record<string, unknown> {
+  const self = membership?.members(false).find((m) => m.name === agent.nodeName);
   return {
     Config: {
       Datacenter: agent.datacenter,
@@ -21,7 +27,7 @@ export function agentSelfBody(agent: AgentInfo): Record<string, unknown> {
       Version: agent.version,
     },
     DebugConfig: agent.debugConfig,
-    Member: {
+    Member: self ? memberBody(self) : {
       Name: agent.nodeName,
       Addr: agent.advertiseAddr,
       Port: agent.serfLanPort,
@@ -40,6 +46,6 @@ function memberTags(agent: AgentInfo): Record<string, string> {
   return tags;
 }
 
-export function mountAgent(app: Hono, agent: AgentInfo): void {
-  app.get("/v1/agent/self", (c) => jsonResponse(c, agentSelfBody(agent)));
+export function mountAgent(app: Hono, agent: AgentInfo, membership?: MembershipApi): void {
+  app.get("/v1/agent/self", (c) => jsonResponse(c, agentSelfBody(agent, membership)));
 }

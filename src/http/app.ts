@@ -40,7 +40,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
     if (err !== undefined) deps.logError?.(err, { method: c.req.method, path: c.req.path });
   });
   app.onError((err, c) => errorResponse(c, err));
-  mountAgent(app, deps.agent);
+  mountAgent(app, deps.agent, deps.membership);
   mountAgentServices(app, deps);
   mountStatus(app, deps.raft);
   mountMembers(app, deps.membership, deps.agent);

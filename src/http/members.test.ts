@@ -216,6 +216,14 @@ describe("without gossip", () => {
     }
   });
 
+  test("/v1/agent/self's Member is exactly this agent's entry in /v1/agent/members", async () => {
+    const a = app(fakeMembership().api);
+    const members = (await (await a.request("/v1/agent/members")).json()) as { Name: string }[];
+    const self = (await (await a.request("/v1/agent/self")).json()) as { Member: unknown };
+    expect(self.Member).toEqual(members.find((m) => m.Name === "s1"));
+    expect(self.Member).toMatchObject({ ProtocolMin: 1, ProtocolMax: 5, ProtocolCur: 2, DelegateMin: 2, DelegateMax: 5, DelegateCur: 4 });
+  });
+
   test("wrong methods are still 405 and other routes are untouched", async () => {
     const a = app(undefined);
     expect((await a.request("/v1/agent/join/10.0.0.2")).status).toBe(405);
