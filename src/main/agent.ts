@@ -10,7 +10,7 @@ import { shutdownStack, type ShutdownStack } from "../lib/index.ts";
 import type { Logger } from "../platform/index.ts";
 import { createGrpcServer, cryptoRng, httpHealthProbe, readFileIfExists, tcpHealthProbe, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
-import { datacentersByDistance, startServer, type RunningServer, type SeenServer } from "../server/index.ts";
+import { datacentersByDistance, serverStats, startServer, type RunningServer, type SeenServer } from "../server/index.ts";
 import { startGossip } from "./gossip.ts";
 import { startClientRpc } from "./client_rpc.ts";
 import { createStateAccess } from "./state_access.ts";
@@ -159,6 +159,20 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       stats: () => ({
         agent: { runtime: runtimeDescription() },
         build: { version: VERSION, revision: REVISION },
+        ...(server
+          ? serverStats({
+              status: server.consensus.status(),
+              leaderAddr: server.raft.leader(),
+              bootstrap: config.dev || config.bootstrapExpect === 1,
+              knownDatacenters: (() => {
+                try {
+                  return knownDatacenters().length;
+                } catch {
+                  return 1; // no WAN pool: this datacenter only
+                }
+              })(),
+            })
+          : { consul: { acl: "disabled", known_servers: String(seenServers(gossip.lan.members(), config.datacenter).filter((x) => x.status === "alive").length), server: "false" } }),
       }),
     };
     // The replicated state as this agent reaches it, and the local agent that syncs into it.

@@ -9,3 +9,4 @@ export type { ServerInfo } from "./server_directory.ts";
 export type { SeenServer } from "./raft_membership.ts";
 export { datacentersByDistance } from "./datacenters.ts";
 export type { WanServer } from "./datacenters.ts";
+export { serverStats } from "./stats.ts";

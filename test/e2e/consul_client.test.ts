@@ -135,6 +135,10 @@ describe("agent", () => {
     expect(members.map((m) => [m.Name, m.Status])).toEqual([["compat", 1]]);
     const self = (await consul.agent.self()) as any;
     expect(self.Config.NodeName).toBe("compat");
+    expect(self.Member).toEqual(members[0]);
+    expect(self.Stats.consul).toMatchObject({ leader: "true", server: "true", bootstrap: "true", known_datacenters: "1" });
+    expect(self.Stats.raft).toMatchObject({ state: "Leader", num_peers: "0", last_contact: "0" });
+    expect(Number(self.Stats.raft.applied_index)).toBeGreaterThan(0);
   });
 
   test("a service with a TTL check registers locally, syncs to the catalog, and follows pass and fail", async () => {
