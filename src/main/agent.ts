@@ -19,7 +19,7 @@ import { catalogPortOver } from "./catalog_port.ts";
 import { snapshotApiOver } from "./snapshot_api.ts";
 import { operatorApiOver, raftStatusOver } from "./operator_api.ts";
 import { createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
-import { parseServer, type PoolMember } from "../membership/index.ts";
+import { parseServer, serfStatsOf, type PoolMember } from "../membership/index.ts";
 import { loadTlsFiles } from "./tls_files.ts";
 import { runtimeDescription } from "./runtime.ts";
 import { REVISION, VERSION } from "./version.ts";
@@ -159,6 +159,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       stats: () => ({
         agent: { runtime: runtimeDescription() },
         build: { version: VERSION, revision: REVISION },
+        serf_lan: serfStatsOf(gossip.lan.stats()),
+        ...(gossip.wan ? { serf_wan: serfStatsOf(gossip.wan.stats()) } : {}),
         ...(server
           ? serverStats({
               status: server.consensus.status(),

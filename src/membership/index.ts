@@ -37,7 +37,7 @@ export { createUdpTransport, parseHostPort, withDefaultPort } from "./transport_
 export type { UdpTransportOptions } from "./transport_udp.ts";
 export { createMemoryNetwork } from "./transport_memory.ts";
 export type { MemoryNetwork, MemoryNetworkOptions } from "./transport_memory.ts";
-export { createGossipPool, toPoolMember } from "./pool.ts";
+export { createGossipPool, serfStatsOf, toPoolMember } from "./pool.ts";
 export type { GossipPool, GossipPoolOptions, GossipPoolStats, PoolMember } from "./pool.ts";
 export type { NodeResponse, PoolQueryOptions, QueryResult } from "./pool_query.ts";
 export { INTERNAL_QUERY_PREFIX, QUERY_DEFAULTS, QueryEngine } from "./query.ts";

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { cryptoRng, seededRng, silentLogger, systemClock } from "../platform/index.ts";
 import { simClock, type SimClock, runSimTimers } from "../../test/harness/sim_clock.ts";
 import type { Timing } from "./config.ts";
-import { createGossipPool, toPoolMember, type GossipPool } from "./pool.ts";
+import { createGossipPool, serfStatsOf, toPoolMember, type GossipPool } from "./pool.ts";
 import type { SerfEvent } from "./serf.ts";
 import { createMemoryNetwork, type MemoryNetwork } from "./transport_memory.ts";
 
@@ -162,6 +162,18 @@ describe("gossip pool over the in-memory network (simulated clock)", () => {
     expect(String(err)).toContain("10.9.9.9:8301");
     await a.pool.stop();
     await a.pool.stop();
+  });
+
+  test("stats carry serf's Lamport clocks, health score and counts; serfStatsOf writes them as Consul's strings", async () => {
+    const s = await cluster(5);
+    const before = s.nodes[0]!.pool.stats();
+    s.nodes[1]!.pool.userEvent("deploy", new Uint8Array([1]));
+    expect(await run(s.clock, 5000, () => s.nodes[0]!.pool.stats().serf.eventTime > before.serf.eventTime)).toBe(true);
+    const text = serfStatsOf(s.nodes[0]!.pool.stats());
+    expect(text).toMatchObject({ members: "4", failed: "0", left: "0", health_score: "0", encrypted: "false", intent_queue: "0" });
+    expect(Number(text.member_time)).toBeGreaterThanOrEqual(1);
+    expect(Number(text.event_time)).toBeGreaterThan(before.serf.eventTime);
+    await s.stopAll();
   });
 
   test("toPoolMember splits host and port", () => {

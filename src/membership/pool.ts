@@ -78,6 +78,10 @@ export interface GossipPoolStats {
   readonly members: Readonly<Record<MemberStatus, number>>;
   readonly serf: Serf["stats"];
   readonly gossip: GossipDriverStats;
+  /** Lifeguard local health (memberlist's health score): 0 is healthy. */
+  readonly healthScore: number;
+  /** Whether gossip is encrypted. */
+  readonly encrypted: boolean;
   /** Reconnect joins that reached the failed member / that failed. */
   readonly reconnectsOk: number;
   readonly reconnectsFailed: number;
@@ -335,8 +339,27 @@ function startPool(
     stats() {
       const members: Record<MemberStatus, number> = { alive: 0, leaving: 0, left: 0, failed: 0 };
       for (const m of serf.members()) members[m.status]++;
-      return { members, serf: serf.stats, gossip: driver.stats(), ...counters };
+      return { members, serf: serf.stats, gossip: driver.stats(), healthScore: driver.memberlist.healthScore(), encrypted, ...counters };
     },
     stop,
+  };
+}
+
+/**
+ * A pool's `serf_lan` / `serf_wan` section of `/v1/agent/self`'s Stats, as Consul's serf Stats writes it
+ * (every value a string). Queues Causeway does not have (event_queue, query_queue) and coordinate
+ * resets (no network coordinates yet) are left out rather than invented.
+ */
+export function serfStatsOf(s: GossipPoolStats): Record<string, string> {
+  return {
+    encrypted: String(s.encrypted),
+    event_time: String(s.serf.eventTime),
+    failed: String(s.serf.failed),
+    health_score: String(s.healthScore),
+    intent_queue: String(s.serf.intentQueue),
+    left: String(s.serf.left),
+    member_time: String(s.serf.memberTime),
+    members: String(s.serf.members),
+    query_time: String(s.serf.queryTime),
   };
 }

@@ -89,6 +89,10 @@ interface Pending { readonly id: number; readonly deadline: number; readonly ack
 
 export class QueryEngine {
   private readonly clock = new Lamport();
+  /** The query Lamport clock now (serf's query_time). */
+  get time(): number {
+    return this.clock.time;
+  }
   private readonly seen: ({ ltime: number; ids: number[] } | undefined)[];
   private readonly pending = new Map<number, Pending>();
   /** Queries answered (or still answerable) here: `ltime:id` -> deadline. */

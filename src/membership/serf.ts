@@ -153,7 +153,11 @@ export class Serf {
   get state(): "alive" | "leaving" | "left" { return this.leaveState; }
   /** Member counts (failed/left exclude self) and counters of dropped input and reconnect attempts. */
   get stats() {
-    return { members: this.table.size, failed: this.withStatus("failed").length, left: this.withStatus("left").length, ...this.counters, queries: { ...this.queries.counters } };
+    return {
+      members: this.table.size, failed: this.withStatus("failed").length, left: this.withStatus("left").length, ...this.counters, queries: { ...this.queries.counters },
+      /** The Lamport clocks of member changes, user events and queries, and the intents about unknown members (serf Stats). */
+      memberTime: this.clock.time, eventTime: this.eventClock.time, queryTime: this.queries.time, intentQueue: this.recentIntents.size,
+    };
   }
 
   /** Ingests one core event. Malformed tags count in `stats.badTags` and read as `{}`. */

@@ -139,6 +139,10 @@ describe("agent", () => {
     expect(self.Stats.consul).toMatchObject({ leader: "true", server: "true", bootstrap: "true", known_datacenters: "1" });
     expect(self.Stats.raft).toMatchObject({ state: "Leader", num_peers: "0", last_contact: "0" });
     expect(Number(self.Stats.raft.applied_index)).toBeGreaterThan(0);
+    for (const pool of ["serf_lan", "serf_wan"]) {
+      expect(self.Stats[pool]).toMatchObject({ members: "1", failed: "0", left: "0", health_score: "0", encrypted: "false" });
+      expect(Number(self.Stats[pool].member_time)).toBeGreaterThan(0);
+    }
   });
 
   test("a service with a TTL check registers locally, syncs to the catalog, and follows pass and fail", async () => {
