@@ -25,6 +25,8 @@ export interface LocalAgentOptions {
   readonly rng: Rng;
   readonly logger: Logger;
   readonly probes: Probes;
+  /** Keeps API registrations across restarts; absent (as in -dev): nothing is kept. */
+  readonly persistence?: AgentPersistence;
   readonly catalog: CatalogPort;
   /** Consul's check_update_interval (default 5 minutes; 0 syncs every output change). */
   readonly checkUpdateIntervalMs?: number;
@@ -49,6 +51,38 @@ export interface LocalAgentOptions {
 export interface RegisterServiceOptions {
   /** `?replace-existing-checks`: drop the service's checks that this registration does not list. */
   readonly replaceExistingChecks?: boolean;
+  /**
+   * Where the definition comes from (Consul's configSource): "api" registrations are persisted and come
+   * back on restart; "config" ones come from the config files, which are read again anyway. Default "api".
+   */
+  readonly source?: "api" | "config";
+}
+
+/**
+ * Where the agent keeps what was registered through its API across restarts (Consul's `services/`,
+ * `checks/` and `checks/state/` in the data dir). Each call replaces or removes one record; failures are
+ * the implementation's to report (a registration does not fail because its file could not be written).
+ */
+export interface AgentPersistence {
+  saveService(id: string, reg: ServiceRegistration): void;
+  removeService(id: string): void;
+  saveCheck(id: string, reg: CheckRegistration): void;
+  removeCheck(id: string): void;
+  /** A TTL check's status, kept until `expiresAtMs` (wall clock) like Consul's persisted check state. */
+  saveCheckState(id: string, state: PersistedCheckState): void;
+}
+
+export interface PersistedCheckState {
+  readonly status: HealthStatus;
+  readonly output: string;
+  readonly expiresAtMs: number;
+}
+
+/** What a previous run persisted, to register again at start. */
+export interface PersistedAgentState {
+  readonly services: readonly ServiceRegistration[];
+  readonly checks: readonly CheckRegistration[];
+  readonly checkStates: ReadonlyMap<string, PersistedCheckState>;
 }
 
 export interface LocalAgent extends Maintenance {
@@ -64,7 +98,13 @@ export interface LocalAgent extends Maintenance {
   /** Deregisters a service, its checks and its sidecar_service proxy. Throws AgentError("not-found"). */
   deregisterService(serviceId: string): void;
   /** Registers (or replaces) a check. Throws AgentError("bad-request") if its ServiceID is unknown. */
-  registerCheck(reg: CheckRegistration): string[];
+  registerCheck(reg: CheckRegistration, opts?: Pick<RegisterServiceOptions, "source">): string[];
+  /**
+   * Registers what a previous run persisted (after the config files' definitions): services and checks
+   * as "api" registrations, then each TTL check's status where its saved state has not expired (Consul's
+   * loadServices, loadChecks, loadCheckState). Returns warnings, one per record that could not be loaded.
+   */
+  restore(saved: PersistedAgentState): string[];
   /** Deregisters a check. Throws AgentError("not-found"). */
   deregisterCheck(checkId: string): void;
   /**
@@ -120,11 +160,14 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
 
   const removeCheck = (checkId: string): boolean => {
     runtime.stop(checkId);
-    return state.removeCheck(checkId);
+    const removed = state.removeCheck(checkId);
+    if (removed) o.persistence?.removeCheck(checkId);
+    return removed;
   };
 
   const removeService = (serviceId: string): boolean => {
     if (!state.removeService(serviceId)) return false;
+    o.persistence?.removeService(serviceId);
     for (const c of state.checks()) if (c.ServiceID === serviceId) removeCheck(c.CheckID);
     const sidecar = sidecarId(serviceId);
     if (state.sidecarParent(sidecar) === serviceId) removeService(sidecar);
@@ -177,6 +220,8 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       const warnings = addService(service, reg.Checks, replace);
       // As in Consul, a sidecar left out of a re-registration stays until its parent is deregistered.
       if (sidecar) warnings.push(...addService(sidecar.service, sidecar.checks, replace, service.ID));
+      // The registration as given (its sidecar with it) is what comes back on restart.
+      if ((opts.source ?? "api") === "api") o.persistence?.saveService(service.ID, reg);
       return warnings;
     },
     deregisterService(serviceId) {
@@ -184,11 +229,29 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
         throw notFound(`Unknown service ID ${JSON.stringify(serviceId)}. Ensure that the service ID is passed, not the service name.`);
       }
     },
-    registerCheck(reg) {
+    registerCheck(reg, opts = {}) {
       const service = reg.ServiceID ? state.service(reg.ServiceID) : undefined;
       if (reg.ServiceID && !service) throw badRequest(`ServiceID ${JSON.stringify(reg.ServiceID)} does not exist`);
       const id = reg.CheckID || reg.Name;
-      return addCheck(healthCheckOf(o.nodeName, id, reg, service), reg);
+      const warnings = addCheck(healthCheckOf(o.nodeName, id, reg, service), reg);
+      if ((opts.source ?? "api") === "api") o.persistence?.saveCheck(id, reg);
+      return warnings;
+    },
+    restore(saved) {
+      const problems: string[] = [];
+      const attempt = (what: string, f: () => unknown) => {
+        try {
+          f();
+        } catch (err) {
+          problems.push(`${what}: ${(err as Error).message}`);
+        }
+      };
+      for (const reg of saved.services) attempt(`service ${JSON.stringify(reg.ID || reg.Name)}`, () => agent.registerService(reg));
+      for (const reg of saved.checks) attempt(`check ${JSON.stringify(reg.CheckID || reg.Name)}`, () => agent.registerCheck(reg));
+      for (const [id, s] of saved.checkStates) {
+        if (s.expiresAtMs > o.clock.now()) runtime.ttl(id)?.setStatus(s.status, s.output);
+      }
+      return problems;
     },
     deregisterCheck(checkId) {
       if (!removeCheck(checkId)) {
@@ -203,6 +266,8 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       const ttl = runtime.ttl(checkId);
       if (!ttl) throw badRequest(`CheckID ${JSON.stringify(checkId)} does not have associated TTL`);
       ttl.setStatus(status as HealthStatus, output);
+      // Consul persists a TTL check's state until its TTL would have run out.
+      o.persistence?.saveCheckState(checkId, { status: status as HealthStatus, output, expiresAtMs: o.clock.now() + ttl.ttlMs });
     },
     ...maintenance({ state, nodeName: o.nodeName, addCheck, removeCheck, logger }),
     services: () => state.services(),

@@ -5,7 +5,7 @@
  * service/check blocks of config files; user events; and the agent's cache of server data (cache/).
  */
 export { createLocalAgent } from "./agent.ts";
-export type { LocalAgent, LocalAgentOptions, RegisterServiceOptions } from "./agent.ts";
+export type { AgentPersistence, LocalAgent, LocalAgentOptions, PersistedAgentState, PersistedCheckState, RegisterServiceOptions } from "./agent.ts";
 export { aeScaleFactor, createAntiEntropy } from "./anti_entropy.ts";
 export type { AntiEntropy, AntiEntropyOptions, AntiEntropyStats } from "./anti_entropy.ts";
 export { MIN_CHECK_INTERVAL_MS } from "./check_runtime.ts";

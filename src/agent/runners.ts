@@ -19,6 +19,8 @@ export interface CheckRunner {
 export interface TtlRunner extends CheckRunner {
   /** Records a status from the outside and restarts the TTL; returns the stored (possibly truncated) output. */
   setStatus(status: HealthStatus, output: string): string;
+  /** The check's TTL. */
+  readonly ttlMs: number;
 }
 
 /** Consul's HTTP and TCP check default timeout. */
@@ -44,6 +46,7 @@ export function startTtlCheck(o: { checkId: string; ttlMs: number; clock: Clock;
   };
   arm();
   return {
+    ttlMs: o.ttlMs,
     setStatus(status, output) {
       const out = truncateOutput(output, o.outputMaxSize);
       if (stopped) return out;

@@ -20,6 +20,7 @@ import { snapshotApiOver } from "./snapshot_api.ts";
 import { operatorApiOver, raftStatusOver } from "./operator_api.ts";
 import { createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
 import { parseServer, serfStatsOf, type PoolMember } from "../membership/index.ts";
+import { agentStateFiles } from "./agent_state_files.ts";
 import { loadTlsFiles } from "./tls_files.ts";
 import { runtimeDescription } from "./runtime.ts";
 import { REVISION, VERSION } from "./version.ts";
@@ -183,6 +184,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     const connectCa = stateCaller && stateAccess ? connectCaApiOver(stateCaller, stateAccess, { clock: systemClock(), rng: cryptoRng(), logger: logger.named("leaf-cache"), datacenter: config.datacenter }) : undefined;
     if (connectCa) cleanups.push(() => connectCa.close());
     const wanAddr = config.gossip.advertiseAddrWan || advertiseAddr;
+    // As in Consul, -dev keeps nothing across restarts.
+    const stateFiles = config.dev ? undefined : agentStateFiles(dataDir, logger.named("agent"));
     const localAgent = stateAccess
       ? createLocalAgent({
           nodeName: config.nodeName,
@@ -194,16 +197,19 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           probes: { http: httpHealthProbe, tcp: tcpHealthProbe },
           catalog: catalogPortOver(stateAccess),
           clusterSize: () => gossip.lan.members().length,
+          ...(stateFiles ? { persistence: stateFiles } : {}),
         })
       : undefined;
     if (localAgent) {
-      // Services and checks from the config files, registered as if through the HTTP API.
+      // Services and checks from the config files, registered as if through the HTTP API (not persisted:
+      // the files are read again at every start); then what the previous run registered through the API.
       for (const reg of config.definitions.services) {
-        for (const warning of localAgent.registerService(reg, {})) logger.warn("service definition", { warning });
+        for (const warning of localAgent.registerService(reg, { source: "config" })) logger.warn("service definition", { warning });
       }
       for (const reg of config.definitions.checks) {
-        for (const warning of localAgent.registerCheck(reg)) logger.warn("check definition", { warning });
+        for (const warning of localAgent.registerCheck(reg, { source: "config" })) logger.warn("check definition", { warning });
       }
+      if (stateFiles) for (const problem of localAgent.restore(stateFiles.load())) logger.warn("could not restore a persisted registration", { problem });
       localAgent.start();
       cleanups.push(() => localAgent.stop());
       // Consul's agent syncs in full when a server joins; a server also when a leader appears, since its
