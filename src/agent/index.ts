@@ -40,3 +40,5 @@ export type {
   AgentCache, AgentCacheDeps, CachedLeaf, CacheResult, CacheType, CaRoots, CaRootsRequest, FetchOptions, FetchResult, GetOptions,
   LeafRequest, WatchHandlers,
 } from "./cache/index.ts";
+export { createConnectAccess } from "./connect_signing.ts";
+export type { ConnectCaAccess } from "./connect_signing.ts";

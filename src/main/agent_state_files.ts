@@ -1,68 +1,45 @@
 /**
- * The agent's API registrations across restarts, in the data dir as Consul keeps them: one file per
- * service in `services/`, per check in `checks/`, and per TTL check status in `checks/state/`, each
- * named by the SHA-256 of the ID (IDs may hold any character). Writes are durable (fsync, atomic
- * replace); a file that does not parse is skipped with a warning naming it, never fatal.
+ * The agent's API registrations across restarts, laid out in the data dir as Consul keeps them:
+ * `services/`, `checks/` and `checks/state/` (TTL check statuses), one record per ID.
  */
-import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
 import type { AgentPersistence, CheckRegistration, PersistedAgentState, PersistedCheckState, ServiceRegistration } from "../agent/index.ts";
-import { readFileIfExists, writeFileDurably, type Logger } from "../platform/index.ts";
-
-const fileOf = (dir: string, id: string) => join(dir, `${bytesToHex(sha256(new TextEncoder().encode(id)))}.json`);
+import { openRecordDir, type Logger } from "../platform/index.ts";
 
 export interface AgentStateFiles extends AgentPersistence {
-  /** What the files hold now (services, checks, TTL check states). */
+  /** What the files hold now; records of the wrong shape are skipped with a warning. */
   load(): PersistedAgentState;
 }
 
+type Doc = Record<string, unknown>;
+const isDoc = (v: unknown): v is Doc => typeof v === "object" && v !== null && !Array.isArray(v);
+const isStatus = (s: unknown): s is PersistedCheckState["status"] => s === "passing" || s === "warning" || s === "critical";
+
 export function agentStateFiles(dataDir: string, logger: Logger): AgentStateFiles {
-  const services = join(dataDir, "services");
-  const checks = join(dataDir, "checks");
-  const states = join(checks, "state");
-  const write = (path: string, value: unknown) => {
-    try {
-      writeFileDurably(path, JSON.stringify(value), 0o600);
-    } catch (err) {
-      logger.error("failed to persist agent state", { file: path, error: err });
-    }
-  };
-  const remove = (path: string) => rmSync(path, { force: true });
-  const read = <T>(dir: string, pick: (doc: Record<string, unknown>) => T | undefined): T[] => {
-    let names: string[];
-    try {
-      names = readdirSync(dir).filter((n) => n.endsWith(".json"));
-    } catch {
-      return [];
-    }
-    return names.sort().flatMap((name) => {
-      const file = join(dir, name);
-      try {
-        const value = pick(JSON.parse(new TextDecoder().decode(readFileIfExists(file) ?? new Uint8Array())) as Record<string, unknown>);
-        if (value === undefined) throw new Error("unexpected shape");
-        return [value];
-      } catch (err) {
-        logger.warn("skipping a persisted agent state file that does not parse", { file, error: err });
-        return [];
-      }
+  const report = (what: string, file: string, error: unknown) => logger.warn(`agent state file: ${what}`, { file, error });
+  const services = openRecordDir(join(dataDir, "services"), report);
+  const checks = openRecordDir(join(dataDir, "checks"), report);
+  const states = openRecordDir(join(dataDir, "checks", "state"), report);
+  const pick = <T>(records: unknown[], of: (d: Doc) => T | undefined): T[] =>
+    records.flatMap((r) => {
+      const v = isDoc(r) ? of(r) : undefined;
+      if (v === undefined) logger.warn("agent state file: skipping a record of the wrong shape");
+      return v === undefined ? [] : [v];
     });
-  };
   return {
-    saveService: (id, reg) => write(fileOf(services, id), { ID: id, Service: reg }),
-    removeService: (id) => remove(fileOf(services, id)),
-    saveCheck: (id, reg) => write(fileOf(checks, id), { ID: id, Check: reg }),
+    saveService: (id, reg) => services.save(id, { ID: id, Service: reg }),
+    removeService: (id) => services.remove(id),
+    saveCheck: (id, reg) => checks.save(id, { ID: id, Check: reg }),
     removeCheck: (id) => {
-      remove(fileOf(checks, id));
-      remove(fileOf(states, id));
+      checks.remove(id);
+      states.remove(id);
     },
-    saveCheckState: (id, s) => write(fileOf(states, id), { CheckID: id, Status: s.status, Output: s.output, Expires: s.expiresAtMs }),
+    saveCheckState: (id, s) => states.save(id, { CheckID: id, Status: s.status, Output: s.output, Expires: s.expiresAtMs }),
     load: () => ({
-      services: read(services, (d) => (d.Service && typeof d.Service === "object" ? (d.Service as ServiceRegistration) : undefined)),
-      checks: read(checks, (d) => (d.Check && typeof d.Check === "object" ? (d.Check as CheckRegistration) : undefined)),
-      checkStates: new Map(read(states, (d): [string, PersistedCheckState] | undefined =>
-        typeof d.CheckID === "string" && typeof d.Expires === "number" && (d.Status === "passing" || d.Status === "warning" || d.Status === "critical")
+      services: pick(services.list(), (d) => (isDoc(d.Service) ? (d.Service as unknown as ServiceRegistration) : undefined)),
+      checks: pick(checks.list(), (d) => (isDoc(d.Check) ? (d.Check as unknown as CheckRegistration) : undefined)),
+      checkStates: new Map(pick(states.list(), (d): [string, PersistedCheckState] | undefined =>
+        typeof d.CheckID === "string" && typeof d.Expires === "number" && isStatus(d.Status)
           ? [d.CheckID, { status: d.Status, output: typeof d.Output === "string" ? d.Output : "", expiresAtMs: d.Expires }]
           : undefined)),
     }),

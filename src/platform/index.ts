@@ -16,3 +16,4 @@ export * from "./http2.ts";
 export * from "./udp.ts";
 export * from "./streams.ts";
 export * from "./probes.ts";
+export * from "./record_dir.ts";

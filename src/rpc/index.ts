@@ -13,3 +13,4 @@ export type { DialProtocol, ServerDialSettings } from "./dialer.ts";
 export { createRemoteStateCaller, createServerStateCaller, isNoLeaderError, registerStateService } from "./state_service.ts";
 export type { Consistency, QueryOptions, QueryOutcome, StateBackend, StateCaller } from "./state_service.ts";
 export { decodeWire, encodeWire } from "./state_wire.ts";
+export { plainRpcError, StateRequestError } from "./errors.ts";
