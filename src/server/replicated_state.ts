@@ -37,6 +37,8 @@ export interface ReplicatedState {
   readonly ca: ConnectCa;
   /** The catalog-members routine: feed it the LAN pool's members. */
   readonly members: MemberReconcileRoutine;
+  /** Calls `fn` after a user restore replaced the whole state (from inside the apply: defer real work). */
+  onRestored(fn: () => void): void;
 }
 
 /**
@@ -60,9 +62,11 @@ export function createReplicatedState(o: {
   const proposeDuty = dutyProposer(propose, log);
 
   const tombstones = tombstoneGcRoutine({ clock: o.clock, proposeDuty, lastIndex: () => store.lastIndex() });
+  const restoredListeners: (() => void)[] = [];
   const store = createStateStore({
     clock: o.clock,
     onTombstone: (index) => tombstones.hint(index),
+    onRestored: () => restoredListeners.forEach((fn) => fn()),
     checkConfigEntries: (entries, change) => {
       try {
         // Deleting an entry of a kind that cannot exist changes nothing to check.
@@ -168,5 +172,6 @@ export function createReplicatedState(o: {
     attach(c) {
       consensus = c;
     },
+    onRestored: (fn) => void restoredListeners.push(fn),
   };
 }

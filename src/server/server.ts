@@ -150,6 +150,16 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const raftMembership = raftMembershipRoutine({ nodeId, consensus, directory, clock, logger: raftLog });
     const leader = createLeaderRunner([...replicated.leaderRoutines, raftMembership], logger.named("leader"));
     consensus.onLeaderChange((leaderId) => leader.setLeader(leaderId === nodeId));
+    // Consul's Snapshot.Restore: after a restore the leader's duties start over on the new state (its
+    // sessions, tombstones, members; a CA the restored state lacks is created again).
+    replicated.onRestored(() => {
+      if (!leader.leader) return;
+      clock.setTimer(0, () => {
+        if (!leader.leader) return;
+        leader.setLeader(false);
+        leader.setLeader(true);
+      });
+    });
     await consensus.start();
     cleanups.push(() => consensus.stop());
     cleanups.push(() => leader.setLeader(false));

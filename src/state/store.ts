@@ -36,6 +36,11 @@ export interface StateStoreOptions {
    */
   readonly onTombstone?: (index: number) => void;
   /**
+   * Called after a `restore` (or a staged restore's commit) replaced the whole state, with its Raft
+   * index: a leader's duties must start over on the new state (Consul re-runs establishLeadership).
+   */
+  readonly onRestored?: (index: number) => void;
+  /**
    * Checks a config-entry write against all stored entries at apply time (Consul validates the graph
    * inside the state store transaction, so concurrent writes cannot together form a cycle or a
    * protocol mismatch). Returns the refusal message, or undefined to accept. Must be deterministic:
@@ -213,6 +218,7 @@ export class StateStore {
       return { type: "error", error: e instanceof Error ? e.message : String(e) };
     }
     this.replace(db, index);
+    this.opts.onRestored?.(index);
     return OK;
   }
 
