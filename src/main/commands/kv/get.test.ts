@@ -114,3 +114,28 @@ describe("causeway kv", () => {
     expect(unknown.err).toStartWith("unknown subcommand: frob\n");
   });
 });
+
+const MAX = "18446744073709551615";
+
+describe("KV flags and indexes over the whole uint64 range", () => {
+  test("put sends -flags and -modify-index exactly; values past uint64 are usage errors naming the flag", async () => {
+    agent.reset({ "PUT /v1/kv/k": { body: "true" } });
+    expect((await run(kv, ["put", `-flags=${MAX}`, "-cas", "-modify-index=9007199254740993", "k", "v"])).code).toBe(0);
+    expect(agent.lines()).toEqual([`PUT /v1/kv/k?cas=9007199254740993&flags=${MAX}`]);
+    const bad = await run(kv, ["put", "-flags=18446744073709551616", "k", "v"]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('invalid value "18446744073709551616" for flag -flags');
+  });
+
+  test("get -detailed and export print the exact flags; import sends them exactly", async () => {
+    const body = `[{"Key":"k","CreateIndex":5,"ModifyIndex":7,"LockIndex":0,"Flags":${MAX},"Value":null}]`;
+    agent.reset({ "GET /v1/kv/k": { body } });
+    expect((await run(kv, ["get", "-detailed", "k"])).out).toContain(`Flags            ${MAX}\n`);
+    expect((await run(kv, ["export", "k"])).out).toContain(`"flags": ${MAX},`);
+    agent.reset({ "PUT /v1/kv/a": { body: "true" } });
+    expect((await run(kv, ["import", `[{"key":"a","flags":${MAX},"value":""}]`])).code).toBe(0);
+    expect(agent.lines()).toEqual([`PUT /v1/kv/a?flags=${MAX}`]);
+    const bad = await run(kv, ["import", `[{"key":"a","flags":18446744073709551616,"value":""}]`]);
+    expect(bad.code).toBe(1);
+  });
+});
