@@ -19,6 +19,25 @@ const samples: Message[] = [
   { type: "user", key: "ev", payload: new Uint8Array(300).fill(7) },
 ];
 
+describe("codec: acks with a payload", () => {
+  test("round-trip; an ack without payload keeps the old 5-byte encoding and decodes without the field", () => {
+    const plain: Message = { type: "ack", seq: 42 };
+    expect(encodeMessage(plain)).toEqual(Uint8Array.of(3, 0, 0, 0, 42));
+    expect(encodeMessage({ type: "ack", seq: 42, payload: new Uint8Array(0) })).toEqual(Uint8Array.of(3, 0, 0, 0, 42));
+    expect(decodeMessage(Uint8Array.of(3, 0, 0, 0, 42))).toEqual(plain);
+    const withPayload: Message = { type: "ack", seq: 42, payload: Uint8Array.of(1, 2, 3) };
+    expect(encodeMessage(withPayload)).toEqual(Uint8Array.of(3, 0, 0, 0, 42, 0, 3, 1, 2, 3));
+    expect(decodeMessage(encodeMessage(withPayload))).toEqual(withPayload);
+    expect(decodePacket(encodePacket([withPayload, plain]))).toEqual([withPayload, plain]);
+  });
+
+  test("an empty, truncated or over-long payload is malformed", () => {
+    for (const bytes of [Uint8Array.of(3, 0, 0, 0, 42, 0, 0), Uint8Array.of(3, 0, 0, 0, 42, 0), Uint8Array.of(3, 0, 0, 0, 42, 0, 2, 1), Uint8Array.of(3, 0, 0, 0, 42, 0, 1, 1, 9)]) {
+      expect(() => decodeMessage(bytes)).toThrow(CodecError);
+    }
+  });
+});
+
 describe("codec", () => {
   test("every message round-trips alone and in one packet", () => {
     for (const m of samples) expect(decodeMessage(encodeMessage(m))).toEqual(m);

@@ -3,6 +3,7 @@
  *
  * Packet: magic 0xC5, version 1, count (u8, >= 1), then `count` times [u16 length, message].
  * Message: type tag (u8) then its fields (u32 numbers, u16-prefixed UTF-8 strings and bytes).
+ * An ack may end with a u16-prefixed payload (absent = none; older nodes never send it).
  * Stream: magic 0xC6, version 1, one stream message. Decoding is strict (unknown tags or versions,
  * truncation, trailing bytes, bad UTF-8 or enums) and throws `CodecError` only.
  */
@@ -32,6 +33,8 @@ export function encodeMessage(m: Message): Uint8Array {
     case "indirect-ping":
       return w.u32(m.seq).str(m.target).str(m.targetAddr).u8(m.nack ? 1 : 0).str(m.sourceNode).str(m.sourceAddr).finish();
     case "ack":
+      w.u32(m.seq);
+      return m.payload !== undefined && m.payload.length > 0 ? w.bytes16(m.payload).finish() : w.finish();
     case "nack":
       return w.u32(m.seq).finish();
     case "suspect":
@@ -52,7 +55,13 @@ export function decodeMessage(b: Uint8Array): Message {
   switch (tag) {
     case 1: m = { type: "ping", seq: r.u32(), target: r.str(), sourceNode: r.str(), sourceAddr: r.str() }; break;
     case 2: m = { type: "indirect-ping", seq: r.u32(), target: r.str(), targetAddr: r.str(), nack: r.bool(), sourceNode: r.str(), sourceAddr: r.str() }; break;
-    case 3: m = { type: "ack", seq: r.u32() }; break;
+    case 3: {
+      const seq = r.u32();
+      const payload = r.remaining > 0 ? r.bytes16() : undefined;
+      if (payload !== undefined && payload.length === 0) throw new CodecError("gossip message: ack with an empty payload");
+      m = payload === undefined ? { type: "ack", seq } : { type: "ack", seq, payload };
+      break;
+    }
     case 4: m = { type: "nack", seq: r.u32() }; break;
     case 5: m = { type: "suspect", incarnation: r.u32(), node: r.str(), from: r.str() }; break;
     case 6: m = { type: "alive", incarnation: r.u32(), node: r.str(), addr: r.str(), meta: r.bytes16() }; break;

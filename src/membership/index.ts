@@ -3,8 +3,8 @@
  * timing profiles, the message types and the packet/stream codec. Drivers (transport, timers) and the
  * serf-like member layer build on these.
  */
-export { Memberlist } from "./memberlist.ts";
-export type { MemberlistStats, OutPacket, Outbox, StreamRequest } from "./memberlist.ts";
+export { MAX_ACK_PAYLOAD_BYTES, Memberlist } from "./memberlist.ts";
+export type { MemberlistStats, OutPacket, Outbox, PingDelegate, StreamRequest } from "./memberlist.ts";
 export {
   LAN_PROFILE, LOCAL_PROFILE, MAX_META_BYTES, PROFILES, WAN_PROFILE,
   memberlistConfig, pushPullScaleMs, retransmitLimit, suspicionTimeoutMs, validateConfig,
@@ -44,3 +44,12 @@ export { INTERNAL_QUERY_PREFIX, QUERY_DEFAULTS, QueryEngine } from "./query.ts";
 export type { IncomingQuery, QueryEvent, QueryOptions, QueryParams, StartedQuery } from "./query.ts";
 export { KEY_QUERY_NAMES, KeyResponseCollector, decodeKeyResponse, encodeKeyResponse, handleInternalQuery, keyQuery } from "./key_query.ts";
 export type { KeyOperation, KeyResponse, KeyringHooks, NodeKeyResponse } from "./key_query.ts";
+export {
+  COORDINATE_DEFAULTS, DimensionalityConflictError, PING_VERSION, ZERO_THRESHOLD, applyForce, coordinate, decodeCoordinatePayload, distanceMs,
+  encodeCoordinatePayload, isCompatible, isValidCoordinate, newCoordinate, rawDistance, unitVectorAt,
+} from "./coordinate.ts";
+export type { Coordinate, CoordinateConfig } from "./coordinate.ts";
+export { CoordinateClient, CoordinateError, MAX_RTT_MS } from "./coordinate_client.ts";
+export { SerfCoordinates } from "./serf_coordinates.ts";
+export type { SerfCoordinateStats } from "./serf_coordinates.ts";
+export type { CoordinateClientStats } from "./coordinate_client.ts";

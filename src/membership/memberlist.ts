@@ -11,6 +11,9 @@
  *    stream per `streamRequests` entry and write `encodeStream(req.msg)`, read the peer's answer and
  *    pass it to `handleStream` (a failed stream is simply dropped), and deliver `events` in order;
  *  - for an inbound stream, decode it and pass it to `handleStream`, then write back the returned reply.
+ *
+ * An optional PingDelegate (memberlist's Config.Ping; serf's coordinates use it) adds a payload to
+ * every ack this node sends and hears of every direct probe acked in time, with its round-trip time.
  */
 import type { Rng } from "../platform/index.ts";
 import { Awareness } from "./awareness.ts";
@@ -31,6 +34,26 @@ export interface Outbox {
   readonly streamRequests: readonly StreamRequest[];
   readonly events: readonly MemberEvent[];
 }
+
+/**
+ * memberlist PingDelegate. Called synchronously from inside the core; must not throw or call back into it.
+ */
+export interface PingDelegate {
+  /**
+   * Bytes for every ack this node sends (serf: its encoded coordinate). Empty sends a plain ack; more than
+   * MAX_ACK_PAYLOAD_BYTES is not sent (plain ack).
+   */
+  ackPayload(): Uint8Array;
+  /**
+   * A direct probe of `node` was acked before the indirect phase: `rttMs` from the ping leaving to the ack
+   * arriving (the driver's clock), `payload` the ack's (empty when it had none: an older node).
+   */
+  notifyPingComplete(node: string, rttMs: number, payload: Uint8Array): void;
+}
+
+/** Largest ack payload sent; it rides in every ack, so keep it far below the packet size. */
+export const MAX_ACK_PAYLOAD_BYTES = 512;
+const NO_PAYLOAD = new Uint8Array(0);
 
 export interface MemberlistStats extends ProbeStats {
   packetsIn: number;
@@ -61,8 +84,11 @@ export class Memberlist {
   private leaveDone = false;
   private readonly counters = { packetsIn: 0, packetsOut: 0, badPackets: 0, rejectedMessages: 0 };
 
-  /** Validates `config` (throws RangeError) and announces the local node as alive at incarnation 1. */
-  constructor(config: MemberlistConfig, private readonly rng: Rng, now = 0) {
+  /**
+   * Validates `config` (throws RangeError) and announces the local node as alive at incarnation 1.
+   * `ping`: the optional ping delegate (see PingDelegate).
+   */
+  constructor(config: MemberlistConfig, private readonly rng: Rng, now = 0, private readonly ping?: PingDelegate) {
     validateConfig(config);
     this.config = config;
     this.awareness = new Awareness(config.awarenessMaxMultiplier);
@@ -76,6 +102,7 @@ export class Memberlist {
       send: (to, msgs) => this.send(to, msgs),
       nextSeq: () => (this.seq = (this.seq + 1) >>> 0),
       stopped: () => this.leaving,
+      pingComplete: (node, rttMs, payload) => this.ping?.notifyPingComplete(node, rttMs, payload ?? NO_PAYLOAD),
     });
     this.table.aliveNode({ type: "alive", incarnation: 1, node: config.name, addr: config.addr, meta: config.meta }, now, true);
     // Random stagger so members started together do not probe and gossip in lockstep.
@@ -241,10 +268,10 @@ export class Memberlist {
     switch (m.type) {
       case "ping":
         if (m.target !== "" && m.target !== this.config.name) { this.counters.rejectedMessages++; return; }
-        this.send(m.sourceAddr || from, [{ type: "ack", seq: m.seq }]);
+        this.send(m.sourceAddr || from, [this.ack(m.seq)]);
         return;
       case "indirect-ping": this.prober.onIndirectPing(m, from, now); return;
-      case "ack": this.prober.onAck(m.seq, now); return;
+      case "ack": this.prober.onAck(m.seq, now, m.payload); return;
       case "nack": this.prober.onNack(m.seq); return;
       case "suspect": this.table.suspectNode(m, now); return;
       case "dead": this.table.deadNode(m, now); return;
@@ -254,6 +281,12 @@ export class Memberlist {
         return;
       case "user": this.events.push({ type: "user", key: m.key, payload: m.payload }); return;
     }
+  }
+
+  /** The ack for a ping, with the delegate's payload when there is one (memberlist handlePing). */
+  private ack(seq: number): Message {
+    const payload = this.ping?.ackPayload();
+    return payload !== undefined && payload.length > 0 && payload.length <= MAX_ACK_PAYLOAD_BYTES ? { type: "ack", seq, payload } : { type: "ack", seq };
   }
 
   private transmitLimit(): number {

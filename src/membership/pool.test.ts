@@ -7,7 +7,8 @@ import { cryptoRng, seededRng, silentLogger, systemClock } from "../platform/ind
 import { simClock, type SimClock, runSimTimers } from "../../test/harness/sim_clock.ts";
 import type { Timing } from "./config.ts";
 import { createGossipPool, serfStatsOf, toPoolMember, type GossipPool } from "./pool.ts";
-import type { SerfEvent } from "./serf.ts";
+import type { SerfEvent, SerfOptions } from "./serf.ts";
+import { COORDINATE_DEFAULTS, distanceMs, newCoordinate } from "./coordinate.ts";
 import { createMemoryNetwork, type MemoryNetwork } from "./transport_memory.ts";
 
 
@@ -25,7 +26,7 @@ const allAlive = (nodes: readonly Node[], count: number) =>
 
 interface Sim { clock: SimClock; net: MemoryNetwork; nodes: Node[]; start(i: number): Promise<Node>; stopAll(): Promise<void> }
 
-function sim(seed: number, timing?: Partial<Timing>): Sim {
+function sim(seed: number, timing?: Partial<Timing>, serfFor: (i: number) => Partial<SerfOptions> = () => ({})): Sim {
   const clock = simClock();
   const net = createMemoryNetwork({ clock, rng: seededRng(seed), latencyMs: [1, 10] });
   const nodes: Node[] = [];
@@ -37,7 +38,7 @@ function sim(seed: number, timing?: Partial<Timing>): Sim {
       const pool = await createGossipPool({
         name, profile: "local", bindHost: "unused", bindPort: 0, tags: tagsOf(name),
         clock, rng: seededRng(seed * 1000 + started++), logger: silentLogger(),
-        serf: { reconnectIntervalMs: 5000 }, timing, transport: net.transport(addrOf(i)),
+        serf: { reconnectIntervalMs: 5000, ...serfFor(i) }, timing, transport: net.transport(addrOf(i)),
       });
       const node = { name, pool, events: [] as SerfEvent[] };
       pool.subscribe((e) => void node.events.push(e));
@@ -51,8 +52,8 @@ function sim(seed: number, timing?: Partial<Timing>): Sim {
 }
 
 /** Four pools joined through n0 and converged. */
-async function cluster(seed: number, timing?: Partial<Timing>): Promise<Sim> {
-  const s = sim(seed, timing);
+async function cluster(seed: number, timing?: Partial<Timing>, serfFor?: (i: number) => Partial<SerfOptions>): Promise<Sim> {
+  const s = sim(seed, timing, serfFor);
   for (let i = 0; i < 4; i++) await s.start(i);
   const joins = Promise.all(s.nodes.slice(1).map((n) => n.pool.join([addrOf(0)])));
   expect(await run(s.clock, 20_000, () => allAlive(s.nodes, 4))).toBe(true);
@@ -229,4 +230,44 @@ describe("gossip pool on loopback UDP + TCP", () => {
       expect(events.get(n)!.some((e) => e.type === "member-failed")).toBe(false);
     }
   }, 20_000); // real sockets and timers: convergence plus a graceful leave can pass 5 s on a loaded machine
+});
+
+describe("gossip pool network coordinates (in-memory network, simulated clock)", () => {
+  const origin = newCoordinate(COORDINATE_DEFAULTS);
+
+  test("probes move each pool's coordinate and cache every member's; estimates fall in the network's RTT range", async () => {
+    const s = await cluster(21);
+    await run(s.clock, 30_000);
+    for (const n of s.nodes) {
+      const local = n.pool.coordinate()!;
+      expect(local).not.toEqual(origin);
+      expect(n.pool.cachedCoordinate(n.name)).toBe(local);
+      expect([...n.pool.cachedCoordinates().keys()]).toEqual(["n0", "n1", "n2", "n3"]);
+      for (const m of s.nodes) {
+        if (m === n) continue;
+        const est = distanceMs(local, n.pool.cachedCoordinate(m.name)!);
+        expect(est).toBeGreaterThan(1); // one-way latency is 1-10 ms: RTTs are 2-20 ms
+        expect(est).toBeLessThan(25);
+      }
+      expect(serfStatsOf(n.pool.stats()).coordinate_resets).toBe("0");
+    }
+    await s.stopAll();
+  });
+
+  test("a pool with coordinates disabled sends plain acks: it stays alive for the others, who cache nothing for it", async () => {
+    const s = await cluster(22, undefined, (i) => ({ disableCoordinates: i === 3 }));
+    await run(s.clock, 30_000);
+    const off = s.nodes[3]!;
+    expect(off.pool.coordinate()).toBeUndefined();
+    expect(off.pool.cachedCoordinates().size).toBe(0);
+    expect("coordinate_resets" in serfStatsOf(off.pool.stats())).toBe(false);
+    for (const n of s.nodes.slice(0, 3)) {
+      expect(statusOf(n, "n3")).toBe("alive");
+      expect(n.pool.cachedCoordinate("n3")).toBeUndefined();
+      expect([...n.pool.cachedCoordinates().keys()]).toEqual(["n0", "n1", "n2"]);
+      expect(n.pool.stats().serf.coordinates!.withoutPayload).toBeGreaterThan(0);
+    }
+    expect(statusOf(off, "n0")).toBe("alive");
+    await s.stopAll();
+  });
 });

@@ -22,6 +22,7 @@ import { Memberlist } from "./memberlist.ts";
 import { createPoolQueries, type PoolQueryOptions, type QueryResult } from "./pool_query.ts";
 import type { IncomingQuery } from "./query.ts";
 import { SERF_DEFAULTS, Serf, type MemberStatus, type SerfEvent, type SerfOptions, type SerfRequest } from "./serf.ts";
+import type { Coordinate } from "./coordinate.ts";
 import type { Tags } from "./tags.ts";
 import type { GossipTransport } from "./transport.ts";
 import { createUdpTransport, parseHostPort, withDefaultPort } from "./transport_udp.ts";
@@ -50,7 +51,10 @@ export interface GossipPoolOptions {
   readonly clock: Clock;
   readonly rng: Rng;
   readonly logger: Logger;
-  /** Serf durations over `SERF_DEFAULTS` (Consul passes `CONSUL_SERF`). */
+  /**
+   * Serf options over `SERF_DEFAULTS` (Consul passes `CONSUL_SERF`); `disableCoordinates: true` turns
+   * network coordinates off (acks carry none, `coordinate()` is undefined).
+   */
   readonly serf?: Partial<SerfOptions>;
   /**
    * serf LeavePropagateDelay: after the leave was transmitted, keep running this long (answering
@@ -141,6 +145,19 @@ export interface GossipPool {
    * subscriber is logged and does not disturb the others.
    */
   subscribe(fn: (e: SerfEvent) => void): Cancel;
+  /**
+   * This member's network coordinate (serf GetCoordinate), moved by every direct probe acked by a member
+   * that sent its own; undefined when coordinates are disabled. Consul's agent sends the LAN one to the
+   * catalog; servers' WAN ones serve /v1/coordinate/datacenters.
+   */
+  coordinate(): Coordinate | undefined;
+  /**
+   * The latest coordinate `node` sent in an ack, or ours for the local name (serf GetCachedCoordinate);
+   * undefined when not (yet) heard, after the member was reaped, or when coordinates are disabled.
+   */
+  cachedCoordinate(node: string): Coordinate | undefined;
+  /** Every cached coordinate, self included, by member name in name order; empty when disabled. A copy. */
+  cachedCoordinates(): Map<string, Coordinate>;
   stats(): GossipPoolStats;
   /** Stops timers and closes the transport, without leaving (others will see a failure). Idempotent. */
   stop(): Promise<void>;
@@ -178,7 +195,7 @@ export async function createGossipPool(options: GossipPoolOptions): Promise<Goss
       keyring: options.keyring, persist: options.persistKeyring,
     });
     const cfg = memberlistConfig(options.profile, { name: options.name, addr: transport.localAddr, meta: serf.localMeta }, options.timing);
-    ml = new Memberlist(cfg, rng, clock.monotonic());
+    ml = new Memberlist(cfg, rng, clock.monotonic(), serf.pingDelegate);
     driver = createGossipDriver({ memberlist: ml, transport, clock, rng, logger: log, keyring: options.keyring, label: options.label });
   } catch (err) {
     await transport.close();
@@ -336,6 +353,9 @@ function startPool(
     useKey: (key) => queries.keyOperation("use", key),
     removeKey: (key) => queries.keyOperation("remove", key),
     listKeys: () => queries.keyOperation("list"),
+    coordinate: () => serf.coordinate(),
+    cachedCoordinate: (node) => serf.cachedCoordinate(node),
+    cachedCoordinates: () => serf.cachedCoordinates(),
     stats() {
       const members: Record<MemberStatus, number> = { alive: 0, leaving: 0, left: 0, failed: 0 };
       for (const m of serf.members()) members[m.status]++;
@@ -347,11 +367,12 @@ function startPool(
 
 /**
  * A pool's `serf_lan` / `serf_wan` section of `/v1/agent/self`'s Stats, as Consul's serf Stats writes it
- * (every value a string). Queues Causeway does not have (event_queue, query_queue) and coordinate
- * resets (no network coordinates yet) are left out rather than invented.
+ * (every value a string). Queues Causeway does not have (event_queue, query_queue) are left out rather
+ * than invented; `coordinate_resets` appears only with coordinates enabled, as in serf.
  */
 export function serfStatsOf(s: GossipPoolStats): Record<string, string> {
   return {
+    ...(s.serf.coordinates === undefined ? {} : { coordinate_resets: String(s.serf.coordinates.resets) }),
     encrypted: String(s.encrypted),
     event_time: String(s.serf.eventTime),
     failed: String(s.serf.failed),

@@ -19,6 +19,8 @@ export interface ProbeHost {
   nextSeq(): number;
   /** Whether probing is suspended (after leave). */
   stopped(): boolean;
+  /** A direct probe of `node` was acked in time, after `rttMs`, with the ack's payload if any. */
+  pingComplete(node: string, rttMs: number, payload: Uint8Array | undefined): void;
 }
 
 interface ActiveProbe {
@@ -105,8 +107,11 @@ export class Prober {
     return this.rtts.get(name);
   }
 
-  /** An ack arrived: completes our probe, or is relayed to whoever asked us to probe indirectly. */
-  onAck(seq: number, now: number): void {
+  /**
+   * An ack arrived: completes our probe, or is relayed (without its payload, as memberlist does) to
+   * whoever asked us to probe indirectly. A direct ack reports the round trip to the host.
+   */
+  onAck(seq: number, now: number, payload?: Uint8Array): void {
     const relay = this.relays.get(seq);
     if (relay !== undefined) {
       this.relays.delete(seq);
@@ -123,6 +128,7 @@ export class Prober {
       const sample = Math.max(0, now - p.sentAt);
       const prev = this.rtts.get(p.target);
       this.rtts.set(p.target, prev === undefined ? sample : prev + (sample - prev) / 8);
+      this.host.pingComplete(p.target, sample, payload);
     }
   }
 

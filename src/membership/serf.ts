@@ -24,6 +24,10 @@
  * (`memberlist.sendUser(to, key, payload)`). Their events come out separately, in `outbox().queries`.
  * Internal `_serf_*` queries are answered here: the key queries (key_query.ts) change the Keyring given
  * to the constructor (the one the driver encrypts with) and persist it through the injected hook.
+ *
+ * Network coordinates (serf_coordinates.ts), unless `disableCoordinates`: start the Memberlist with
+ * `serf.pingDelegate` as its ping delegate; acks then carry this member's Vivaldi coordinate and
+ * direct probes update it. A member's cached coordinate is forgotten when it is reaped.
  */
 import type { Rng } from "../platform/index.ts";
 import { MAX_META_BYTES } from "./config.ts";
@@ -33,6 +37,9 @@ import {
 import { handleInternalQuery, type KeyringHooks } from "./key_query.ts";
 import { Lamport } from "./lamport.ts";
 import { QUERY_DEFAULTS, QueryEngine, type IncomingQuery, type QueryEvent, type QueryOptions, type QueryParams, type StartedQuery } from "./query.ts";
+import type { Coordinate } from "./coordinate.ts";
+import type { PingDelegate } from "./memberlist.ts";
+import { SerfCoordinates } from "./serf_coordinates.ts";
 import { encodeTags, tryDecodeTags, type Tags } from "./tags.ts";
 import type { Member, MemberEvent } from "./types.ts";
 import { CodecError } from "./wire.ts";
@@ -72,7 +79,8 @@ export interface SerfOutbox { readonly events: readonly SerfEvent[]; readonly re
  * Durations in ms. `reconnectTimeoutMs`: failed members are reaped (and no longer reconnected) after it;
  * `tombstoneTimeoutMs`: left members are reaped after it; `eventWindow`: Lamport window of user events
  * remembered for deduplication (serf EventBuffer); `userEventSizeLimit`: largest name + payload (serf
- * UserEventSizeLimit); `metaLimit`: limit for the encoded tags. Query fields: see query.ts.
+ * UserEventSizeLimit); `metaLimit`: limit for the encoded tags; `disableCoordinates`: no network
+ * coordinates (serf DisableCoordinates; Consul `disable_coordinates`). Query fields: see query.ts.
  */
 export interface SerfOptions extends QueryOptions {
   readonly reconnectIntervalMs: number;
@@ -81,6 +89,7 @@ export interface SerfOptions extends QueryOptions {
   readonly eventWindow: number;
   readonly userEventSizeLimit: number;
   readonly metaLimit: number;
+  readonly disableCoordinates: boolean;
 }
 
 const HOUR = 3_600_000;
@@ -88,7 +97,7 @@ const HOUR = 3_600_000;
 export const SERF_DEFAULTS: SerfOptions = Object.freeze({
   ...QUERY_DEFAULTS,
   reconnectIntervalMs: 30_000, reconnectTimeoutMs: 24 * HOUR, tombstoneTimeoutMs: 24 * HOUR,
-  eventWindow: 512, userEventSizeLimit: 512, metaLimit: MAX_META_BYTES,
+  eventWindow: 512, userEventSizeLimit: 512, metaLimit: MAX_META_BYTES, disableCoordinates: false,
 });
 /** Consul's pools: `reconnect_timeout` and `reconnect_timeout_wan` default to 72 h. */
 export const CONSUL_SERF: SerfOptions = Object.freeze({ ...SERF_DEFAULTS, reconnectTimeoutMs: 72 * HOUR });
@@ -120,6 +129,7 @@ export class Serf {
   private requests: SerfRequest[] = [];
   private queryEvents: QueryEvent[] = [];
   private readonly queries: QueryEngine;
+  private readonly coords: SerfCoordinates | undefined;
   private readonly counters = { badTags: 0, badUserMessages: 0, reconnectAttempts: 0 };
 
   /**
@@ -134,6 +144,7 @@ export class Serf {
     this.localTags = config.tags;
     this.meta = encodeTags(config.tags, config.metaLimit);
     this.reconnectAt = now + config.reconnectIntervalMs;
+    this.coords = config.disableCoordinates ? undefined : new SerfCoordinates(config.name, rng);
     this.queries = new QueryEngine({
       name: config.name,
       localAddr: () => this.table.get(config.name)?.addr,
@@ -157,8 +168,25 @@ export class Serf {
       members: this.table.size, failed: this.withStatus("failed").length, left: this.withStatus("left").length, ...this.counters, queries: { ...this.queries.counters },
       /** The Lamport clocks of member changes, user events and queries, and the intents about unknown members (serf Stats). */
       memberTime: this.clock.time, eventTime: this.eventClock.time, queryTime: this.queries.time, intentQueue: this.recentIntents.size,
+      /** Network coordinate counters; undefined when coordinates are disabled. */
+      coordinates: this.coords?.stats(),
     };
   }
+
+  /** The ping delegate to start the Memberlist with; undefined when coordinates are disabled. */
+  get pingDelegate(): PingDelegate | undefined { return this.coords; }
+
+  /** The local network coordinate (serf GetCoordinate); undefined when coordinates are disabled. */
+  coordinate(): Coordinate | undefined { return this.coords?.local(); }
+
+  /**
+   * The latest coordinate heard from `node` in an ack, or the local one for our own name (serf
+   * GetCachedCoordinate); undefined when unknown, reaped, or coordinates are disabled.
+   */
+  cachedCoordinate(node: string): Coordinate | undefined { return this.coords?.cached(node); }
+
+  /** Every cached coordinate, self included, in name order (a copy); empty when coordinates are disabled. */
+  cachedCoordinates(): Map<string, Coordinate> { return this.coords?.all() ?? new Map(); }
 
   /** Ingests one core event. Malformed tags count in `stats.badTags` and read as `{}`. */
   handle(e: MemberEvent, now: number): void {
@@ -207,7 +235,7 @@ export class Serf {
     for (const e of [...this.table.values()]) {
       if (e.name === this.config.name) continue;
       const limit = e.status === "failed" ? this.config.reconnectTimeoutMs : e.status === "left" ? this.config.tombstoneTimeoutMs : undefined;
-      if (limit !== undefined && now - e.statusChange > limit) { this.table.delete(e.name); this.emit("member-reap", e); }
+      if (limit !== undefined && now - e.statusChange > limit) this.reap(e);
     }
     if (now < this.reconnectAt) return;
     this.reconnectAt = Math.max(this.reconnectAt + this.config.reconnectIntervalMs, now + 1);
@@ -262,7 +290,7 @@ export class Serf {
     if (!this.table.has(node)) return false;
     this.sendIntent(Kind.LeaveIntent, node, now);
     const e = this.table.get(node);
-    if (prune && e !== undefined && e.status === "left") { this.table.delete(node); this.emit("member-reap", e); }
+    if (prune && e !== undefined && e.status === "left") this.reap(e);
     return true;
   }
 
@@ -329,6 +357,13 @@ export class Serf {
 
   private emit(type: SerfMemberEventType, e: Entry): void {
     this.events.push({ type, member: snap(e) });
+  }
+
+  /** serf handleReap / eraseNode: forget the member, its latency history and cached coordinate. */
+  private reap(e: Entry): void {
+    this.table.delete(e.name);
+    this.coords?.forget(e.name);
+    this.emit("member-reap", e);
   }
 
   private setStatus(e: Entry, status: MemberStatus, now: number): void {

@@ -30,7 +30,11 @@ export interface IndirectPingMsg {
   readonly sourceNode: string;
   readonly sourceAddr: string;
 }
-export interface AckMsg { readonly type: "ack"; readonly seq: number }
+/**
+ * Answer to a ping. `payload` is the responder's ping delegate's bytes (serf: its network coordinate),
+ * absent when empty: older nodes send none, and relayed (indirect) acks never carry one (memberlist).
+ */
+export interface AckMsg { readonly type: "ack"; readonly seq: number; readonly payload?: Uint8Array }
 /** Lifeguard: an intermediary could not reach the target in time (so the prober is not the slow one). */
 export interface NackMsg { readonly type: "nack"; readonly seq: number }
 export interface SuspectMsg { readonly type: "suspect"; readonly incarnation: number; readonly node: string; readonly from: string }

@@ -31,6 +31,13 @@ export class Writer {
     if (!Number.isInteger(v) || v < 0 || v > 0xffff_ffff) throw new RangeError(`u32 out of range: ${v}`);
     return this.u8(v >>> 24).u8(v >>> 16).u8(v >>> 8).u8(v);
   }
+  /** IEEE 754 double, big-endian (NaN and infinities pass through; the reader's caller judges them). */
+  f64(v: number): this {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setFloat64(0, v);
+    this.out.raw(b);
+    return this;
+  }
   /** u16 length-prefixed bytes. */
   bytes16(b: Uint8Array): this {
     this.u16(b.length);
@@ -73,6 +80,12 @@ export class Reader {
     const b = this.buf, p = this.pos;
     this.pos += 4;
     return ((b[p]! << 24) >>> 0) + ((b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
+  }
+  f64(): number {
+    this.need(8);
+    const v = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8).getFloat64(0);
+    this.pos += 8;
+    return v;
   }
   bool(): boolean {
     const v = this.u8();

@@ -2,14 +2,14 @@
  * Deterministic simulation of the SWIM core: N Memberlist instances in one process over a simulated
  * lossy network, driven by one seeded Rng and a priority queue of timed events (no harness files).
  *
- * Packets are delayed by a random latency and dropped with probability `loss` or when a partition or
- * crash separates the ends; streams (push-pull) are reliable unless separated. Packet and stream bytes
- * go through the real codec. Nodes are ticked exactly at `nextDeadline()`.
+ * Packets are delayed by a random latency (or a per-link one, `linkLatencyMs`, for network coordinates)
+ * and dropped with probability `loss` or when a partition or crash separates the ends; streams
+ * (push-pull) are reliable unless separated. Packet and stream bytes go through the real codec. Nodes are ticked exactly at `nextDeadline()`.
  */
 import { seededRng, type Rng } from "../../src/platform/index.ts";
 import {
   LAN_PROFILE, Memberlist, decodeStream, encodeStream, memberlistConfig,
-  type MemberEvent, type PushPullMsg, type Timing,
+  type MemberEvent, type PingDelegate, type PushPullMsg, type Timing,
 } from "../../src/membership/index.ts";
 
 export interface GossipSimOptions {
@@ -20,6 +20,10 @@ export interface GossipSimOptions {
   readonly loss?: number;
   /** One-way latency range in ms (inclusive). */
   readonly latencyMs?: readonly [number, number];
+  /** One-way latency of each packet and stream from `from` to `to` (ms, may be fractional); replaces `latencyMs`. */
+  readonly linkLatencyMs?: (from: string, to: string) => number;
+  /** The ping delegate (e.g. serf's coordinates) each node's Memberlist is built with. */
+  readonly pingDelegate?: (name: string) => PingDelegate | undefined;
 }
 
 type SimEvent =
@@ -100,7 +104,7 @@ export class GossipSim {
   /** Starts a node named `name` (its address is its name) at the current time. */
   addNode(name: string, meta?: Uint8Array): SimNode {
     const cfg = memberlistConfig(this.profile, { name, addr: name, meta }, this.overrides);
-    const ml = new Memberlist(cfg, seededRng((this.opts.seed * 7919 + this.nodes.size * 104729) >>> 0), this.now);
+    const ml = new Memberlist(cfg, seededRng((this.opts.seed * 7919 + this.nodes.size * 104729) >>> 0), this.now, this.opts.pingDelegate?.(name));
     const node: SimNode = { name, ml, up: true, tickAt: undefined };
     this.nodes.set(name, node);
     this.drain(node);
@@ -174,7 +178,8 @@ export class GossipSim {
     this.heap.push({ at, seq: this.seq++, ev });
   }
 
-  private delay(): number {
+  private delay(from: string, to: string): number {
+    if (this.opts.linkLatencyMs) return this.opts.linkLatencyMs(from, to);
     const [lo, hi] = this.latency;
     return lo + this.rng.int(hi - lo + 1);
   }
@@ -215,14 +220,14 @@ export class GossipSim {
   }
 
   private sendStream(from: string, to: string, msg: PushPullMsg): void {
-    this.push(this.now + this.delay(), { kind: "stream", from, to, bytes: encodeStream(msg) });
+    this.push(this.now + this.delay(from, to), { kind: "stream", from, to, bytes: encodeStream(msg) });
   }
 
   private drain(n: SimNode): void {
     const out = n.ml.outbox();
     for (const p of out.packets) {
       if (this.loss > 0 && this.rng.next() < this.loss) { this.packetsDropped++; continue; }
-      this.push(this.now + this.delay(), { kind: "packet", from: n.name, to: p.to, bytes: p.bytes });
+      this.push(this.now + this.delay(n.name, p.to), { kind: "packet", from: n.name, to: p.to, bytes: p.bytes });
     }
     for (const s of out.streamRequests) this.sendStream(n.name, s.to, s.msg);
     for (const event of out.events) {
