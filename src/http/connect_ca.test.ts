@@ -86,8 +86,8 @@ describe("/v1/connect/ca/configuration", () => {
       [`{"Provider":"vault"}`, "Unsupported CA provider"],
       [`{"Provider":"consul","Config":{"LeafCertTTL":"soon"}}`, "invalid duration"],
       [`{"Provider":"consul","Config":{"RotationPeriod":5}}`, "error parsing CA config"],
-      [`{"Provider":"consul","Config":{"LeafCertTTL":"30m"}}`, "leaf cert TTL must be greater than 1h"],
-      [`{"Provider":"consul","Config":{"LeafCertTTL":"9000h"}}`, "leaf cert TTL must be less than 1 year"],
+      [`{"Provider":"consul","Config":{"LeafCertTTL":"30m"}}`, "error configuring provider: leaf cert TTL must be greater than 1h"],
+      [`{"Provider":"consul","Config":{"LeafCertTTL":"9000h"}}`, "error configuring provider: leaf cert TTL must be less than 1 year"],
     ] as const) {
       const res = await put(body);
       expect(res.status).toBe(400);
@@ -118,35 +118,54 @@ describe("PUT /v1/connect/ca/configuration: nothing is silently defaulted or ign
     expect(configs).toEqual([]);
   });
 
+  // Consul 1.8's CommonCAProviderConfig.Validate, after its defaults (ec, 256) for absent or null fields.
+  const EC_BITS = "error configuring provider: ECDSA key length must be one of (224, 256, 384, 521) bits";
+  const RSA_BITS = "error configuring provider: RSA key length must be 2048 or 4096 bits";
+  const KEY_TYPE = "error configuring provider: private key type must be either 'ecdsa' or 'rsa'";
   test.each([
-    [{ PrivateKeyType: "rsa" }, `Config.PrivateKeyType "rsa" is not supported: the built-in CA supports only PrivateKeyType "ec" with PrivateKeyBits 256 (EC P-256)`],
-    [{ PrivateKeyType: "rsa", PrivateKeyBits: 2048 }, `Config.PrivateKeyType "rsa" is not supported`],
-    [{ PrivateKeyType: "ec", PrivateKeyBits: 384 }, `Config.PrivateKeyBits 384 is not supported: the built-in CA supports only PrivateKeyType "ec" with PrivateKeyBits 256 (EC P-256)`],
-    [{ PrivateKeyBits: 4096 }, "Config.PrivateKeyBits 4096 is not supported"],
-    [{ privatekeytype: "RSA" }, `Config.PrivateKeyType "RSA" is not supported`],
-    [{ PrivateKeyBits: "lots" }, "Request decode failed: Config.PrivateKeyBits must be a number"],
+    [{ PrivateKeyType: "rsa" }, RSA_BITS],
+    [{ PrivateKeyType: "rsa", PrivateKeyBits: 3072 }, RSA_BITS],
+    [{ PrivateKeyType: "rsa", PrivateKeyBits: 1024 }, RSA_BITS],
+    [{ PrivateKeyType: "ec", PrivateKeyBits: 300 }, EC_BITS],
+    [{ PrivateKeyBits: 4096 }, EC_BITS],
+    [{ PrivateKeyBits: 0 }, EC_BITS],
+    [{ PrivateKeyBits: "" }, EC_BITS],
+    [{ PrivateKeyType: "" }, KEY_TYPE],
+    [{ privatekeytype: "RSA" }, KEY_TYPE],
+    [{ PrivateKeyType: "dsa", PrivateKeyBits: 2048 }, KEY_TYPE],
+    [{ PrivateKeyType: "ec", PrivateKeyBits: 224 }, "error configuring provider: ECDSA P-224 keys are not supported by this CA (WebCrypto has no P-224 curve): PrivateKeyBits must be 256, 384 or 521"],
+    [{ PrivateKeyBits: "lots" }, "Request decode failed: Config.PrivateKeyBits must be an integer"],
+    [{ PrivateKeyBits: 256.5 }, "Request decode failed: Config.PrivateKeyBits must be an integer"],
     [{ PrivateKeyType: 1 }, "Request decode failed: Config.PrivateKeyType must be a string"],
-  ])("key settings %j are refused naming the field and what is supported", async (config: object, message: string) => {
+    [{ LeafCertTTL: "30m", PrivateKeyType: "rsa" }, "error configuring provider: leaf cert TTL must be greater than 1h"],
+  ])("key settings %j are refused with Consul's text", async (config: object, message: string) => {
     const { app, configs } = setup();
     const res = await put(app, JSON.stringify({ Provider: "consul", Config: config }));
-    expect(res.status).toBe(400);
-    expect(await res.text()).toStartWith(message);
+    expect([res.status, await res.text()]).toEqual([400, `${message}\n`]);
     expect(configs).toEqual([]);
   });
 
-  test.each([[{}], [{ PrivateKeyType: "ec" }], [{ PrivateKeyType: "ec", PrivateKeyBits: 256 }], [{ PrivateKeyBits: "256" }], [{ PrivateKeyType: "", PrivateKeyBits: 0 }]])(
-    "the built-in key (or the defaults) %j is accepted",
-    async (config: object) => {
-      const { app, configs } = setup();
-      expect((await put(app, JSON.stringify({ Provider: "consul", Config: config }))).status).toBe(200);
-      expect(configs.length).toBe(1);
-    },
-  );
+  test.each([
+    [{}, {}],
+    [{ PrivateKeyType: null, PrivateKeyBits: null }, {}],
+    [{ PrivateKeyType: "ec" }, { PrivateKeyType: "ec" }],
+    [{ PrivateKeyBits: "384" }, { PrivateKeyBits: 384 }],
+    [{ PrivateKeyType: "ec", PrivateKeyBits: 521 }, { PrivateKeyType: "ec", PrivateKeyBits: 521 }],
+    [{ privateKeyType: "rsa", privateKeyBits: 2048 }, { PrivateKeyType: "rsa", PrivateKeyBits: 2048 }],
+    [{ PrivateKeyType: "rsa", PrivateKeyBits: 4096 }, { PrivateKeyType: "rsa", PrivateKeyBits: 4096 }],
+  ])("key settings %j are accepted and passed on as %j", async (config: object, passed: object) => {
+    const { app, configs } = setup();
+    expect((await put(app, JSON.stringify({ Provider: "consul", Config: config }))).status).toBe(200);
+    expect(configs).toHaveLength(1);
+    const c = configs[0]![0].Config;
+    expect({ PrivateKeyType: c.PrivateKeyType, PrivateKeyBits: c.PrivateKeyBits }).toEqual({ PrivateKeyType: undefined, PrivateKeyBits: undefined, ...passed });
+  });
 
   test("the CA's refusal of the configuration itself is 400; other failures 500", async () => {
-    const refusing = setup({ connectCa: { setConfiguration: () => Promise.reject(new Error("error configuring provider: RootCert requires PrivateKey")), leaf: () => Promise.reject(new Error("x")) } });
+    const message = "error configuring provider: must provide a private key when providing a root cert";
+    const refusing = setup({ connectCa: { setConfiguration: () => Promise.reject(new Error(message)), leaf: () => Promise.reject(new Error("x")) } });
     const res = await put(refusing.app, `{"Provider":"consul","Config":{"RootCert":"x"}}`);
-    expect([res.status, await res.text()]).toEqual([400, "error configuring provider: RootCert requires PrivateKey\n"]);
+    expect([res.status, await res.text()]).toEqual([400, `${message}\n`]);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import {
-  DEFAULT_INTERMEDIATE_CERT_TTL, DEFAULT_LEAF_CERT_TTL, DEFAULT_ROTATION_PERIOD, type CAConfiguration, type CARoot,
+  DEFAULT_INTERMEDIATE_CERT_TTL, DEFAULT_LEAF_CERT_TTL, DEFAULT_ROTATION_PERIOD, keySettings, type CAConfiguration, type CARoot,
 } from "../connect/index.ts";
 import { parseDuration, parseGoJson, type JsonValue } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
@@ -45,10 +45,8 @@ const str = (v: JsonValue | undefined, field: string): string | undefined => {
   return v;
 };
 
-/** The built-in CA's key: what Config.PrivateKeyType and Config.PrivateKeyBits may ask for ("" and 0 mean these). */
-const KEY_TYPE = "ec";
-const KEY_BITS = 256;
-const SUPPORTED_KEY = `the built-in CA supports only PrivateKeyType "${KEY_TYPE}" with PrivateKeyBits ${KEY_BITS} (EC P-256)`;
+/** How the server's CA words a configuration it cannot use (Consul's "error configuring provider: ..."). */
+const PROVIDER_REFUSAL = "error configuring provider:";
 
 /** A field of a decoded object by name, exact first, then in any letter case (as mapstructure matches Consul's CA config). */
 function fieldOf(o: Readonly<Record<string, JsonValue>>, name: string): JsonValue | undefined {
@@ -58,26 +56,26 @@ function fieldOf(o: Readonly<Record<string, JsonValue>>, name: string): JsonValu
 }
 
 /**
- * Config.PrivateKeyType / PrivateKeyBits (CommonCAProviderConfig): empty means the defaults, "ec" and
- * 256; the bits may be a number or a numeric string (Consul decodes them weakly). Anything else is
- * refused, naming the field and what is supported, rather than ignored.
+ * Config.PrivateKeyType / PrivateKeyBits as given (absent or null: undefined, meaning the defaults). The
+ * bits may be a number or a numeric string (Consul decodes them weakly); an integer is required. Their
+ * values are checked afterwards, as Consul's `CommonCAProviderConfig.Validate` does.
  */
-function checkKeySettings(c: Readonly<Record<string, JsonValue>>): void {
-  const type = fieldOf(c, "PrivateKeyType");
-  if (type !== undefined && type !== null && typeof type !== "string") throw new BadRequestError("Request decode failed: Config.PrivateKeyType must be a string");
-  if (type && type !== KEY_TYPE) throw new BadRequestError(`Config.PrivateKeyType ${JSON.stringify(type)} is not supported: ${SUPPORTED_KEY}`);
-  const rawBits = fieldOf(c, "PrivateKeyBits");
-  if (rawBits === undefined || rawBits === null || rawBits === "") return;
-  const bits = typeof rawBits === "number" ? rawBits : typeof rawBits === "string" && /^\d+$/.test(rawBits) ? Number(rawBits) : undefined;
-  if (bits === undefined) throw new BadRequestError("Request decode failed: Config.PrivateKeyBits must be a number");
-  if (bits !== 0 && bits !== KEY_BITS) throw new BadRequestError(`Config.PrivateKeyBits ${bits} is not supported: ${SUPPORTED_KEY}`);
+function keyFields(c: Readonly<Record<string, JsonValue>>): { type?: string; bits?: number } {
+  const type = str(fieldOf(c, "PrivateKeyType"), "Config.PrivateKeyType");
+  const raw = fieldOf(c, "PrivateKeyBits");
+  if (raw === undefined || raw === null) return { type };
+  const bits = typeof raw === "number" ? raw : typeof raw === "string" && /^\d{1,9}$/.test(raw) ? Number(raw) : raw === "" ? 0 : undefined;
+  if (bits === undefined || !Number.isSafeInteger(bits)) throw new BadRequestError("Request decode failed: Config.PrivateKeyBits must be an integer");
+  return { type, bits };
 }
 
 /**
  * Decodes a PUT /v1/connect/ca/configuration body into a CAConfiguration over Consul's defaults;
  * throws BadRequestError with Consul's wording for a bad body, duration or TTL. An empty body, or one
  * that names no Provider, is refused (Consul: `unknown CA provider ""`) rather than read as "rotate to
- * a default configuration"; so are key settings the built-in CA cannot honour.
+ * a default configuration". PrivateKeyType/PrivateKeyBits are checked like Consul's
+ * `CommonCAProviderConfig.Validate` (see `keySettings`); the refusals of that check carry Consul's
+ * "error configuring provider: " prefix, answered 400 here where Consul answers 500.
  */
 export function parseCaConfigurationBody(body: string): CAConfiguration {
   let raw: JsonValue;
@@ -94,7 +92,6 @@ export function parseCaConfigurationBody(body: string): CAConfiguration {
   const cfgRaw = fieldOf(o, "Config") ?? {};
   if (cfgRaw === null || typeof cfgRaw !== "object" || Array.isArray(cfgRaw)) throw new BadRequestError("Request decode failed: Config must be an object");
   const c = cfgRaw as Record<string, JsonValue>;
-  checkKeySettings(c);
   const duration = (field: string, fallback: string): string => {
     const v = fieldOf(c, field);
     if (v === undefined || v === null || v === "") return fallback;
@@ -109,8 +106,14 @@ export function parseCaConfigurationBody(body: string): CAConfiguration {
   const leafTtl = duration("LeafCertTTL", DEFAULT_LEAF_CERT_TTL);
   // CommonCAProviderConfig.Validate.
   const leafMs = parseDuration(leafTtl);
-  if (leafMs < 3_600_000) throw new BadRequestError("leaf cert TTL must be greater than 1h");
-  if (leafMs > 365 * 24 * 3_600_000) throw new BadRequestError("leaf cert TTL must be less than 1 year");
+  if (leafMs < 3_600_000) throw new BadRequestError(`${PROVIDER_REFUSAL} leaf cert TTL must be greater than 1h`);
+  if (leafMs > 365 * 24 * 3_600_000) throw new BadRequestError(`${PROVIDER_REFUSAL} leaf cert TTL must be less than 1 year`);
+  const key = keyFields(c);
+  try {
+    keySettings(key.type, key.bits);
+  } catch (err) {
+    throw new BadRequestError(`${PROVIDER_REFUSAL} ${messageOf(err)}`);
+  }
   const privateKey = str(fieldOf(c, "PrivateKey"), "Config.PrivateKey");
   const rootCert = str(fieldOf(c, "RootCert"), "Config.RootCert");
   return {
@@ -120,6 +123,8 @@ export function parseCaConfigurationBody(body: string): CAConfiguration {
       LeafCertTTL: leafTtl,
       RotationPeriod: duration("RotationPeriod", DEFAULT_ROTATION_PERIOD),
       IntermediateCertTTL: duration("IntermediateCertTTL", DEFAULT_INTERMEDIATE_CERT_TTL),
+      ...(key.type === undefined ? {} : { PrivateKeyType: key.type }),
+      ...(key.bits === undefined ? {} : { PrivateKeyBits: key.bits }),
       ...(privateKey ? { PrivateKey: privateKey } : {}),
       ...(rootCert ? { RootCert: rootCert } : {}),
     },
@@ -129,8 +134,6 @@ export function parseCaConfigurationBody(body: string): CAConfiguration {
 }
 
 const LEAF_PREFIX = "/v1/agent/connect/ca/leaf/";
-/** How the server's CA words a configuration it cannot use (Consul's "error configuring provider: ..."). */
-const PROVIDER_REFUSAL = "error configuring provider:";
 
 export function mountConnectCa(app: Hono, deps: HttpApiDeps): void {
   const roots = (c: Context) => serveRead(c, deps, () => ({ type: "ca-roots" as const }), (v) => jsonResponse(c, indexedRoots(v)));

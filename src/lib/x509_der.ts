@@ -161,28 +161,31 @@ export function formatIp(bytes: Uint8Array): string {
 
 /**
  * Converts a private key PEM to PKCS#8 DER plus its algorithm. Accepts "PRIVATE KEY" (PKCS#8),
- * "EC PRIVATE KEY" (SEC1, what Consul's `tls ca create` writes) and "RSA PRIVATE KEY" (PKCS#1).
+ * "EC PRIVATE KEY" (SEC1, what Consul's `tls ca create` writes) and "RSA PRIVATE KEY" (PKCS#1), the
+ * first such block of `pem`. Throws an Error with a readable message on a malformed key or an
+ * unsupported algorithm or curve.
  */
 export function privateKeyToPkcs8(pem: string): { pkcs8: Uint8Array<ArrayBuffer>; algorithm: KeyAlgorithmInfo } {
   const blocks = pemBlocks(pem);
   const block = blocks.find((b) => /^(|EC |RSA )PRIVATE KEY$/.test(b.label));
   if (!block) throw new Error("no PEM PRIVATE KEY, EC PRIVATE KEY or RSA PRIVATE KEY block found");
-  if (block.label === "PRIVATE KEY") {
-    const info = asn1js.fromBER(block.der);
-    if (info.offset === -1) throw new Error("malformed PKCS#8 private key");
-    const seq = info.result as asn1js.Sequence;
-    const algId = seq.valueBlock.value[1] as asn1js.Sequence;
-    return { pkcs8: block.der, algorithm: algorithmFromIdentifier(algId) };
-  }
   if (block.label === "RSA PRIVATE KEY") {
+    const info = asn1js.fromBER(block.der);
+    if (info.offset === -1 || !(info.result instanceof asn1js.Sequence)) throw new Error("malformed RSA PRIVATE KEY (PKCS#1)");
     const algId = new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: OID.rsaEncryption }), new asn1js.Null()] });
     return { pkcs8: wrapPkcs8(algId, block.der), algorithm: { kind: "RSA" } };
   }
+  const label = block.label === "PRIVATE KEY" ? "PRIVATE KEY (PKCS#8)" : "EC PRIVATE KEY (SEC1)";
   const info = asn1js.fromBER(block.der);
-  if (info.offset === -1) throw new Error("malformed EC private key");
-  const parts = (info.result as asn1js.Sequence).valueBlock.value;
+  const parts = info.offset === -1 || !(info.result instanceof asn1js.Sequence) ? [] : info.result.valueBlock.value;
+  if (block.label === "PRIVATE KEY") {
+    const algId = parts[1];
+    if (!(algId instanceof asn1js.Sequence) || !(parts[2] instanceof asn1js.OctetString)) throw new Error(`malformed ${label}`);
+    return { pkcs8: block.der, algorithm: algorithmFromIdentifier(algId) };
+  }
+  if (!(parts[1] instanceof asn1js.OctetString)) throw new Error(`malformed ${label}`);
   const params = parts.find((p) => p.idBlock.tagClass === 3 && p.idBlock.tagNumber === 0) as asn1js.Constructed | undefined;
-  const curveOid = params?.valueBlock.value[0];
+  const curveOid = params?.valueBlock.value?.[0];
   if (!(curveOid instanceof asn1js.ObjectIdentifier)) throw new Error("EC private key without named curve");
   const algId = new asn1js.Sequence({
     value: [new asn1js.ObjectIdentifier({ value: OID.ecPublicKey }), new asn1js.ObjectIdentifier({ value: curveOid.valueBlock.toString() })],
@@ -193,18 +196,29 @@ export function privateKeyToPkcs8(pem: string): { pkcs8: Uint8Array<ArrayBuffer>
 /** A key algorithm as WebCrypto needs it for import. */
 export type KeyAlgorithmInfo = { kind: "EC"; namedCurve: "P-256" | "P-384" | "P-521" } | { kind: "RSA" };
 
-/** Reads an AlgorithmIdentifier SEQUENCE { OID, params } (SPKI or PKCS#8). Throws on unsupported algorithms. */
+const CURVE_NAMES: Readonly<Record<string, string>> = { "1.3.132.0.33": "P-224", "1.3.132.0.10": "secp256k1" };
+
+/** Reads an AlgorithmIdentifier SEQUENCE { OID, params } (SPKI or PKCS#8). Throws on unsupported algorithms and curves. */
 export function algorithmFromIdentifier(algId: asn1js.Sequence): KeyAlgorithmInfo {
   const [oid, params] = algId.valueBlock.value;
   const name = oid instanceof asn1js.ObjectIdentifier ? oid.valueBlock.toString() : "";
   if (name === OID.rsaEncryption) return { kind: "RSA" };
-  if (name === OID.ecPublicKey && params instanceof asn1js.ObjectIdentifier) {
-    const curve = params.valueBlock.toString();
+  if (name === OID.ecPublicKey) {
+    const curve = params instanceof asn1js.ObjectIdentifier ? params.valueBlock.toString() : "";
     if (curve === OID.p256) return { kind: "EC", namedCurve: "P-256" };
     if (curve === OID.p384) return { kind: "EC", namedCurve: "P-384" };
     if (curve === OID.p521) return { kind: "EC", namedCurve: "P-521" };
+    const known = CURVE_NAMES[curve];
+    throw new Error(`unsupported EC curve ${known ? `${known} (${curve})` : curve || "(explicit parameters)"}: only P-256, P-384 and P-521 are supported`);
   }
-  throw new Error(`unsupported key algorithm ${name || "(unknown)"}`);
+  throw new Error(`unsupported key algorithm ${name || "(unknown)"}: only EC (P-256, P-384, P-521) and RSA keys are supported`);
+}
+
+/** The bit length of an unsigned big-endian integer (leading zero bytes ignored); 0 for zero. Lib-internal. */
+export function bitLength(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  return i >= bytes.length ? 0 : (bytes.length - i - 1) * 8 + (32 - Math.clz32(bytes[i]!));
 }
 
 function wrapPkcs8(algId: asn1js.Sequence, inner: Uint8Array): Uint8Array<ArrayBuffer> {

@@ -4,7 +4,7 @@
  */
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { algorithmFromIdentifier, formatIp, OID, pemBlocks, pemDecode, pemEncode, privateKeyToPkcs8, type KeyAlgorithmInfo } from "./x509_der.ts";
+import { algorithmFromIdentifier, bitLength, formatIp, OID, pemBlocks, pemDecode, pemEncode, privateKeyToPkcs8, type KeyAlgorithmInfo } from "./x509_der.ts";
 
 /** The parts of a certificate that configuration checks look at. */
 export interface CertificateInfo {
@@ -121,8 +121,5 @@ function publicKeyInfo(spki: pkijs.PublicKeyInfo): { kind: "EC" | "RSA" | "other
   }
   if (alg.kind === "EC") return { kind: "EC", bits: { "P-256": 256, "P-384": 384, "P-521": 521 }[alg.namedCurve] };
   const rsa = pkijs.RSAPublicKey.fromBER(new Uint8Array(spki.subjectPublicKey.valueBlock.valueHexView));
-  const n = rsa.modulus.valueBlock.valueHexView;
-  let i = 0;
-  while (i < n.length && n[i] === 0) i++;
-  return { kind: "RSA", bits: i >= n.length ? 0 : (n.length - i - 1) * 8 + (32 - Math.clz32(n[i]!)) };
+  return { kind: "RSA", bits: bitLength(rsa.modulus.valueBlock.valueHexView) };
 }

@@ -54,7 +54,14 @@ export interface IndexedCARoots {
 export interface ConsulCAProviderConfig {
   /** Go duration text; default "72h". */
   readonly LeafCertTTL: string;
-  /** A user-supplied root key (PEM); "" or absent means "generate one". */
+  /**
+   * The kind of key the CA generates when no PrivateKey is given (`CommonCAProviderConfig`): "ec" (default)
+   * or "rsa". Ignored for a supplied key, whose own type counts. Absent when the configuration names none.
+   */
+  readonly PrivateKeyType?: string;
+  /** Its size: 256 (default), 384, 521 for "ec"; 2048, 4096 for "rsa". Absent when the configuration names none. */
+  readonly PrivateKeyBits?: number;
+  /** A user-supplied root key: EC or RSA, PEM SEC1, PKCS#1 or PKCS#8; "" or absent means "generate one". */
   readonly PrivateKey?: string;
   /** A user-supplied root certificate (PEM) matching PrivateKey; "" or absent means "generate one". */
   readonly RootCert?: string;

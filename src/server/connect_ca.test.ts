@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { leafSigningKeyId, parseSpiffeId, type CAConfiguration, type CARoot } from "../connect/index.ts";
-import { createCertificationRequest, generateEcPrivateKey, parseCertificate } from "../lib/index.ts";
+import { spawnSync } from "node:child_process";
+import { createCertificationRequest, generateEcPrivateKey, parseCertificate, pemEncode, privateKeyInfo } from "../lib/index.ts";
 import { seededRng, silentLogger } from "../platform/index.ts";
 import type { StateCommand, StateResult } from "../state/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
@@ -139,7 +140,7 @@ describe("CA configuration", () => {
     await other.ca.initialize();
     const cfg = s.read().config!;
     await expect(ca.setConfiguration({ ...cfg, Config: { ...cfg.Config, PrivateKey: "", RootCert: other.s.read().roots[0]!.RootCert } }))
-      .rejects.toThrow(/RootCert requires PrivateKey/);
+      .rejects.toThrow("error configuring provider: must provide a private key when providing a root cert");
     await ca.setConfiguration({ ...cfg, Config: { LeafCertTTL: "72h", RotationPeriod: "2160h", IntermediateCertTTL: "8760h", PrivateKey: other.s.read().config!.Config.PrivateKey } });
     const roots = s.read().roots;
     expect(roots.filter((r) => r.Active)).toHaveLength(1);
@@ -153,5 +154,85 @@ describe("CA configuration", () => {
     await expect(ca.setConfiguration({ ...cfg, Provider: "vault" as "consul" })).rejects.toThrow(/unknown CA provider/);
     await expect(ca.setConfiguration({ ...cfg, Config: { ...cfg.Config, LeafCertTTL: "soon" } })).rejects.toThrow(/Invalid LeafCertTTL/);
     expect(s.proposed).toHaveLength(1);
+  });
+});
+
+describe("CA key types (PrivateKeyType / PrivateKeyBits, Consul 1.8)", () => {
+  const ops = (s: ReturnType<typeof fakeCaState>) => s.proposed.map((c) => (c as { op: string }).op);
+  const active = (s: ReturnType<typeof fakeCaState>) => s.read().roots.find((r) => r.Active)!;
+  const withConfig = (s: ReturnType<typeof fakeCaState>, extra: Partial<CAConfiguration["Config"]>): CAConfiguration => {
+    const cfg = s.read().config!;
+    return { ...cfg, Config: { LeafCertTTL: "72h", RotationPeriod: "2160h", IntermediateCertTTL: "8760h", ...extra } };
+  };
+
+  test("a stored config naming rsa/2048 makes the first root an RSA one, its key PKCS#1 like Consul's", async () => {
+    const s = fakeCaState();
+    const seeded = { ClusterID: "00000000-0000-0000-0000-00000000000a", Provider: "consul" as const, CreateIndex: 0, ModifyIndex: 0,
+      Config: { LeafCertTTL: "72h", RotationPeriod: "2160h", IntermediateCertTTL: "8760h", PrivateKeyType: "rsa", PrivateKeyBits: 2048 } };
+    const read = () => ({ ...s.read(), config: s.read().config ?? seeded });
+    const ca = createConnectCa({ clock: simClock(), rng: seededRng(3), logger: silentLogger(), datacenter: "dc1", ...s, read });
+    await ca.initialize();
+    expect(active(s)).toMatchObject({ PrivateKeyType: "rsa", PrivateKeyBits: 2048 });
+    expect(s.read().config!.Config.PrivateKey).toStartWith("-----BEGIN RSA PRIVATE KEY-----");
+    const leaf = await ca.signLeaf("web", await csrFor("web", seeded.ClusterID));
+    expect(leafSigningKeyId(leaf.CertPEM)).toBe(active(s).SigningKeyID);
+  });
+
+  test("naming another kind of key rotates to a generated one, cross-signed across key types; naming the same or none keeps it", async () => {
+    const { s, ca } = setup();
+    await ca.initialize();
+    const first = active(s);
+    expect(first).toMatchObject({ PrivateKeyType: "ec", PrivateKeyBits: 256 });
+
+    await ca.setConfiguration(withConfig(s, { PrivateKeyType: "ec", PrivateKeyBits: 384 }));
+    const p384 = active(s);
+    expect(p384).toMatchObject({ PrivateKeyType: "ec", PrivateKeyBits: 384 });
+    expect(parseCertificate(p384.IntermediateCerts[0]!).authorityKeyIdHex.replace(/(..)(?!$)/g, "$1:")).toBe(first.SigningKeyID);
+    expect(s.read().config!.Config).toMatchObject({ PrivateKeyType: "ec", PrivateKeyBits: 384 });
+
+    await ca.setConfiguration(withConfig(s, { PrivateKeyType: "ec", PrivateKeyBits: 384 }));
+    await ca.setConfiguration(withConfig(s, { LeafCertTTL: "24h", RootCert: p384.RootCert }));
+    expect(ops(s)).toEqual(["set-roots", "set-roots", "set-config", "set-config"]);
+    expect(active(s).ID).toBe(p384.ID);
+
+    await ca.setConfiguration(withConfig(s, { PrivateKeyType: "rsa", PrivateKeyBits: 2048 }));
+    const rsa = active(s);
+    expect(rsa).toMatchObject({ PrivateKeyType: "rsa", PrivateKeyBits: 2048 });
+    expect(s.read().roots.map((r) => [r.PrivateKeyBits, r.Active])).toEqual([[256, false], [384, false], [2048, true]]);
+    expect(parseCertificate(rsa.IntermediateCerts[0]!).authorityKeyIdHex.replace(/(..)(?!$)/g, "$1:")).toBe(p384.SigningKeyID);
+    const leaf = await ca.signLeaf("web", await csrFor("web", s.read().config!.ClusterID));
+    expect(leafSigningKeyId(leaf.CertPEM)).toBe(rsa.SigningKeyID);
+  });
+
+  test("a supplied key's own type counts: an RSA key with the default settings rotates to an RSA root", async () => {
+    const { s, ca } = setup();
+    await ca.initialize();
+    const rsa = spawnSync("openssl", ["genrsa", "-traditional", "2048"], { encoding: "utf8" }).stdout;
+    await ca.setConfiguration(withConfig(s, { PrivateKey: rsa }));
+    expect(active(s)).toMatchObject({ PrivateKeyType: "rsa", PrivateKeyBits: 2048 });
+    expect(privateKeyInfo(s.read().config!.Config.PrivateKey!)).toEqual({ type: "rsa", bits: 2048 });
+  });
+
+  test("bad settings and unusable keys are refused with Consul's text and propose nothing", async () => {
+    const { s, ca } = setup();
+    await ca.initialize();
+    const p224 = spawnSync("openssl", ["ecparam", "-genkey", "-name", "secp224r1", "-noout"], { encoding: "utf8" }).stdout;
+    const rsa1024 = spawnSync("openssl", ["genrsa", "-traditional", "1024"], { encoding: "utf8" }).stdout;
+    const cases: [Partial<CAConfiguration["Config"]>, string][] = [
+      [{ PrivateKeyType: "rsa" }, "error configuring provider: RSA key length must be 2048 or 4096 bits"],
+      [{ PrivateKeyType: "ec", PrivateKeyBits: 512 }, "error configuring provider: ECDSA key length must be one of (224, 256, 384, 521) bits"],
+      [{ PrivateKeyType: "" }, "error configuring provider: private key type must be either 'ecdsa' or 'rsa'"],
+      [{ PrivateKeyBits: 224 }, "error configuring provider: ECDSA P-224 keys are not supported"],
+      [{ PrivateKey: p224 }, "error configuring provider: unsupported EC curve P-224 (1.3.132.0.33)"],
+      [{ PrivateKey: rsa1024 }, "error configuring provider: RSA key must be at least 2048 bits, PrivateKey has 1024"],
+      [{ PrivateKey: "not a key" }, "error configuring provider: no PEM PRIVATE KEY, EC PRIVATE KEY or RSA PRIVATE KEY block found"],
+      [{ PrivateKey: pemEncode("EC PRIVATE KEY", Uint8Array.from([0x30, 0x03, 0x02, 0x01, 0x01])) }, "error configuring provider: malformed EC PRIVATE KEY (SEC1)"],
+      [{ PrivateKey: pemEncode("PRIVATE KEY", Uint8Array.from([1, 2, 3])) }, "error configuring provider: malformed PRIVATE KEY (PKCS#8)"],
+    ];
+    for (const [extra, message] of cases) {
+      const err = await ca.setConfiguration(withConfig(s, extra)).then(() => undefined, (e: Error) => e.message);
+      expect(err).toStartWith(message);
+    }
+    expect(ops(s)).toEqual(["set-roots"]);
   });
 });

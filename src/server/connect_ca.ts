@@ -10,8 +10,8 @@
  * server can sign from its own copy of the log. Reads of the configuration redact the key.
  */
 import {
-  crossSignRoot, defaultCaConfiguration, generateRoot, importRoot, newClusterId, rotateRoots, signCsr, trustDomain,
-  type CAConfiguration, type CARoot, type IssuedCert, type RootWithKey,
+  crossSignRoot, defaultCaConfiguration, generateRoot, importRoot, keySettings, namesKeySettings, newClusterId, rotateRoots, signCsr,
+  trustDomain, type CAConfiguration, type CARoot, type IssuedCert, type KeySettings, type RootWithKey,
 } from "../connect/index.ts";
 import { parseDuration } from "../lib/index.ts";
 import type { Clock, Logger, Rng } from "../platform/index.ts";
@@ -50,11 +50,15 @@ export interface ConnectCa {
    */
   initialize(): Promise<void>;
   /**
-   * On the leader: applies a new configuration. The cluster ID and the provider cannot change. A
-   * `PrivateKey` (optionally with `RootCert`) other than the active one rotates the root: the new root
-   * is cross-signed by the old key, the old root stays in the list inactive, and roots and config are
-   * written together (CAS on the roots index). Otherwise only the configuration is written, keeping
-   * the active key.
+   * On the leader: applies a new configuration. The cluster ID and the provider cannot change;
+   * `PrivateKeyType`/`PrivateKeyBits` are checked like Consul's `CommonCAProviderConfig.Validate`. A
+   * `PrivateKey` (optionally with `RootCert`) other than the active one rotates the root to it (its
+   * type and size are the key's); without a key, a `PrivateKeyType`/`PrivateKeyBits` that differs from
+   * the active root's rotates to a freshly generated key of that kind. On rotation the new root is
+   * cross-signed by the old key (any EC/RSA combination), the old root stays in the list inactive, and
+   * roots and config are written together (CAS on the roots index). Otherwise only the configuration is
+   * written, keeping the active key. Refusals of the configuration itself start with
+   * "error configuring provider: " and propose nothing.
    */
   setConfiguration(config: CAConfiguration): Promise<void>;
   /** Signs a leaf for `service` (namespace "default", this datacenter) with the active root. */
@@ -73,6 +77,18 @@ export function caDurationMs(text: string | undefined, name: string, fallback: s
   }
   if (!(ms > 0)) throw new Error(`Invalid ${name}: must be positive`);
   return ms;
+}
+
+/** Consul's text for a RootCert given without its PrivateKey (`ParseConsulCAConfig`). */
+const NEEDS_KEY = "must provide a private key when providing a root cert";
+
+/** Runs a check of the requested configuration; its Error becomes Consul's "error configuring provider: ..." refusal. */
+async function refusal<T>(check: () => T | Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (err) {
+    throw new Error(`error configuring provider: ${(err as Error).message}`);
+  }
 }
 
 /** A positive serial below 2^52 (a safe integer), for roots and cross-signed certificates. */
@@ -95,12 +111,12 @@ export function createConnectCa(d: ConnectCaDeps): ConnectCa {
   const log = d.logger;
   const activeOf = (roots: readonly CARoot[]) => roots.find((r) => r.Active);
 
-  /** The root a configuration asks for: its own key/cert, or a fresh key when it names none. */
-  const rootFor = async (config: CAConfiguration): Promise<RootWithKey> => {
-    const { PrivateKey: key, RootCert: cert } = config.Config;
-    if (cert && !key) throw new Error("error configuring provider: RootCert requires PrivateKey");
-    if (key && cert) return importRoot({ rootCertPem: cert, privateKeyPem: key, clusterId: config.ClusterID });
-    return generateRoot({ clusterId: config.ClusterID, now: d.clock.now(), serial: safeSerial(d.rng), privateKeyPem: key || undefined });
+  /** The root a configuration asks for: its own key/cert, or a fresh key of its PrivateKeyType/Bits when it names none. */
+  const rootFor = async (config: CAConfiguration, key: KeySettings): Promise<RootWithKey> => {
+    const { PrivateKey: pk, RootCert: cert } = config.Config;
+    if (cert && !pk) throw new Error(NEEDS_KEY);
+    if (pk && cert) return importRoot({ rootCertPem: cert, privateKeyPem: pk, clusterId: config.ClusterID });
+    return generateRoot({ clusterId: config.ClusterID, now: d.clock.now(), serial: safeSerial(d.rng), privateKeyPem: pk || undefined, key });
   };
   const withKey = (config: CAConfiguration, r: RootWithKey): CAConfiguration => ({
     ...config,
@@ -118,7 +134,7 @@ export function createConnectCa(d: ConnectCaDeps): ConnectCa {
       if (activeOf(now.roots) && now.config?.Config.PrivateKey) return;
       const config = now.config ?? defaultCaConfiguration(newClusterId(d.rng));
       caDurationMs(config.Config.LeafCertTTL, "LeafCertTTL", "72h");
-      const root = await rootFor(config);
+      const root = await rootFor(config, keySettings(config.Config.PrivateKeyType, config.Config.PrivateKeyBits));
       const roots = now.roots.length ? rotateRoots(now.roots, root.root) : [root.root];
       const r = await d.propose({ type: "ca", op: "set-roots", roots, config: withKey(config, root), index: now.index });
       expectCas(r, "initializing the CA");
@@ -130,6 +146,7 @@ export function createConnectCa(d: ConnectCaDeps): ConnectCa {
         throw new Error(`could not initialize provider: unknown CA provider "${String(requested.Provider)}"`);
       }
       caDurationMs(requested.Config.LeafCertTTL, "LeafCertTTL", "72h");
+      const wanted = await refusal(() => keySettings(requested.Config.PrivateKeyType, requested.Config.PrivateKeyBits));
       await d.barrier();
       const now = d.read();
       const current = now.config;
@@ -139,21 +156,20 @@ export function createConnectCa(d: ConnectCaDeps): ConnectCa {
       const config: CAConfiguration = { ...requested, Provider: "consul", ClusterID: current.ClusterID };
       const key = config.Config.PrivateKey;
       const cert = config.Config.RootCert;
-      if (cert && !key && cert !== current.Config.RootCert) throw new Error("error configuring provider: RootCert requires PrivateKey");
-      const sameRoot = !key || (key === current.Config.PrivateKey && (!cert || cert === current.Config.RootCert));
-      if (sameRoot) {
+      // GET answers RootCert but never PrivateKey, so a read-modify-write PUT carries the active RootCert alone.
+      if (cert && !key && cert !== current.Config.RootCert) throw new Error(`error configuring provider: ${NEEDS_KEY}`);
+      const newKey = !!key && !(key === current.Config.PrivateKey && (!cert || cert === current.Config.RootCert));
+      const newKind = !key && namesKeySettings(config.Config) && (wanted.type !== active.PrivateKeyType || wanted.bits !== active.PrivateKeyBits);
+      if (!newKey && !newKind) {
         const kept = { ...config, Config: { ...config.Config, PrivateKey: current.Config.PrivateKey, RootCert: current.Config.RootCert } };
         const r = await d.propose({ type: "ca", op: "set-config", config: kept });
         if (r.type === "error") throw new Error(r.error);
         log.info("CA provider config updated");
         return;
       }
-      let next: RootWithKey;
-      try {
-        next = await rootFor(config);
-      } catch (err) {
-        throw new Error(`error configuring provider: ${(err as Error).message}`);
-      }
+      // A new kind of key: generate one (a RootCert in the request is the active one, see above).
+      const source = newKind ? { ...config, Config: { ...config.Config, RootCert: undefined } } : config;
+      const next = await refusal(() => rootFor(source, wanted));
       if (next.root.ID === active.ID) {
         const r = await d.propose({ type: "ca", op: "set-config", config: withKey(config, next) });
         if (r.type === "error") throw new Error(r.error);

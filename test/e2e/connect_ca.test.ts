@@ -1,8 +1,10 @@
 /**
  * The Connect CA against a real `causeway agent -dev`: the leader creates a root whose certificate
  * carries the SPIFFE trust domain; a leaf for "web" verifies against it with openssl; after a new root
- * is configured (`causeway connect ca set-config`), the old leaf still verifies against the roots
- * bundle, and the agent replaces its cached leaf with one that verifies against the new root.
+ * is configured (`causeway connect ca set-config` with an operator's RSA key in PKCS#1 form), the old
+ * leaf still verifies against the roots bundle, and the agent replaces its cached leaf with one that the
+ * RSA root signed. Then PrivateKeyType/PrivateKeyBits alone rotate to a generated EC P-384 root, and bad
+ * key settings are refused with 400 without changing anything.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -65,8 +67,12 @@ test("roots, a verifying leaf, and a root rotation that keeps old leaves valid",
   expect(config.ClusterID).toBe(roots.TrustDomain.replace(/\.consul$/, ""));
   expect(config.Config.PrivateKey).toBeUndefined();
 
-  // An operator-supplied root for the same cluster.
-  const next = await generateRoot({ clusterId: config.ClusterID, now: Date.now(), serial: 4242 });
+  expect(active).toMatchObject({ PrivateKeyType: "ec", PrivateKeyBits: 256 });
+
+  // An operator-supplied root for the same cluster, from an RSA key made by openssl (PKCS#1 PEM).
+  const rsaKey = run(["openssl", "genrsa", "-traditional", "2048"]).out;
+  expect(rsaKey).toStartWith("-----BEGIN RSA PRIVATE KEY-----");
+  const next = await generateRoot({ clusterId: config.ClusterID, now: Date.now(), serial: 4242, privateKeyPem: rsaKey });
   const cfgFile = file("ca.json", JSON.stringify({ Provider: "consul", Config: { LeafCertTTL: "72h", PrivateKey: next.privateKeyPem, RootCert: next.root.RootCert } }));
   const set = cli("connect", "ca", "set-config", "-config-file", cfgFile);
   expect(set.err).toBe("");
@@ -79,6 +85,7 @@ test("roots, a verifying leaf, and a root rotation that keeps old leaves valid",
   expect(old.Active).toBe(false);
   const rotated = after.Roots.find((r: { Active: boolean }) => r.Active);
   expect(rotated.IntermediateCerts).toHaveLength(1);
+  expect(rotated).toMatchObject({ PrivateKeyType: "rsa", PrivateKeyBits: 2048 });
   const bundle = file("bundle.pem", after.Roots.map((r: { RootCert: string }) => r.RootCert).join("\n"));
   expect(verify(bundle, leaf1Pem).out).toContain("OK");
 
@@ -90,12 +97,43 @@ test("roots, a verifying leaf, and a root rotation that keeps old leaves valid",
   const newRootPem = file("new-root.pem", next.root.RootCert);
   const leaf2Pem = file("leaf2.pem", leaf2.CertPEM);
   expect(verify(newRootPem, leaf2Pem).out).toContain("OK");
+  expect(run(["openssl", "x509", "-in", leaf2Pem, "-noout", "-text"]).out).toContain("Signature Algorithm: sha256WithRSAEncryption");
   expect(verify(rootPem, leaf2Pem).code).not.toBe(0);
   // A peer that trusts only the old root accepts the new leaf through the cross-signed certificate.
   const xc = file("xc.pem", rotated.IntermediateCerts[0]);
   expect(run(["openssl", "verify", "-CAfile", rootPem, "-untrusted", xc, leaf2Pem]).out).toContain("OK");
 
-  // A bad configuration is refused with 400.
-  const bad = await fetch(`${agent.httpUrl}/v1/connect/ca/configuration`, { method: "PUT", body: `{"Config":{"LeafCertTTL":"soon"}}` });
-  expect(bad.status).toBe(400);
-}, 90_000);
+  // Bad configurations are refused with 400 and change nothing.
+  const putConfig = (body: unknown) => fetch(`${agent.httpUrl}/v1/connect/ca/configuration`, { method: "PUT", body: JSON.stringify(body) });
+  const configBefore = await getJson(agent, "/v1/connect/ca/configuration");
+  const p224 = run(["openssl", "ecparam", "-genkey", "-name", "secp224r1", "-noout"]).out;
+  for (const [body, message] of [
+    [{ Config: { LeafCertTTL: "soon" } }, "Missing CA provider"],
+    [{ Provider: "consul", Config: { PrivateKeyType: "rsa", PrivateKeyBits: 3072 } }, "error configuring provider: RSA key length must be 2048 or 4096 bits"],
+    [{ Provider: "consul", Config: { PrivateKeyType: "ec", PrivateKeyBits: 300 } }, "error configuring provider: ECDSA key length must be one of (224, 256, 384, 521) bits"],
+    [{ Provider: "consul", Config: { PrivateKeyType: "dsa" } }, "error configuring provider: private key type must be either 'ecdsa' or 'rsa'"],
+    [{ Provider: "consul", Config: { PrivateKey: p224 } }, "error configuring provider: unsupported EC curve P-224"],
+    [{ Provider: "consul", Config: { PrivateKey: rsaKey, RootCert: active.RootCert } }, "error configuring provider: RootCert does not match PrivateKey"],
+  ] as const) {
+    const res = await putConfig(body);
+    expect([res.status, (await res.text()).startsWith(message)]).toEqual([400, true]);
+  }
+  expect(await getJson(agent, "/v1/connect/ca/configuration")).toEqual(configBefore);
+  expect((await getJson(agent, "/v1/connect/ca/roots")).Roots).toHaveLength(2);
+
+  // PrivateKeyType/PrivateKeyBits alone rotate to a generated key of that kind, cross-signed by the RSA root.
+  const index2 = Number(res2.headers.get("X-Consul-Index"));
+  const p384 = await putConfig({ Provider: "consul", Config: { LeafCertTTL: "72h", PrivateKeyType: "ec", PrivateKeyBits: 384 } });
+  expect(p384.status).toBe(200);
+  const third = await getJson(agent, "/v1/connect/ca/roots");
+  expect(third.Roots.map((r: { PrivateKeyType: string; PrivateKeyBits: number; Active: boolean }) => [r.PrivateKeyType, r.PrivateKeyBits, r.Active]))
+    .toEqual([["ec", 256, false], ["rsa", 2048, false], ["ec", 384, true]]);
+  expect((await getJson(agent, "/v1/connect/ca/configuration")).Config).toMatchObject({ PrivateKeyType: "ec", PrivateKeyBits: 384 });
+  const ecRoot = third.Roots.find((r: { Active: boolean }) => r.Active);
+  const res3 = await fetch(`${agent.httpUrl}/v1/agent/connect/ca/leaf/web?index=${index2}&wait=45s`);
+  const leaf3Pem = file("leaf3.pem", (await res3.json()).CertPEM);
+  expect(verify(file("p384-root.pem", ecRoot.RootCert), leaf3Pem).out).toContain("OK");
+  expect(run(["openssl", "x509", "-in", leaf3Pem, "-noout", "-text"]).out).toContain("Signature Algorithm: ecdsa-with-SHA256");
+  // Trusting only the RSA root, the new leaf still verifies through the cross-signed P-384 root.
+  expect(run(["openssl", "verify", "-CAfile", newRootPem, "-untrusted", file("xc2.pem", ecRoot.IntermediateCerts[0]), leaf3Pem]).out).toContain("OK");
+}, 150_000);

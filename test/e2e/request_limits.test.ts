@@ -124,11 +124,11 @@ for (const [runtime, start] of RUNTIMES) {
       expect(logged).not.toMatch(/AbortError|DOMException|^\s+at /m);
     });
 
-    test("CA configuration: unsupported key settings and an empty configuration are 400s that change nothing", async () => {
+    test("CA configuration: key settings Consul refuses and an empty configuration are 400s that change nothing", async () => {
       const before = await (await fetch(url("/v1/connect/ca/configuration"))).json();
       for (const [body, message] of [
-        [{ Provider: "consul", Config: { PrivateKeyType: "rsa", PrivateKeyBits: 2048 } }, `Config.PrivateKeyType "rsa" is not supported`],
-        [{ Provider: "consul", Config: { PrivateKeyType: "ec", PrivateKeyBits: 384 } }, "Config.PrivateKeyBits 384 is not supported"],
+        [{ Provider: "consul", Config: { PrivateKeyType: "rsa", PrivateKeyBits: 3072 } }, "error configuring provider: RSA key length must be 2048 or 4096 bits"],
+        [{ Provider: "consul", Config: { PrivateKeyType: "ec", PrivateKeyBits: 300 } }, "error configuring provider: ECDSA key length must be one of (224, 256, 384, 521) bits"],
         [{}, "Missing CA provider"],
       ] as const) {
         const res = await put("/v1/connect/ca/configuration", JSON.stringify(body));

@@ -7,6 +7,10 @@ export {
   CA_CHANGE_JITTER_WINDOW_MS, leafRenewalWindow, MIN_RENEWABLE_LIFETIME_MS, shouldRotateLeaf,
   type LeafRotationDecision, type LeafRotationInput, type RenewalWindow, type UnitRandom,
 } from "./renew.ts";
+export {
+  authorityKeyId, DEFAULT_PRIVATE_KEY_BITS, DEFAULT_PRIVATE_KEY_TYPE, keySettings, MIN_RSA_KEY_BITS, namesKeySettings, suppliedKeyInfo,
+  type KeySettings,
+} from "./keys.ts";
 export { leafSigningKeyId, signCsr, signLeaf, type LeafSigningContext, type SignLeafOptions, type SigningCa } from "./leaf.ts";
 export {
   caRootFromPem, crossSignRoot, generateRoot, importRoot, rotateRoots,

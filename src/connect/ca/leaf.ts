@@ -2,9 +2,8 @@
  * Service leaf certificates, after Consul 1.8's `ConsulProvider.Sign` (provider_consul.go), the checks of
  * `ConnectCA.Sign` (agent/consul/connect_ca_endpoint.go) and the agent's CSR (`connect.CreateCSR`).
  */
-import {
-  digest, generateEcPrivateKey, issueCertificate, parseCertificate, parseCertificationRequest, publicKeySpki, toSec1Pem,
-} from "../../lib/index.ts";
+import { digest, generatePrivateKey, issueCertificate, parseCertificate, parseCertificationRequest, publicKeySpki } from "../../lib/index.ts";
+import { authorityKeyId } from "./keys.ts";
 import { canSign, parseSpiffeId, spiffeServiceId } from "./spiffe.ts";
 import { CERT_CLOCK_SKEW_MS, colonHex, formatRfc3339, type IssuedCert } from "./types.ts";
 
@@ -43,10 +42,11 @@ export interface SignLeafOptions extends LeafSigningContext {
 
 /**
  * Generates a P-256 key and issues the service's leaf, as the agent (key + CSR) and server (sign) do
- * together. PrivateKeyPEM is SEC1 "EC PRIVATE KEY" like Consul's. See {@link signCsr} for the fields.
+ * together. PrivateKeyPEM is SEC1 "EC PRIVATE KEY" like Consul's: Consul's agent makes EC P-256 leaf keys
+ * whatever the root's key type (agent/cache-types/connect_ca_leaf.go). See {@link signCsr} for the fields.
  */
 export async function signLeaf(opts: SignLeafOptions): Promise<IssuedCert> {
-  const keyPem = await toSec1Pem(await generateEcPrivateKey());
+  const keyPem = await generatePrivateKey("ec", 256);
   const uri = spiffeServiceId({ trustDomain: opts.trustDomain, namespace: opts.namespace, datacenter: opts.datacenter, service: opts.service });
   const issued = await issue(opts, {
     service: opts.service,
@@ -64,7 +64,9 @@ export async function signLeaf(opts: SignLeafOptions): Promise<IssuedCert> {
  * domain and datacenter. The leaf: subject CN = service name, that URI plus the CSR's DNS/IP SANs,
  * keyUsage digitalSignature+keyEncipherment+dataEncipherment+keyAgreement (critical), extKeyUsage
  * clientAuth+serverAuth, basicConstraints CA:FALSE, SKI = SHA-256 of the leaf's SubjectPublicKeyInfo,
- * AKI = the CA's key ID. Throws an Error with Consul's wording on a rejected request.
+ * AKI = the CA's key ID (its certificate's SKI). Signed with ECDSA-SHA256 by an EC CA key of any curve
+ * and SHA256-RSA by an RSA one (Consul's `connect.SigAlgoForKey`), whatever the CSR's key type.
+ * Throws an Error with Consul's wording on a rejected request.
  */
 export async function signCsr(opts: LeafSigningContext & { readonly csrPem: string }): Promise<IssuedCert> {
   const csr = await parseCertificationRequest(opts.csrPem);
@@ -111,7 +113,7 @@ async function issue(ctx: LeafSigningContext, s: Subject): Promise<IssuedCert> {
     ipAddresses: s.ipAddresses,
     uris: [s.uri],
     subjectKeyId: await digest("SHA-256", s.spki),
-    authorityKeyId: await digest("SHA-256", await publicKeySpki(ctx.ca.keyPem)),
+    authorityKeyId: await authorityKeyId(ctx.ca.certPem, ctx.ca.keyPem),
   });
   const info = parseCertificate(leafPem);
   let certPem = leafPem;

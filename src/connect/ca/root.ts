@@ -4,16 +4,16 @@
  * (`parseCARoot`, root rotation in `ConnectCA.ConfigurationSet`).
  */
 import {
-  certificateMatchesKey, digest, generateEcPrivateKey, issueCertificate, parseCertificate, pemDecode, publicKeySpki,
-  reissueCertificate, toSec1Pem,
+  certificateMatchesKey, digest, generatePrivateKey, issueCertificate, parseCertificate, pemDecode, publicKeySpki, reissueCertificate,
 } from "../../lib/index.ts";
+import { authorityKeyId, DEFAULT_PRIVATE_KEY_BITS, DEFAULT_PRIVATE_KEY_TYPE, suppliedKeyInfo, type KeySettings } from "./keys.ts";
 import { spiffeSigningId, trustDomain } from "./spiffe.ts";
 import { CERT_CLOCK_SKEW_MS, colonHex, CROSS_SIGN_VALIDITY_MS, formatRfc3339, ROOT_VALIDITY_YEARS, type CARoot } from "./types.ts";
 
 /** A root and the private key that signs with it. The key never appears in API responses. */
 export interface RootWithKey {
   readonly root: CARoot;
-  /** SEC1 "EC PRIVATE KEY" PEM when generated here; as supplied otherwise. */
+  /** SEC1 "EC PRIVATE KEY" or PKCS#1 "RSA PRIVATE KEY" PEM when generated here (as Consul writes them); as supplied otherwise. */
   readonly privateKeyPem: string;
 }
 
@@ -27,19 +27,28 @@ export interface GenerateRootOptions {
    * raft index + 1; the caller keeps serials unique per cluster.
    */
   readonly serial: number;
-  /** A configured root key (`Config.PrivateKey`); a P-256 key is generated when absent or "". */
+  /**
+   * A configured root key (`Config.PrivateKey`: EC P-256/384/521 or RSA >= 2048 bits, SEC1, PKCS#1 or
+   * PKCS#8 PEM); when absent or "" a key of `key` settings is generated.
+   */
   readonly privateKeyPem?: string;
+  /** The key to generate when no `privateKeyPem` is given; default EC P-256 (see `keySettings`). */
+  readonly key?: KeySettings;
 }
 
 /**
  * Generates a self-signed root: CN `Consul CA <serial>`, URI SAN `spiffe://<cluster-id>.consul`,
  * basicConstraints CA:TRUE and keyUsage certSign+cRLSign+digitalSignature (both critical),
  * SKI = AKI = SHA-256 of the public key's SubjectPublicKeyInfo (Consul's `connect.KeyId`).
- * The result is Active with IntermediateCerts [] and indexes 0 (the state store sets them).
+ * The result is Active with IntermediateCerts [] and indexes 0 (the state store sets them). The root is
+ * signed with ECDSA-SHA256 for an EC key of any curve and SHA256-RSA for an RSA key (Consul's
+ * `connect.SigAlgoForKey`). Throws for an unsupported or malformed key.
  */
 export async function generateRoot(opts: GenerateRootOptions): Promise<RootWithKey> {
   checkSerial(opts.serial);
-  const privateKeyPem = opts.privateKeyPem || (await toSec1Pem(await generateEcPrivateKey()));
+  if (opts.privateKeyPem) suppliedKeyInfo(opts.privateKeyPem);
+  const key = opts.key ?? { type: DEFAULT_PRIVATE_KEY_TYPE, bits: DEFAULT_PRIVATE_KEY_BITS };
+  const privateKeyPem = opts.privateKeyPem || (await generatePrivateKey(key.type, key.bits));
   const spki = await publicKeySpki(privateKeyPem);
   const keyId = await digest("SHA-256", spki);
   const end = new Date(opts.now);
@@ -61,10 +70,12 @@ export async function generateRoot(opts: GenerateRootOptions): Promise<RootWithK
 }
 
 /**
- * Uses a configured root (`Config.RootCert` + `Config.PrivateKey`) as is. Rejects a key that does not
- * belong to the certificate or a certificate that is not a CA.
+ * Uses a configured root (`Config.RootCert` + `Config.PrivateKey`) as is; its key type and size are the
+ * key's (any of those {@link generateRoot} accepts). Rejects an unsupported key, a key that does not
+ * belong to the certificate and a certificate that is not a CA.
  */
 export async function importRoot(opts: { readonly rootCertPem: string; readonly privateKeyPem: string; readonly clusterId: string }): Promise<RootWithKey> {
+  suppliedKeyInfo(opts.privateKeyPem);
   if (!parseCertificate(opts.rootCertPem).isCa) throw new Error("RootCert is not a CA certificate");
   if (!(await certificateMatchesKey(opts.rootCertPem, opts.privateKeyPem))) throw new Error("RootCert does not match PrivateKey");
   return { root: await caRootFromPem(opts.rootCertPem, { clusterId: opts.clusterId }), privateKeyPem: opts.privateKeyPem };
@@ -73,13 +84,15 @@ export async function importRoot(opts: { readonly rootCertPem: string; readonly 
 /**
  * A CARoot describing a root certificate PEM (Consul's `parseCARoot`): ID = SHA-1 fingerprint,
  * SigningKeyID = the certificate's SKI, SerialNumber = the serial's low 64 bits (Go's `Uint64()`),
- * key type and size from the public key. Throws on a malformed certificate.
+ * PrivateKeyType/PrivateKeyBits from the public key (`connect.KeyInfoFromCert`: "ec" and the curve size,
+ * or "rsa" and the modulus length). Throws on a malformed certificate or another key type.
  */
 export async function caRootFromPem(
   certPem: string,
   opts: { readonly clusterId: string; readonly provider?: string; readonly active?: boolean },
 ): Promise<CARoot> {
   const info = parseCertificate(certPem);
+  if (info.publicKey.kind === "other") throw new Error("error extracting root key info: unsupported key type");
   const provider = opts.provider ?? "consul";
   return {
     ID: colonHex(await digest("SHA-1", pemDecode(certPem, "CERTIFICATE"))),
@@ -113,8 +126,9 @@ export interface CrossSignOptions {
 
 /**
  * The old root's key certifies the new root's key (Consul's `CrossSignCA` on the old provider): same
- * subject, public key and extensions as the new root, issuer = the old root, AKI = the old key's ID,
- * valid from now-1min for 7 days. Consul stores it as the new root's IntermediateCerts[0] and appends it
+ * subject, public key and extensions as the new root, issuer = the old root, AKI = the old root's key ID,
+ * valid from now-1min for 7 days, signed by the old key's algorithm (so any EC/RSA pair of old and new
+ * keys works, as in Consul's `CrossSignCA`). Consul stores it as the new root's IntermediateCerts[0] and appends it
  * to every leaf the new root signs, so a peer that still trusts only the old root accepts new leaves
  * through new-leaf -> cross-signed -> old root. Leaves signed by the old root stay valid because the old
  * root stays in the roots list (inactive) -- see {@link rotateRoots}.
@@ -129,7 +143,7 @@ export async function crossSignRoot(opts: CrossSignOptions): Promise<string> {
     serial: BigInt(opts.serial),
     notBefore,
     notAfter: notBefore + CROSS_SIGN_VALIDITY_MS,
-    authorityKeyId: await digest("SHA-256", await publicKeySpki(opts.oldRootKeyPem)),
+    authorityKeyId: await authorityKeyId(opts.oldRootCertPem, opts.oldRootKeyPem),
   });
 }
 
