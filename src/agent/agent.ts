@@ -46,6 +46,10 @@ export interface LocalAgentOptions {
   readonly checkDeregisterIntervalMinMs?: number;
   /** Port range for sidecar_service ports (default 21000-21255). */
   readonly sidecarPorts?: { readonly min: number; readonly max: number };
+  /** Consul's enable_script_checks: script (and Docker) checks may be registered from any source. Default off. */
+  readonly enableScriptChecks?: boolean;
+  /** Consul's enable_local_script_checks: script (and Docker) checks only from config files. Default off. */
+  readonly enableLocalScriptChecks?: boolean;
 }
 
 export interface RegisterServiceOptions {
@@ -93,11 +97,17 @@ export interface LocalAgent extends Maintenance {
   start(): void;
   /** Stops runners, timers and anti-entropy. */
   stop(): void;
-  /** Registers (or replaces) a service with its checks and sidecar. Returns warnings (values raised to minimums). Throws AgentError. */
+  /**
+   * Registers (or replaces) a service with its checks and sidecar. Returns warnings (values raised to minimums). Throws AgentError
+   * before writing anything when a check may not run here (scripts disabled for its source, no Docker socket, a missing port).
+   */
   registerService(reg: ServiceRegistration, opts?: RegisterServiceOptions): string[];
   /** Deregisters a service, its checks and its sidecar_service proxy. Throws AgentError("not-found"). */
   deregisterService(serviceId: string): void;
-  /** Registers (or replaces) a check. Throws AgentError("bad-request") if its ServiceID is unknown. */
+  /**
+   * Registers (or replaces) a check. Throws AgentError("bad-request"), writing nothing, when it may not run here (Consul's
+   * "Scripts are disabled on this agent..." texts by source, no Docker socket, a missing port) or its ServiceID is unknown.
+   */
   registerCheck(reg: CheckRegistration, opts?: Pick<RegisterServiceOptions, "source">): string[];
   /**
    * Registers what a previous run persisted (after the config files' definitions): services and checks
@@ -143,7 +153,16 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
     state, clock: o.clock, rng: o.rng, probes: o.probes, logger,
     outputMaxSize: o.checkOutputMaxSize ?? CHECK_BUF_SIZE,
     deregisterMinMs: o.checkDeregisterIntervalMinMs ?? 60_000,
+    ...(o.enableScriptChecks !== undefined ? { enableScriptChecks: o.enableScriptChecks } : {}),
+    ...(o.enableLocalScriptChecks !== undefined ? { enableLocalScriptChecks: o.enableLocalScriptChecks } : {}),
   });
+  /** Refuses (before anything is written) a check this agent may not run, with Consul's text where it has one. */
+  const admit = (types: readonly CheckType[], source: "api" | "config") => {
+    for (const t of types) {
+      const why = runtime.refusal(t, source);
+      if (why) throw badRequest(why);
+    }
+  };
   const antiEntropy = createAntiEntropy({
     state, catalog: o.catalog, clock: o.clock, rng: o.rng, logger: logger.named("anti_entropy"),
     ...(o.aeIntervalMs !== undefined ? { intervalMs: o.aeIntervalMs } : {}),
@@ -217,6 +236,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       const sidecarDef = reg.Connect?.SidecarService;
       const sidecar = sidecarDef ? expandSidecar(service, sidecarDef, state.services(), o.sidecarPorts ?? DEFAULT_SIDECAR_PORTS) : undefined;
       const replace = opts.replaceExistingChecks ?? false;
+      admit([...reg.Checks, ...(sidecar?.checks ?? [])], opts.source ?? "api");
       const warnings = addService(service, reg.Checks, replace);
       // As in Consul, a sidecar left out of a re-registration stays until its parent is deregistered.
       if (sidecar) warnings.push(...addService(sidecar.service, sidecar.checks, replace, service.ID));
@@ -231,6 +251,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
     },
     registerCheck(reg, opts = {}) {
       const service = reg.ServiceID ? state.service(reg.ServiceID) : undefined;
+      admit([reg], opts.source ?? "api");
       if (reg.ServiceID && !service) throw badRequest(`ServiceID ${JSON.stringify(reg.ServiceID)} does not exist`);
       const id = reg.CheckID || reg.Name;
       const warnings = addCheck(healthCheckOf(o.nodeName, id, reg, service), reg);

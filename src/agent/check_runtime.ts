@@ -1,12 +1,18 @@
 /**
- * The running side of checks: one runner per check ID (TTL, HTTP, TCP or alias), the reap deadlines of
- * DeregisterCriticalServiceAfter, and Consul's minimums (interval >= 1 s, deregister-after >= 1 min).
+ * The running side of checks: one runner per check ID (TTL, HTTP, TCP, gRPC, Docker, script or alias),
+ * what may run here (Consul's enable_script_checks / enable_local_script_checks, the ports present),
+ * the reap deadlines of DeregisterCriticalServiceAfter, and Consul's minimums (interval >= 1 s,
+ * deregister-after >= 1 min).
  */
 import type { Clock, Logger, Rng } from "../platform/index.ts";
+import { startLocalAliasCheck, startRemoteAliasCheck } from "./alias_check.ts";
 import type { LocalState } from "./local_state.ts";
 import type { Probes } from "./ports.ts";
-import { startAliasCheck, startHttpCheck, startTcpCheck, startTtlCheck, type CheckRunner, type TtlRunner } from "./runners.ts";
+import { startHttpCheck, startTcpCheck, startTtlCheck, type CheckRunner, type TtlRunner } from "./runners.ts";
+import { startDockerCheck, startScriptCheck } from "./runners_exec.ts";
+import { startGrpcCheck } from "./runners_grpc.ts";
 import type { CheckType } from "./types.ts";
+import { isAliasCheck, isDockerCheck, isScriptCheck } from "./validate.ts";
 
 /** Consul's checks.MinInterval: shorter intervals are raised to it (with a warning). */
 export const MIN_CHECK_INTERVAL_MS = 1_000;
@@ -21,7 +27,16 @@ export interface CheckRuntimeOptions {
   readonly outputMaxSize: number;
   /** Shortest DeregisterCriticalServiceAfter honoured (Consul's check_deregister_interval_min, 1 minute). */
   readonly deregisterMinMs: number;
+  /** Consul's enable_script_checks: script and Docker checks from any source. */
+  readonly enableScriptChecks?: boolean;
+  /** Consul's enable_local_script_checks: script and Docker checks from config files only. */
+  readonly enableLocalScriptChecks?: boolean;
 }
+
+/** Consul's refusal of a script check from a config file (or any source) when scripts are off. */
+export const SCRIPTS_DISABLED = "Scripts are disabled on this agent; to enable, configure 'enable_script_checks' or 'enable_local_script_checks' to true";
+/** Consul's refusal of a script check registered through the API when only local ones are on. */
+export const REMOTE_SCRIPTS_DISABLED = "Scripts are disabled on this agent from remote calls; to enable, configure 'enable_script_checks' to true";
 
 export class CheckRuntime {
   private readonly runners = new Map<string, CheckRunner>();
@@ -29,6 +44,29 @@ export class CheckRuntime {
   private readonly reapAfter = new Map<string, number>();
 
   constructor(private readonly o: CheckRuntimeOptions) {}
+
+  /**
+   * Why a validated check may not run on this agent, or undefined (Consul's Agent.addCheck refusals,
+   * then Causeway's: a check kind whose port is missing, Docker without a Docker socket). `source` is
+   * "config" for config files, "api" for the HTTP API and restored registrations.
+   */
+  refusal(c: CheckType, source: "api" | "config"): string | undefined {
+    const { probes } = this.o;
+    if (isScriptCheck(c)) {
+      const remote = this.o.enableScriptChecks ?? false;
+      if (source === "config" && !remote && !(this.o.enableLocalScriptChecks ?? false)) return SCRIPTS_DISABLED;
+      if (source === "api" && !remote) return this.o.enableLocalScriptChecks ? REMOTE_SCRIPTS_DISABLED : SCRIPTS_DISABLED;
+    }
+    if (c.TTLMs > 0 || c.HTTP || c.TCP) return undefined;
+    if (c.GRPC) return probes.grpc ? undefined : "gRPC checks cannot run on this agent: it has no gRPC prober";
+    if (isDockerCheck(c)) {
+      if (!probes.docker) return "Docker checks cannot run on this agent: it has no Docker Engine client";
+      return probes.docker.unavailable();
+    }
+    if (isScriptCheck(c)) return probes.process ? undefined : "script checks cannot run on this agent: it cannot start processes";
+    if (c.AliasNode && !probes.nodeChecks) return "alias checks of another node cannot run on this agent: it cannot read the catalog";
+    return undefined;
+  }
 
   /**
    * Starts the runner for a check already added to the state (replacing any previous runner of that
@@ -41,7 +79,7 @@ export class CheckRuntime {
     const notify = (id: string, status: "passing" | "warning" | "critical", output: string) => state.updateCheck(id, status, output);
     const outputMaxSize = c.OutputMaxSize > 0 ? Math.min(c.OutputMaxSize, this.o.outputMaxSize) : this.o.outputMaxSize;
     let intervalMs = c.IntervalMs;
-    if ((c.HTTP || c.TCP) && intervalMs < MIN_CHECK_INTERVAL_MS) {
+    if ((c.HTTP || c.TCP || c.GRPC || isScriptCheck(c)) && c.TTLMs <= 0 && intervalMs < MIN_CHECK_INTERVAL_MS) {
       warnings.push(`check ${JSON.stringify(checkId)} has interval below minimum of 1s`);
       intervalMs = MIN_CHECK_INTERVAL_MS;
     }
@@ -60,8 +98,22 @@ export class CheckRuntime {
       }));
     } else if (c.TCP) {
       this.runners.set(checkId, startTcpCheck({ ...common, probe: probes.tcp, addr: c.TCP }));
-    } else if (c.AliasService !== undefined) {
-      this.runners.set(checkId, startAliasCheck({ checkId, serviceId: c.AliasService, state, notify }));
+    } else if (c.GRPC && probes.grpc) {
+      this.runners.set(checkId, startGrpcCheck({
+        ...common, probe: probes.grpc, target: c.GRPC, useTls: c.GRPCUseTLS ?? false, tlsSkipVerify: c.TLSSkipVerify,
+      }));
+    } else if (isDockerCheck(c) && probes.docker) {
+      this.runners.set(checkId, startDockerCheck({
+        ...common, docker: probes.docker, containerId: c.DockerContainerID!, args: c.ScriptArgs!, outputMaxSize,
+      }));
+    } else if (isScriptCheck(c) && probes.process) {
+      this.runners.set(checkId, startScriptCheck({ ...common, spawn: probes.process, args: c.ScriptArgs!, outputMaxSize }));
+    } else if (c.AliasNode && probes.nodeChecks) {
+      this.runners.set(checkId, startRemoteAliasCheck({
+        checkId, node: c.AliasNode, serviceId: c.AliasService ?? "", watch: probes.nodeChecks, clock, notify,
+      }));
+    } else if (isAliasCheck(c)) {
+      this.runners.set(checkId, startLocalAliasCheck({ checkId, serviceId: c.AliasService ?? "", state, notify }));
     }
     if (c.DeregisterCriticalServiceAfterMs > 0) {
       let after = c.DeregisterCriticalServiceAfterMs;

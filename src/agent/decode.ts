@@ -7,19 +7,17 @@ import type { JsonReader } from "../lib/index.ts";
 import type { ConnectProxyConfig, ExposePath, MeshGatewayConfig, ServiceAddress, ServiceKind, Upstream } from "../model/index.ts";
 import { badRequest } from "./errors.ts";
 import type { CheckType, ServiceRegistration } from "./types.ts";
-import type { UnsupportedCheckFields } from "./validate.ts";
 
-/** A decoded check plus the fields of check kinds we refuse to run. */
+/** A decoded check, with what validation needs to know about how it was written. */
 export interface DecodedCheck {
   readonly check: CheckType;
-  readonly unsupported: UnsupportedCheckFields;
   /** True when every field is unset (Consul's CheckType.Empty(): such a Check block is ignored). */
   readonly empty: boolean;
   /** The Status as written; `check.Status` is "" when this is not a valid status. */
   readonly status: string;
 }
 
-/** A decoded service plus its checks' unsupported fields (same order as `Checks`). */
+/** A decoded service plus its decoded checks (same order as `Checks`). */
 export interface DecodedService {
   readonly service: ServiceRegistration;
   readonly checks: readonly DecodedCheck[];
@@ -62,16 +60,28 @@ export function decodeCheck(r: JsonReader, idNames: readonly string[] = ["CheckI
     SuccessBeforePassing: r.int("SuccessBeforePassing"),
     FailuresBeforeCritical: r.int("FailuresBeforeCritical"),
     OutputMaxSize: r.int("OutputMaxSize"),
+    ...optionalKinds(r),
   };
-  const unsupported: UnsupportedCheckFields = {
-    script: (r.strList("ScriptArgs", "Args") ?? []).length > 0 || r.str("Script") !== "",
-    docker: r.str("DockerContainerID") !== "",
-    grpc: r.str("GRPC") !== "",
-    alias: r.str("AliasService") !== "" || r.str("AliasNode") !== "",
-  };
-  const empty = status === "" && Object.values(check).every((v) => v === "" || v === 0 || v === false || v === undefined) &&
-    !Object.values(unsupported).some(Boolean);
-  return { check, unsupported, empty, status };
+  const empty = status === "" &&
+    Object.values(check).every((v) => v === "" || v === 0 || v === false || v === undefined || (Array.isArray(v) && v.length === 0));
+  return { check, empty, status };
+}
+
+/**
+ * The fields of script, Docker, gRPC and alias checks, each present only when set. `ScriptArgs` is
+ * also read from `Args` (Consul's config and API alias); the pre-1.0 `Script` string is ignored, as
+ * Consul 1.8's decoder ignores it.
+ */
+function optionalKinds(r: JsonReader): Partial<CheckType> {
+  const args = r.strList("ScriptArgs", "Args") ?? [];
+  const out: { -readonly [K in keyof CheckType]?: CheckType[K] } = {};
+  if (args.length) out.ScriptArgs = args;
+  for (const key of ["DockerContainerID", "Shell", "GRPC", "AliasNode", "AliasService"] as const) {
+    const v = r.str(key);
+    if (v !== "") out[key] = v;
+  }
+  if (r.bool("GRPCUseTLS")) out.GRPCUseTLS = true;
+  return out;
 }
 
 /**

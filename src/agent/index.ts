@@ -8,7 +8,7 @@ export { createLocalAgent } from "./agent.ts";
 export type { AgentPersistence, LocalAgent, LocalAgentOptions, PersistedAgentState, PersistedCheckState, RegisterServiceOptions } from "./agent.ts";
 export { aeScaleFactor, createAntiEntropy } from "./anti_entropy.ts";
 export type { AntiEntropy, AntiEntropyOptions, AntiEntropyStats } from "./anti_entropy.ts";
-export { MIN_CHECK_INTERVAL_MS } from "./check_runtime.ts";
+export { MIN_CHECK_INTERVAL_MS, REMOTE_SCRIPTS_DISABLED, SCRIPTS_DISABLED } from "./check_runtime.ts";
 export { DEFAULT_SIDECAR_PORTS, sidecarId, toNodeService } from "./convert.ts";
 export { AgentError, badRequest, notFound } from "./errors.ts";
 export type { AgentErrorKind } from "./errors.ts";
@@ -18,11 +18,14 @@ export { NODE_MAINTENANCE_CHECK_ID, SERVICE_MAINTENANCE_PREFIX } from "./mainten
 export type { Maintenance } from "./maintenance.ts";
 export { CHECK_BUF_SIZE, truncateOutput } from "./output.ts";
 export type {
-  CatalogNodeServices, CatalogPort, HttpProbe, HttpProbeRequest, HttpProbeResponse, Probes, TcpProbe,
+  CatalogNodeServices, CatalogPort, DockerEngine, DockerResponse, GrpcHealthRequest, GrpcProbe, HttpProbe, HttpProbeRequest,
+  HttpProbeResponse, NodeChecksResult, NodeChecksWatch, ProcessOutcome, ProcessSpawner, ProcessSpec, Probes, RunningProcess, TcpProbe,
 } from "./ports.ts";
 export { definitionsFromConfig, parseCheckRegistration, parseServiceRegistration } from "./registration.ts";
 export type { ConfigDefinitions } from "./registration.ts";
 export { DEFAULT_CHECK_TIMEOUT_MS, HTTP_CHECK_USER_AGENT } from "./runners.ts";
+export { DEFAULT_SCRIPT_TIMEOUT_MS } from "./runners_exec.ts";
+export { GRPC_UNHEALTHY } from "./runners_grpc.ts";
 export type {
   AgentCheck, AgentService, CheckRegistration, CheckType, NodeInfo, ServiceRegistration,
 } from "./types.ts";

@@ -1,6 +1,8 @@
 /**
- * What the local agent needs from outside: probes for HTTP and TCP checks, and the catalog it keeps
- * in sync. src/main provides them (src/platform/probes.ts has the production probes); tests pass fakes.
+ * What the local agent needs from outside: probes for HTTP, TCP and gRPC checks, a process spawner
+ * for script checks, the Docker Engine API for Docker checks, blocking catalog reads for alias checks
+ * of other nodes, and the catalog it keeps in sync. src/main provides them (src/platform has the
+ * production implementations); tests pass fakes.
  */
 import type { DeregisterRequest, HealthCheck, Node, NodeService, RegisterRequest } from "../model/index.ts";
 import type { HealthHttpRequest, HealthHttpResponse } from "../platform/index.ts";
@@ -22,10 +24,91 @@ export type HttpProbe = (req: HealthHttpRequest) => Promise<HealthHttpResponse>;
  */
 export type TcpProbe = (addr: string, timeoutMs: number) => Promise<void>;
 
-/** The probes a check runner may use. */
+/** One run of a script check's command (no shell: args[0] is looked up in PATH). */
+export interface ProcessSpec {
+  readonly args: readonly string[];
+  /** Only the last this-many bytes of output (stdout and stderr interleaved) are kept. */
+  readonly maxOutputBytes: number;
+}
+
+/** How a process ended. */
+export interface ProcessOutcome {
+  /** The exit code; null when a signal ended it. */
+  readonly code: number | null;
+  /** The last `maxOutputBytes` of its output. */
+  readonly output: string;
+  /** Bytes it wrote in all. */
+  readonly totalBytes: number;
+}
+
+/** A started process. */
+export interface RunningProcess {
+  /** Resolves when it has exited; rejects with Go's wording when it could not start ("exec: \"x\": executable file not found in $PATH"). */
+  readonly done: Promise<ProcessOutcome>;
+  /** Kills it and every process in its group (Consul's KillCommandSubtree). Idempotent; no-op once exited. */
+  kill(): void;
+}
+
+/** Starts a process in a process group of its own (Consul's exec.SetSysProcAttr). */
+export type ProcessSpawner = (spec: ProcessSpec) => RunningProcess;
+
+/** One gRPC health probe (grpc.health.v1.Health/Check). */
+export interface GrpcHealthRequest {
+  /** "host:port". */
+  readonly target: string;
+  /** HealthCheckRequest.service; "" asks about the server as a whole. */
+  readonly service: string;
+  readonly useTls: boolean;
+  readonly tlsSkipVerify: boolean;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Calls Health/Check and resolves with the response's status enum (0 UNKNOWN, 1 SERVING, 2 NOT_SERVING,
+ * 3 SERVICE_UNKNOWN). Rejects with grpc-go's wording: "rpc error: code = Unavailable desc = ...",
+ * "rpc error: code = DeadlineExceeded desc = context deadline exceeded" after `timeoutMs`.
+ */
+export type GrpcProbe = (req: GrpcHealthRequest) => Promise<number>;
+
+/** A Docker Engine API answer: status code and the last `maxBytes` of the body. */
+export interface DockerResponse {
+  readonly status: number;
+  readonly body: string;
+  readonly totalBytes: number;
+}
+
+/** The Docker Engine API as Docker checks use it (Consul's DockerClient, over DOCKER_HOST or /var/run/docker.sock). */
+export interface DockerEngine {
+  /** Why Docker checks cannot run here (no socket), or undefined when they can. Asked at each registration. */
+  unavailable(): string | undefined;
+  /** One API call with an optional JSON body; rejects with the transport error. */
+  call(method: "GET" | "POST", path: string, body: unknown, maxBytes: number): Promise<DockerResponse>;
+}
+
+/** A node's checks as a blocking catalog read answers them (Consul's Health.NodeChecks). */
+export interface NodeChecksResult {
+  readonly index: number;
+  readonly checks: readonly HealthCheck[];
+}
+
+/**
+ * A blocking, stale-allowed read of a node's checks: answers once the catalog's index passes `minIndex`
+ * or after about `maxWaitMs`. Rejects when no server answers.
+ */
+export type NodeChecksWatch = (node: string, minIndex: number, maxWaitMs: number) => Promise<NodeChecksResult>;
+
+/**
+ * The outside world a check runner may use. HTTP and TCP are always there; a check kind whose port is
+ * absent is refused at registration with a clear message.
+ */
 export interface Probes {
   readonly http: HttpProbe;
   readonly tcp: TcpProbe;
+  readonly grpc?: GrpcProbe;
+  readonly process?: ProcessSpawner;
+  readonly docker?: DockerEngine;
+  /** Alias checks of another node (AliasNode). */
+  readonly nodeChecks?: NodeChecksWatch;
 }
 
 /** The catalog's view of one node (Consul's Catalog.NodeServices answer). */

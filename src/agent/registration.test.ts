@@ -80,10 +80,12 @@ describe("parseServiceRegistration", () => {
     ["ttl zero", { Name: "a", Check: { Name: "c" } }, "Invalid check: TTL must be > 0 for TTL checks"],
     ["http without interval", { Name: "a", Checks: [{ HTTP: "http://x" }] }, "Invalid check: Interval must be > 0 for Script, HTTP, or TCP checks"],
     ["interval and ttl", { Name: "a", Check: { TCP: "x:1", Interval: "1s", TTL: "1s" } }, "Invalid check: Interval and TTL cannot both be specified"],
-    ["script", { Name: "a", Check: { Args: ["/bin/true"], Interval: "10s" } }, "Invalid check: script checks are not supported by this agent (Args/ScriptArgs)"],
-    ["docker", { Name: "a", Check: { DockerContainerID: "abc", Interval: "10s" } }, "Invalid check: docker checks are not supported by this agent (DockerContainerID)"],
-    ["grpc", { Name: "a", Check: { GRPC: "127.0.0.1:1", Interval: "10s" } }, "Invalid check: gRPC checks are not supported by this agent (GRPC)"],
-    ["alias", { Name: "a", Check: { AliasService: "db" } }, "Invalid check: alias checks are not supported by this agent (AliasService/AliasNode)"],
+    ["script without interval", { Name: "a", Check: { Args: ["/bin/true"] } }, "Invalid check: Interval must be > 0 for Script, HTTP, or TCP checks"],
+    // Consul's IsScript is Args only: a container ID alone is a check of no kind.
+    ["docker without args", { Name: "a", Check: { DockerContainerID: "abc", Interval: "10s" } }, "Invalid check: TTL must be > 0 for TTL checks"],
+    ["grpc without interval", { Name: "a", Check: { GRPC: "127.0.0.1:1" } }, "Invalid check: Interval must be > 0 for Script, HTTP, or TCP checks"],
+    ["alias with ttl", { Name: "a", Check: { AliasService: "db", TTL: "10s" } }, "Invalid check: TTL must be not be set for Alias checks"],
+    ["alias with http", { Name: "a", Check: { AliasNode: "n2", HTTP: "http://x/", Interval: "10s" } }, "Invalid check: Interval cannot be set for Alias checks"],
     ["bad status", { Name: "a", Check: { TTL: "1s", Status: "ok" } }, "Status for checks must 'passing', 'warning', 'critical'"],
     ["sidecar check", { Name: "a", Connect: { SidecarService: { Check: { TCP: "foo" } } } }, "Invalid check in sidecar_service: Interval must be > 0 for Script, HTTP, or TCP checks"],
     ["sidecar meta", { Name: "a", Connect: { SidecarService: { Meta: { "consul-x": "1" } } } },
@@ -111,13 +113,30 @@ describe("parseCheckRegistration", () => {
     expect(http).toMatchObject({ HTTP: "https://x/", TLSSkipVerify: true, IntervalMs: 5_000, ServiceID: "s" });
   });
 
+  test("decodes script, Docker, gRPC and alias checks (API and config-file spellings)", () => {
+    expect(parseCheckRegistration({ Name: "s", Args: ["/bin/check", "-v"], Interval: "10s", Timeout: "2s" }))
+      .toMatchObject({ ScriptArgs: ["/bin/check", "-v"], IntervalMs: 10_000, TimeoutMs: 2_000 });
+    expect(parseCheckRegistration({ name: "s", script_args: ["x"], interval: "1s" }).ScriptArgs).toEqual(["x"]);
+    expect(parseCheckRegistration({ name: "d", docker_container_id: "f972c95ebf0e", shell: "/bin/bash", args: ["/bin/true"], interval: "10s" }))
+      .toMatchObject({ DockerContainerID: "f972c95ebf0e", Shell: "/bin/bash", ScriptArgs: ["/bin/true"] });
+    expect(parseCheckRegistration({ Name: "g", GRPC: "127.0.0.1:9/my.Svc", GRPCUseTLS: true, TLSSkipVerify: true, Interval: "10s" }))
+      .toMatchObject({ GRPC: "127.0.0.1:9/my.Svc", GRPCUseTLS: true, TLSSkipVerify: true });
+    expect(parseCheckRegistration({ name: "g", grpc: "h:1", grpc_use_tls: true, interval: "1s" })).toMatchObject({ GRPC: "h:1", GRPCUseTLS: true });
+    const alias = parseCheckRegistration({ Name: "a", AliasNode: "n2", AliasService: "db" });
+    expect(alias).toMatchObject({ AliasNode: "n2", AliasService: "db", TTLMs: 0, IntervalMs: 0 });
+    expect(parseCheckRegistration({ name: "a", alias_service: "web" }).AliasService).toBe("web");
+    // Unset kinds leave no fields behind (persisted records stay as they were).
+    expect(Object.keys(parseCheckRegistration({ Name: "t", TTL: "1s" }))).not.toContain("ScriptArgs");
+  });
+
   const cases: [string, unknown, string][] = [
     ["decode", { Name: "a", TTL: 5 }, ""],
     ["missing name", { TTL: "1s" }, "Missing check name"],
     ["bad status", { Name: "a", TTL: "1s", Status: "up" }, "Bad check status"],
     ["no type", { Name: "a" }, "Invalid check: TTL must be > 0 for TTL checks"],
     ["tcp without interval", { Name: "a", TCP: "h:1" }, "Invalid check: Interval must be > 0 for Script, HTTP, or TCP checks"],
-    ["script", { Name: "a", Script: "/bin/true", Interval: "1s" }, "Invalid check: script checks are not supported by this agent (Args/ScriptArgs)"],
+    // Consul 1.8 no longer reads the pre-1.0 Script string: what is left is a check of no kind.
+    ["legacy script", { Name: "a", Script: "/bin/true", Interval: "1s" }, "Invalid check: TTL must be > 0 for TTL checks"],
     ["bad interval", { Name: "a", TCP: "h:1", Interval: true }, `Request decode failed: invalid "Interval": invalid format`],
   ];
   for (const [name, body, message] of cases) {
@@ -145,8 +164,8 @@ describe("definitionsFromConfig", () => {
 
   test("names the block that failed", () => {
     expect(errorOf(() => definitionsFromConfig({ services: [{ name: "a" }, { port: 1 }] }))).toBe("services[1]: Missing service name");
-    expect(errorOf(() => definitionsFromConfig({ check: { name: "x", args: ["/bin/true"], interval: "10s" } })))
-      .toBe("check: Invalid check: script checks are not supported by this agent (Args/ScriptArgs)");
+    expect(errorOf(() => definitionsFromConfig({ check: { name: "x", args: ["/bin/true"] } })))
+      .toBe("check: Invalid check: Interval must be > 0 for Script, HTTP, or TCP checks");
   });
 
   test("ignores configs without definitions", () => {

@@ -14,7 +14,6 @@ import {
   nodeServiceErrors,
   portRangeError,
   serviceSizeError,
-  unsupportedCheckError,
   validateCheckType,
   validateServiceMeta,
   validateTaggedAddresses,
@@ -39,7 +38,8 @@ export function parseServiceRegistration(body: unknown): ServiceRegistration {
 /**
  * Decodes and validates a `PUT /v1/agent/check/register` body (api.AgentCheckRegistration: ID or CheckID,
  * Name, ServiceID, Notes, Status, TTL, HTTP, Header, Method, Body, TLSSkipVerify, TCP, Interval, Timeout,
- * DeregisterCriticalServiceAfter, ...). The check ID defaults to the name. Messages: "Request decode failed: ...",
+ * DeregisterCriticalServiceAfter, Args/ScriptArgs, DockerContainerID, Shell, GRPC, GRPCUseTLS, AliasNode, AliasService, ...).
+ * Whether this agent may run the check (script settings, Docker socket) is the agent's decision, not this one's. The check ID defaults to the name. Messages: "Request decode failed: ...",
  * "Missing check name", "Bad check status", "Invalid check: ...".
  */
 export function parseCheckRegistration(body: unknown): CheckRegistration {
@@ -67,7 +67,7 @@ function decoding<T>(decode: () => T): T {
 }
 
 function checkError(d: DecodedCheck): string | undefined {
-  return unsupportedCheckError(d.unsupported) ?? validateCheckType(d.check);
+  return validateCheckType(d.check);
 }
 
 function validateDecodedService(d: DecodedService): void {

@@ -1,11 +1,11 @@
 /**
- * Check runners (Consul's agent/checks CheckTTL, CheckHTTP, CheckTCP and the local CheckAlias). Each
+ * Check runners (Consul's agent/checks CheckTTL, CheckHTTP, CheckTCP) and the interval loop the
+ * other interval checks (script, Docker, gRPC: runners_exec.ts, runners_grpc.ts) share. Each
  * reports through `notify(checkId, status, output)`; time comes from the injected Clock, randomness
  * (the initial stagger) from the Rng, network access from the injected probes.
  */
 import type { HealthStatus } from "../model/index.ts";
 import type { Cancel, Clock, Rng } from "../platform/index.ts";
-import type { LocalState } from "./local_state.ts";
 import { keepTail, truncateOutput } from "./output.ts";
 import type { HttpProbe, TcpProbe } from "./ports.ts";
 
@@ -62,10 +62,11 @@ export function startTtlCheck(o: { checkId: string; ttlMs: number; clock: Clock;
   };
 }
 
-interface IntervalOptions {
+/** What every interval check gets. */
+export interface IntervalOptions {
   readonly checkId: string;
   readonly intervalMs: number;
-  /** 0 means the default, 10 s. */
+  /** 0 means the check kind's default (10 s; 30 s for scripts). */
   readonly timeoutMs: number;
   readonly clock: Clock;
   readonly rng: Rng;
@@ -90,13 +91,17 @@ function thresholds(notify: CheckNotify, successBefore: number, failuresBefore: 
   };
 }
 
+/** Waits for a promise at most the check's timeout: its value, its rejection, or "timeout". */
+export type BoundedWait = <T>(p: Promise<T>) => Promise<{ value: T } | { error: unknown } | "timeout">;
+
 /**
  * Runs `once` after a random stagger in [0, interval), then `interval` after each run completes (runs
- * never overlap). `once` gets a deadline-bounded wait helper and a notify that is silent after stop().
+ * never overlap). `once` gets a deadline-bounded wait helper and a notify that is silent after stop();
+ * results pass Consul's SuccessBeforePassing / FailuresBeforeCritical thresholds.
  */
-function intervalLoop(
+export function intervalLoop(
   o: IntervalOptions,
-  once: (notify: CheckNotify, wait: <T>(p: Promise<T>) => Promise<{ value: T } | { error: unknown } | "timeout">) => Promise<void>,
+  once: (notify: CheckNotify, wait: BoundedWait) => Promise<void>,
 ): CheckRunner {
   let stopped = false;
   let timer: Cancel | undefined;
@@ -120,6 +125,11 @@ function intervalLoop(
       timer?.();
     },
   };
+}
+
+/** The message of a rejection, as a check's output shows it. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 const hasHeader = (h: Record<string, readonly string[]>, name: string) => Object.keys(h).some((k) => k.toLowerCase() === name.toLowerCase());
@@ -147,7 +157,7 @@ export function startHttpCheck(o: IntervalOptions & {
       return;
     }
     if ("error" in r) {
-      notify(o.checkId, "critical", `${op}: ${(r.error as Error)?.message ?? String(r.error)}`);
+      notify(o.checkId, "critical", `${op}: ${errorText(r.error)}`);
       return;
     }
     const res = r.value;
@@ -163,45 +173,7 @@ export function startTcpCheck(o: IntervalOptions & { probe: TcpProbe; addr: stri
   return intervalLoop(o, async (notify, wait) => {
     const r = await wait(o.probe(o.addr, timeoutMs));
     if (r === "timeout") notify(o.checkId, "critical", `dial tcp ${o.addr}: i/o timeout`);
-    else if ("error" in r) notify(o.checkId, "critical", (r.error as Error)?.message ?? String(r.error));
+    else if ("error" in r) notify(o.checkId, "critical", errorText(r.error));
     else notify(o.checkId, "passing", `TCP connect ${o.addr}: Success`);
   });
-}
-
-/**
- * A local alias check (the default check of a sidecar_service): mirrors the worst status among the
- * node's checks and the aliased service's checks, re-evaluated on every local change. Critical when
- * the aliased service is not registered here.
- */
-export function startAliasCheck(o: { checkId: string; serviceId: string; state: LocalState; notify: CheckNotify }): CheckRunner {
-  let stopped = false;
-  const evaluate = () => {
-    if (stopped) return;
-    let health: HealthStatus = "passing";
-    let msg = "No checks found.";
-    for (const c of o.state.checks()) {
-      if (c.CheckID === o.checkId || (c.ServiceID !== "" && c.ServiceID !== o.serviceId)) continue;
-      if (c.Status === "critical" || c.Status === "warning") {
-        if (health !== "critical") {
-          health = c.Status;
-          msg = `Aliased check ${JSON.stringify(c.Name)} failing: ${c.Output}`;
-        }
-      } else if (health === "passing") {
-        msg = "All checks passing.";
-      }
-    }
-    if (!o.state.service(o.serviceId)) {
-      health = "critical";
-      msg = `Service ${o.serviceId} could not be found on node ${o.state.nodeName}`;
-    }
-    o.notify(o.checkId, health, msg);
-  };
-  const unsubscribe = o.state.onChange(evaluate);
-  evaluate();
-  return {
-    stop() {
-      stopped = true;
-      unsubscribe();
-    },
-  };
 }

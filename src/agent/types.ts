@@ -14,8 +14,9 @@ import type {
 
 /**
  * How a check is run (Consul's structs.CheckType), decoded and validated. Durations are milliseconds;
- * 0 means unset. Exactly one of TTL, HTTP or TCP is set for a user check; `AliasService` is set only
- * by the agent itself (the default checks of a `sidecar_service`), never decoded from a request.
+ * 0 means unset. The kind follows Consul's CheckType.Type(): gRPC, HTTP, TTL, TCP, alias, Docker
+ * (ScriptArgs + DockerContainerID), script (ScriptArgs). The optional fields are absent in records
+ * persisted before they existed.
  */
 export interface CheckType {
   /** "" lets the agent choose ("service:<id>", or the name for a node check). */
@@ -40,7 +41,19 @@ export interface CheckType {
   readonly FailuresBeforeCritical: number;
   /** Bytes of output kept; 0 means the agent's default (4 KiB). */
   readonly OutputMaxSize: number;
-  /** Internal: mirror the health of this local service (sidecar default check). */
+  /** A script check's command and arguments (`Args`/`ScriptArgs`); run without a shell. */
+  readonly ScriptArgs?: readonly string[];
+  /** With ScriptArgs: run them inside this Docker container (Docker Engine exec API). */
+  readonly DockerContainerID?: string;
+  /** A Docker check's shell (Consul keeps it; ScriptArgs are run as given). */
+  readonly Shell?: string;
+  /** A gRPC check's target: "host:port" or "host:port/service". */
+  readonly GRPC?: string;
+  /** Dial the gRPC target over TLS (TLSSkipVerify honoured). */
+  readonly GRPCUseTLS?: boolean;
+  /** Alias check: mirror this node's health (with AliasService: that service on that node), read from the catalog. */
+  readonly AliasNode?: string;
+  /** Alias check: mirror this service's health (on this agent unless AliasNode is set). */
   readonly AliasService?: string;
 }
 

@@ -120,39 +120,42 @@ export function validateTaggedAddresses(tagged: ServiceRegistration["TaggedAddre
   return undefined;
 }
 
-/** Check types this agent does not run; registering one is an error rather than a silent no-op. */
-export interface UnsupportedCheckFields {
-  readonly script: boolean;
-  readonly docker: boolean;
-  readonly grpc: boolean;
-  readonly alias: boolean;
+/** structs.CheckType.IsScript: the check runs a command (Args/ScriptArgs), locally or in a container. */
+export function isScriptCheck(c: CheckType): boolean {
+  return (c.ScriptArgs?.length ?? 0) > 0;
 }
 
-/** A clear refusal for check kinds Causeway does not implement. */
-export function unsupportedCheckError(u: UnsupportedCheckFields): string | undefined {
-  if (u.script) return "script checks are not supported by this agent (Args/ScriptArgs)";
-  if (u.docker) return "docker checks are not supported by this agent (DockerContainerID)";
-  if (u.grpc) return "gRPC checks are not supported by this agent (GRPC)";
-  if (u.alias) return "alias checks are not supported by this agent (AliasService/AliasNode)";
-  return undefined;
+/** structs.CheckType.IsAlias. */
+export function isAliasCheck(c: CheckType): boolean {
+  return !!c.AliasNode || !!c.AliasService;
 }
 
-/** structs.CheckType.Validate for the kinds we run (TTL, HTTP, TCP). */
+/** structs.CheckType.IsDocker (without the interval, which validation requires anyway). */
+export function isDockerCheck(c: CheckType): boolean {
+  return isScriptCheck(c) && !!c.DockerContainerID;
+}
+
+/** structs.CheckType.Validate (Consul 1.8 order and wording). */
 export function validateCheckType(c: CheckType): string | undefined {
-  const intervalCheck = c.HTTP !== "" || c.TCP !== "";
+  const intervalCheck = isScriptCheck(c) || c.HTTP !== "" || c.TCP !== "" || !!c.GRPC;
   if (c.IntervalMs > 0 && c.TTLMs > 0) return "Interval and TTL cannot both be specified";
   if (intervalCheck && c.IntervalMs <= 0) return "Interval must be > 0 for Script, HTTP, or TCP checks";
-  if (!intervalCheck && c.AliasService === undefined && c.TTLMs <= 0) return "TTL must be > 0 for TTL checks";
+  if (intervalCheck && isAliasCheck(c)) return "Interval cannot be set for Alias checks";
+  if (isAliasCheck(c) && c.TTLMs > 0) return "TTL must be not be set for Alias checks";
+  if (!intervalCheck && !isAliasCheck(c) && c.TTLMs <= 0) return "TTL must be > 0 for TTL checks";
   if (c.OutputMaxSize < 0) return "MaxOutputMaxSize must be positive";
   return undefined;
 }
 
-/** The check's kind as Consul's CheckType.Type() names it. */
+/** The check's kind as Consul's CheckType.Type() names it (gRPC first, script last). */
 export function checkTypeName(c: CheckType): string {
+  if (c.GRPC && c.IntervalMs > 0) return "grpc";
   if (c.HTTP !== "" && c.IntervalMs > 0) return "http";
   if (c.TTLMs > 0) return "ttl";
   if (c.TCP !== "" && c.IntervalMs > 0) return "tcp";
-  if (c.AliasService !== undefined) return "alias";
+  if (isAliasCheck(c)) return "alias";
+  if (isDockerCheck(c) && c.IntervalMs > 0) return "docker";
+  if (isScriptCheck(c) && c.IntervalMs > 0) return "script";
   return "";
 }
 

@@ -8,7 +8,10 @@ import { join } from "node:path";
 import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/index.ts";
 import { shutdownStack, type ShutdownStack } from "../lib/index.ts";
 import type { Logger } from "../platform/index.ts";
-import { createGrpcServer, cryptoRng, httpHealthProbe, readFileIfExists, tcpHealthProbe, serveHttp, systemClock, writeFileDurably, type HttpServerHandle } from "../platform/index.ts";
+import {
+  createGrpcServer, cryptoRng, dockerEngineClient, grpcHealthProbe, httpHealthProbe, readFileIfExists, serveHttp, spawnCheckProcess, systemClock,
+  tcpHealthProbe, writeFileDurably, type HttpServerHandle,
+} from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { datacentersByDistance, serverStats, startServer, type RunningServer, type SeenServer } from "../server/index.ts";
 import { startGossip } from "./gossip.ts";
@@ -194,7 +197,16 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           clock: systemClock(),
           rng: cryptoRng(),
           logger: logger.named("agent"),
-          probes: { http: httpHealthProbe, tcp: tcpHealthProbe },
+          probes: {
+            http: httpHealthProbe, tcp: tcpHealthProbe, grpc: grpcHealthProbe, process: spawnCheckProcess, docker: dockerEngineClient(),
+            // Alias checks of other nodes: stale blocking reads, as Consul's CheckAlias asks the servers.
+            nodeChecks: async (node, minIndex, maxWaitMs) => {
+              const { value, meta } = await stateAccess.read({ type: "health-node-checks", node }, { datacenter: undefined, consistency: "stale", minIndex, maxWaitMs });
+              return { index: meta.index, checks: value };
+            },
+          },
+          enableScriptChecks: config.enableScriptChecks,
+          enableLocalScriptChecks: config.enableLocalScriptChecks,
           catalog: catalogPortOver(stateAccess),
           clusterSize: () => gossip.lan.members().length,
           ...(stateFiles ? { persistence: stateFiles } : {}),
@@ -359,6 +371,8 @@ function debugConfig(
     LogLevel: config.logLevel,
     LogJSON: config.logJson,
     NodeMeta: config.nodeMeta,
+    EnableLocalScriptChecks: config.enableLocalScriptChecks || config.enableScriptChecks,
+    EnableRemoteScriptChecks: config.enableScriptChecks,
   };
 }
 

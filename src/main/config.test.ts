@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { loadAgentConfig } from "./commands/agent.ts";
 import { buildConfig, ConfigError, defaultConfig, DEV_SOURCE, parseConfigJson } from "./config.ts";
 
 describe("config", () => {
@@ -87,5 +88,24 @@ describe("connect", () => {
     expect(buildConfig(base, [DEV_SOURCE]).connectEnabled).toBe(true);
     expect(() => parseConfigJson("c.json", { connect: { enable: true } })).toThrow("c.json: invalid config key connect.enable");
     expect(() => parseConfigJson("c.json", { connect: { enabled: "yes" } })).toThrow("connect.enabled must be true or false");
+  });
+});
+
+describe("script checks", () => {
+  test("enable_script_checks / enable_local_script_checks keys and flags; off by default and in -dev", () => {
+    const base = { ...defaultConfig("host"), dataDir: "/data" };
+    expect([buildConfig(base, []).enableScriptChecks, buildConfig(base, []).enableLocalScriptChecks]).toEqual([false, false]);
+    expect(buildConfig(base, [DEV_SOURCE])).toMatchObject({ enableScriptChecks: false, enableLocalScriptChecks: false });
+    const file = parseConfigJson("s.json", { enable_script_checks: true, enable_local_script_checks: true });
+    expect(buildConfig(base, [file])).toMatchObject({ enableScriptChecks: true, enableLocalScriptChecks: true });
+    expect(() => parseConfigJson("s.json", { enable_script_checks: "yes" })).toThrow("s.json: enable_script_checks must be true or false");
+    expect(loadAgentConfig(["-dev"]).config).toMatchObject({ enableScriptChecks: false, enableLocalScriptChecks: false });
+    expect(loadAgentConfig(["-dev", "-enable-script-checks"]).config).toMatchObject({ enableScriptChecks: true, enableLocalScriptChecks: false });
+    expect(loadAgentConfig(["-dev", "-enable-local-script-checks=true"]).config).toMatchObject({ enableScriptChecks: false, enableLocalScriptChecks: true });
+  });
+
+  test("a script check in a config file is accepted by the config loader (the agent decides whether it may run)", () => {
+    const cfg = parseConfigJson("c.json", { check: { id: "mem", name: "mem", args: ["/bin/true"], interval: "10s" } });
+    expect(cfg.definitions?.checks[0]).toMatchObject({ CheckID: "mem", ScriptArgs: ["/bin/true"], IntervalMs: 10_000 });
   });
 });

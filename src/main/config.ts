@@ -45,6 +45,10 @@ export interface RuntimeConfig {
   readonly definitions: ConfigDefinitions;
   /** `connect { enabled }`: servers run the Connect CA (Consul's default is off; -dev turns it on). */
   readonly connectEnabled: boolean;
+  /** `enable_script_checks`: script and Docker checks may be registered from config files and the API (default off, also in -dev). */
+  readonly enableScriptChecks: boolean;
+  /** `enable_local_script_checks`: script and Docker checks from config files only (default off, also in -dev). */
+  readonly enableLocalScriptChecks: boolean;
 }
 
 /** Consul's gossip settings: joining, retrying, encryption, WAN advertise address. */
@@ -116,10 +120,15 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     gossip: DEFAULT_GOSSIP,
     definitions: { services: [], checks: [] },
     connectEnabled: false,
+    enableScriptChecks: false,
+    enableLocalScriptChecks: false,
   };
 }
 
-/** What -dev adds (Consul's DevSource): a single bootstrapped server on loopback with gRPC on 8502. */
+/**
+ * What -dev adds (Consul's DevSource): a single bootstrapped server on loopback with gRPC on 8502.
+ * Script checks stay off, as in Consul.
+ */
 export const DEV_SOURCE: ConfigSource = {
   dev: true,
   server: true,
@@ -146,6 +155,8 @@ const FIELDS: Record<string, [keyof RuntimeConfig, FieldKind]> = {
   log_level: ["logLevel", "string"],
   log_json: ["logJson", "bool"],
   node_meta: ["nodeMeta", "stringMap"],
+  enable_script_checks: ["enableScriptChecks", "bool"],
+  enable_local_script_checks: ["enableLocalScriptChecks", "bool"],
 };
 const TLS_FIELDS: Record<string, [keyof TlsSettings, FieldKind]> = {
   ca_file: ["caFile", "string"],

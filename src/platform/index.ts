@@ -17,3 +17,6 @@ export * from "./udp.ts";
 export * from "./streams.ts";
 export * from "./probes.ts";
 export * from "./record_dir.ts";
+export * from "./process.ts";
+export * from "./grpc_health.ts";
+export * from "./docker.ts";

@@ -40,7 +40,13 @@ const GO_ERRNO: Readonly<Record<string, string>> = {
   EPIPE: "write: broken pipe",
 };
 
-function dialError(err: NodeJS.ErrnoException, host: string, port: number | string): Error {
+/** Whether a socket error is one Go words as a dial failure (refused, unreachable, unknown host, ...). */
+export function isDialErrno(err: NodeJS.ErrnoException): boolean {
+  return err.code === "ENOTFOUND" || err.code === "EAI_AGAIN" || (err.code !== undefined && err.code in GO_ERRNO);
+}
+
+/** A connect error in Go's words: "dial tcp 127.0.0.1:1: connect: connection refused"; the message as is when Go has no equivalent. */
+export function goDialError(err: NodeJS.ErrnoException, host: string, port: number | string): Error {
   const addr = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
   if (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN") return new Error(`dial tcp: lookup ${host}: no such host`);
   const text = err.code ? GO_ERRNO[err.code] : undefined;
@@ -78,7 +84,7 @@ export function tcpHealthProbe(addr: string, timeoutMs: number): Promise<void> {
       else resolve();
     };
     socket.once("connect", () => done());
-    socket.once("error", (err: NodeJS.ErrnoException) => done(dialError(err, target.host, target.port)));
+    socket.once("error", (err: NodeJS.ErrnoException) => done(goDialError(err, target.host, target.port)));
   });
 }
 
@@ -136,7 +142,7 @@ export function httpHealthProbe(req: HealthHttpRequest): Promise<HealthHttpRespo
         });
       });
       current = r;
-      r.on("error", (err: NodeJS.ErrnoException) => finish(dialError(err, url.hostname.replace(/^\[|\]$/g, ""), url.port || (url.protocol === "https:" ? 443 : 80))));
+      r.on("error", (err: NodeJS.ErrnoException) => finish(goDialError(err, url.hostname.replace(/^\[|\]$/g, ""), url.port || (url.protocol === "https:" ? 443 : 80))));
       r.end(body || undefined);
     };
 

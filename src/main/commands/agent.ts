@@ -34,6 +34,8 @@ const FLAGS: FlagSpec[] = [
   { name: "bootstrap-expect", kind: "int", arg: "<n>", usage: "Number of servers to wait for before bootstrapping the cluster." },
   { name: "log-level", kind: "string", arg: "<level>", usage: 'trace, debug, info, warn or error. Default "info" ("debug" with -dev).' },
   { name: "log-json", kind: "bool", usage: "Write logs as JSON lines." },
+  { name: "enable-script-checks", kind: "bool", usage: "Enables health check scripts (script and Docker checks) from config files and the HTTP API." },
+  { name: "enable-local-script-checks", kind: "bool", usage: "Enables health check scripts from config files only." },
   { name: "config-file", kind: "strings", arg: "<path>", usage: "A JSON config file with Consul's field names." },
   { name: "config-dir", kind: "strings", arg: "<path>", usage: "A directory whose *.json files are read in lexical order." },
 ];
@@ -67,6 +69,8 @@ function flagSource(p: ParsedFlags): ConfigSource {
   if (v.has("bootstrap-expect")) s.bootstrapExpect = int("bootstrap-expect");
   if (v.has("log-level")) s.logLevel = str("log-level");
   if (v.has("log-json")) s.logJson = v.get("log-json") as boolean;
+  if (v.has("enable-script-checks")) s.enableScriptChecks = v.get("enable-script-checks") as boolean;
+  if (v.has("enable-local-script-checks")) s.enableLocalScriptChecks = v.get("enable-local-script-checks") as boolean;
   const gossip: Record<string, unknown> = {};
   const list = (k: string) => (v.get(k) as string[] | undefined) ?? [];
   if (v.has("join")) gossip.startJoin = list("join");
