@@ -1,0 +1,24 @@
+/**
+ * The xDS layer's public face: the per-node resource cache, the ADS service (SotW and delta) over
+ * it, and a function that serves it on a port. Resource generation and proxycfg feed the cache.
+ */
+export {
+  createXdsCache,
+  typeSnapshot,
+  type CachedResource,
+  type CacheEvent,
+  type CacheWatcher,
+  type NodeSnapshot,
+  type ResourceSet,
+  type ResourceValue,
+  type TypeSnapshot,
+  type XdsCache,
+  type XdsCacheOptions,
+} from "./cache/cache.ts";
+export { resourceVersion, typeVersion } from "./cache/hash.ts";
+export { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, TYPE_URL_PREFIX, sendOrder } from "./types.ts";
+export { describeNode, resolveByProxyId, type NodeIdentity, type NodeResolution, type ResolveNode } from "./node.ts";
+export { createAdsService, TOO_MANY_STREAMS, type AdsService, type AdsServiceOptions } from "./service.ts";
+export { serveAds, type AdsServer, type ServeAdsOptions } from "./serve.ts";
+export { createUpdateLimiter, DEFAULT_UPDATES_PER_SECOND, type UpdateLimiter } from "./rate_limit.ts";
+export type { RequestOutcome } from "./protocol/common.ts";
