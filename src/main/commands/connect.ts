@@ -1,9 +1,10 @@
 /**
  * `causeway connect`: Consul's `consul connect` (command/connect in hashicorp/consul). So far the
- * `connect ca` subcommands, `get-config` and `set-config`.
+ * `connect ca` subcommands, `get-config` and `set-config`, and `connect envoy` for sidecars.
  */
 import type { Command } from "../command.ts";
 import { createCaGetConfigCommand, createCaSetConfigCommand } from "./connect/ca.ts";
+import { createConnectEnvoyCommand } from "./connect/envoy.ts";
 import { createCommandGroup, processCliDeps, type CliDeps } from "./support/index.ts";
 
 const HELP = `Usage: causeway connect <subcommand> [options] [args]
@@ -16,6 +17,10 @@ const HELP = `Usage: causeway connect <subcommand> [options] [args]
   View the current CA configuration:
 
       $ causeway connect ca get-config
+
+  Run Envoy as the sidecar proxy of the local "web" service instance:
+
+      $ causeway connect envoy -sidecar-for web
 
   For more examples, ask for subcommand help or view the documentation.
 `;
@@ -47,7 +52,7 @@ export function createConnectCommand(deps: CliDeps = processCliDeps): Command {
     help: CA_HELP,
     subcommands: [createCaGetConfigCommand(deps), createCaSetConfigCommand(deps)],
   });
-  return createCommandGroup({ name: "connect", synopsis: "Interact with Consul Connect", help: HELP, subcommands: [ca] });
+  return createCommandGroup({ name: "connect", synopsis: "Interact with Consul Connect", help: HELP, subcommands: [ca, createConnectEnvoyCommand(deps)] });
 }
 
 /** `causeway connect` against the process environment. */
