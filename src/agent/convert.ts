@@ -111,6 +111,13 @@ export function definitionOf(c: CheckType): HealthCheckDefinition {
     ...(c.IntervalMs ? { Interval: formatDuration(c.IntervalMs) } : {}),
     ...(c.TimeoutMs ? { Timeout: formatDuration(c.TimeoutMs) } : {}),
     ...(c.DeregisterCriticalServiceAfterMs ? { DeregisterCriticalServiceAfter: formatDuration(c.DeregisterCriticalServiceAfterMs) } : {}),
+    ...(c.ScriptArgs?.length ? { ScriptArgs: c.ScriptArgs } : {}),
+    ...(c.DockerContainerID ? { DockerContainerID: c.DockerContainerID } : {}),
+    ...(c.Shell ? { Shell: c.Shell } : {}),
+    ...(c.GRPC ? { GRPC: c.GRPC } : {}),
+    ...(c.GRPCUseTLS ? { GRPCUseTLS: true } : {}),
+    ...(c.AliasNode ? { AliasNode: c.AliasNode } : {}),
+    ...(c.AliasService ? { AliasService: c.AliasService } : {}),
   };
 }
 

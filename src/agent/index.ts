@@ -45,3 +45,5 @@ export type {
 } from "./cache/index.ts";
 export { createConnectAccess } from "./connect_signing.ts";
 export type { ConnectCaAccess } from "./connect_signing.ts";
+export { COORDINATE_SYNC_DEFAULTS, createCoordinateSender, rateScaledIntervalMs } from "./coordinate_sender.ts";
+export type { CoordinateSender, CoordinateSenderOptions } from "./coordinate_sender.ts";

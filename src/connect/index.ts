@@ -7,3 +7,4 @@ export * from "./ca/index.ts";
 export * from "./config_entries/index.ts";
 export * from "./discovery_chain/index.ts";
 export * from "./intentions/index.ts";
+export * from "./prepared_query/index.ts";

@@ -2,7 +2,7 @@
 export { createConsensusNode } from "./node.ts";
 export { addServerSafely } from "./membership.ts";
 export type { AddServerOptions } from "./membership.ts";
-export type { ConsensusNode, ConsensusOptions, ConsensusStatus, StateMachine } from "./node_types.ts";
+export type { ConsensusNode, ConsensusOptions, ConsensusStatus, PeerProgress, StateMachine } from "./node_types.ts";
 export * from "./errors.ts";
 export { DEFAULT_MAX_ENTRY_BYTES, DEFAULT_MAX_FRAME_BYTES } from "./limits.ts";
 export * from "./ports.ts";

@@ -238,3 +238,31 @@ describe("linearizable reads", () => {
     for (const n of c.nodes) await n.stop();
   });
 });
+
+describe("leader's view of its followers (autopilot's server health)", () => {
+  test("progress reports match term and last contact; a partitioned follower's contact ages", async () => {
+    const c = cluster(3, 11);
+    for (const n of c.nodes) await n.start();
+    await runFor(c.clock, 1000);
+    const leader = c.nodes.find((n) => n.status().role === "Leader")!;
+    const leaderId = leader.status().id;
+    void leader.propose(encodeKvCommand({ op: "put", key: "a", value: "1" }));
+    await runFor(c.clock, 200);
+    const st = leader.status();
+    expect(st.lastLogTerm).toBe(st.term);
+    expect(leader.progress(leaderId)).toMatchObject({ lastContactMs: 0, matchTerm: st.term });
+    const [f1, f2] = c.ids.filter((id) => id !== leaderId) as [string, string];
+    for (const id of [f1, f2]) {
+      const p = leader.progress(id)!;
+      expect(p.match).toBe(st.lastIndex);
+      expect(p.matchTerm).toBe(st.term);
+      expect(p.lastContactMs).toBeLessThanOrEqual(100);
+    }
+    c.net.partition([[leaderId, f1], [f2]]);
+    await runFor(c.clock, 1000);
+    expect(leader.progress(f1)!.lastContactMs).toBeLessThanOrEqual(100);
+    expect(leader.progress(f2)!.lastContactMs).toBeGreaterThanOrEqual(900);
+    // A follower knows nothing of the others' progress.
+    expect(c.nodes.find((n) => n.status().id === f1)!.progress(leaderId)).toBeUndefined();
+  });
+});

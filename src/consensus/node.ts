@@ -72,6 +72,17 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   let soft: SoftState = { lead: "", raftState: "Follower" };
   /** Monotonic time of the last message from the current leader (followers' X-Consul-LastContact). */
   let lastLeaderContact: number | undefined;
+  /** While leading: monotonic time of the last message from each peer (autopilot's last contact). */
+  const peerContact = new Map<string, number>();
+  /** Term of the stored entry at `index`, or undefined when it is compacted away or not stored yet. */
+  const storedTerm = (index: number): number | undefined => {
+    if (index === 0) return 0;
+    try {
+      return storage.term(index);
+    } catch {
+      return undefined;
+    }
+  };
   let readSeq = 0;
   /** etcd's readIndexRetryTime. */
   const READ_RETRY_MS = 500;
@@ -147,6 +158,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         case "message":
           r.step(e.msg);
           if (e.msg.from === soft.lead && e.msg.from !== o.id) lastLeaderContact = o.clock.monotonic();
+          if (soft.raftState === "Leader" && e.msg.from !== o.id) peerContact.set(e.msg.from, o.clock.monotonic());
           return;
         case "propose":
           // The proposal's key is its context: a leader that refuses it for its size names it back.
@@ -213,6 +225,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
 
   function noteSoftState(s: SoftState, term: number): void {
     const changed = s.lead !== soft.lead;
+    // Contact heard before this leadership says nothing about the followers of this one.
+    if (s.raftState === "Leader" && soft.raftState !== "Leader") peerContact.clear();
     soft = s;
     if (changed) {
       log.info("leader changed", { leader: s.lead || "(none)", term, role: s.raftState });
@@ -454,12 +468,16 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         commit: s?.hardState.commit ?? 0,
         applied,
         lastIndex: s?.lastIndex ?? 0,
+        lastLogTerm: storedTerm(storage.lastIndex()) ?? 0,
         config: s?.config ?? { voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false },
       };
     },
     progress(id) {
       const p = raw?.status().progress.get(id);
-      return p ? { match: p.match, isLearner: p.isLearner } : undefined;
+      if (!p) return undefined;
+      if (id === o.id) return { match: p.match, isLearner: p.isLearner, matchTerm: storedTerm(p.match), lastContactMs: 0 };
+      const heard = peerContact.get(id);
+      return { match: p.match, isLearner: p.isLearner, matchTerm: storedTerm(p.match), lastContactMs: heard === undefined ? undefined : o.clock.monotonic() - heard };
     },
     onLeaderChange: (fn) => void leaderListeners.push(fn),
     async stop() {

@@ -81,12 +81,32 @@ export interface ConsensusStatus {
   readonly commit: number;
   readonly applied: number;
   readonly lastIndex: number;
+  /** Term of the entry at `lastIndex` as stored here (0 for an empty log); Consul's raft `last_log_term`. */
+  readonly lastLogTerm: number;
   readonly config: ConfState;
   /**
    * Milliseconds since this node last heard from the current leader: 0 on the leader itself, undefined
    * when no leader is known or none has been heard from yet (Consul's X-Consul-LastContact).
    */
   readonly lastLeaderContactMs: number | undefined;
+}
+
+/** The leader's view of one server of the configuration (autopilot's server health reads it). */
+export interface PeerProgress {
+  /** Highest index known to be replicated on the server. */
+  readonly match: number;
+  readonly isLearner: boolean;
+  /**
+   * Term of this leader's entry at `match`, i.e. the server's last log term as far as the leader knows
+   * (Log Matching); undefined when that entry is compacted away (the server needs a snapshot) or no
+   * longer stored. For the leader itself: its own last log term.
+   */
+  readonly matchTerm: number | undefined;
+  /**
+   * Milliseconds since this leader last received a message from the server while leading (0 for the
+   * leader itself); undefined when it has not heard from it since it became leader.
+   */
+  readonly lastContactMs: number | undefined;
 }
 
 export interface ConsensusNode<R> {
@@ -115,7 +135,7 @@ export interface ConsensusNode<R> {
   transferLeadership(to: string): void;
   status(): ConsensusStatus;
   /** On the leader: how far `id`'s log is known to match the leader's; undefined elsewhere or for unknown ids. */
-  progress(id: string): { readonly match: number; readonly isLearner: boolean } | undefined;
+  progress(id: string): PeerProgress | undefined;
   /** Called with every leader change ("" when the leader is unknown). */
   onLeaderChange(fn: (leader: string, term: number) => void): void;
   /** Stops ticking and handling events; pending requests fail with NodeStoppedError. Does not close the log or transport. */

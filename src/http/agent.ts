@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import type { AgentInfo, MembershipApi } from "./deps.ts";
+import type { AgentInfo, CoordinateApi, MembershipApi } from "./deps.ts";
 import { memberBody } from "./members.ts";
 import { jsonResponse } from "./respond.ts";
 
@@ -14,7 +14,7 @@ const MEMBER_STATUS_ALIVE = 1;
  * `/v1/agent/self`. `Member` is exactly the object `/v1/agent/members` lists for this agent (Consul's
  * Agent.LocalMember), protocol and delegate versions included; without gossip, the agent's own facts.
  */
-export function agentSelfBody(agent: AgentInfo, membership?: MembershipApi): Record<string, unknown> {
+export function agentSelfBody(agent: AgentInfo, membership?: MembershipApi, coordinates?: CoordinateApi): Record<string, unknown> {
   const self = membership?.members(false).find((m) => m.name === agent.nodeName);
   return {
     Config: {
@@ -26,6 +26,8 @@ export function agentSelfBody(agent: AgentInfo, membership?: MembershipApi): Rec
       Server: agent.server,
       Version: agent.version,
     },
+    // Consul's Self.Coord: the LAN coordinate of the agent's segment, null with coordinates disabled.
+    Coord: coordinates?.enabled ? (coordinates.lan() ?? null) : null,
     DebugConfig: agent.debugConfig,
     Member: self ? memberBody(self) : {
       Name: agent.nodeName,
@@ -46,6 +48,6 @@ function memberTags(agent: AgentInfo): Record<string, string> {
   return tags;
 }
 
-export function mountAgent(app: Hono, agent: AgentInfo, membership?: MembershipApi): void {
-  app.get("/v1/agent/self", (c) => jsonResponse(c, agentSelfBody(agent, membership)));
+export function mountAgent(app: Hono, agent: AgentInfo, membership?: MembershipApi, coordinates?: CoordinateApi): void {
+  app.get("/v1/agent/self", (c) => jsonResponse(c, agentSelfBody(agent, membership, coordinates)));
 }

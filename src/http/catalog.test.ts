@@ -189,7 +189,7 @@ describe("GET /v1/catalog/nodes and /services", () => {
     expect(res.headers.get("X-Consul-KnownLeader")).toBe("true");
     expect(((await res.json()) as Node[]).map((n) => n.Node)).toEqual(["b"]);
     expect(state.reads[0]).toEqual({
-      query: { type: "catalog-nodes", nodeMeta: { rack: "r1", os: "" } },
+      query: { type: "catalog-nodes", nodeMeta: { rack: "r1", os: "" }, near: "n1" },
       options: { datacenter: undefined, consistency: "stale", minIndex: 0, maxWaitMs: 0 },
     });
   });

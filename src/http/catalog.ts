@@ -3,20 +3,22 @@
  * PUT /v1/catalog/register and /deregister, GET /v1/catalog/datacenters, /nodes, /services,
  * /service/:service, /connect/:service and /node/:node. Lists are `[]`, never null; a node's or an
  * instance's null tags are `[]`; an unknown node answers 200 with a `null` body, as Consul does.
- * `?near` is accepted and ignored: Causeway keeps no network coordinates, so nothing sorts by distance
- * (Consul also leaves the order alone when the source node has no coordinate).
+ * `?near=<node>|_agent` on /nodes, /service and /connect sorts by estimated round-trip time from that
+ * node (the serving server does it; no sort when the node has no coordinate, as in Consul).
  */
 import type { Context, Hono } from "hono";
 import { NODE_SCHEMA, NODE_SERVICE_SCHEMA, SERVICE_NODE_SCHEMA, type Filter } from "../connect/index.ts";
 import type { NodeService, ServiceNode } from "../model/index.ts";
 import type { StateCommand } from "../state/index.ts";
-import { decodeGoStruct, GoError, type GoStruct } from "../lib/index.ts";
+import type { GoStruct } from "../lib/index.ts";
 import { deregisterRequestOf, registerRequestOf } from "./catalog_register.ts";
 import { DEREGISTER_REQUEST, REGISTER_REQUEST, type RawDeregister, type RawRegister } from "./catalog_schema.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { serveRead, STATE_UNAVAILABLE, stateRefusal } from "./read_route.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
-import { applyFilter, applyRecordFilter, badPath, decodeMessage, filterParam, jsonBody, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam } from "./route_params.ts";
+import {
+  applyFilter, applyRecordFilter, badPath, filterParam, goStructBody, nearParam, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam,
+} from "./route_params.ts";
 
 /** A node's service with Consul's `[]` for null tags. */
 const withTags = (s: NodeService): NodeService => (s.Tags === null ? { ...s, Tags: [] } : s);
@@ -33,13 +35,8 @@ async function catalogWrite<R>(
   schema: GoStruct,
   convert: (raw: R) => StateCommand,
 ): Promise<Response> {
-  let raw: R;
-  try {
-    raw = decodeGoStruct<R>(await jsonBody(c), schema);
-  } catch (err) {
-    if (!(err instanceof GoError)) return errorResponse(c, err);
-    return textError(c, 400, `Request decode failed: ${decodeMessage(err)}`);
-  }
+  const raw = await goStructBody<R>(c, schema);
+  if (raw instanceof Response) return raw;
   let command: StateCommand;
   try {
     command = convert(raw);
@@ -81,7 +78,7 @@ export function mountCatalog(app: Hono, deps: HttpApiDeps): void {
       if (f instanceof Response) return f;
       filter = f;
       const nodeMeta = nodeMetaParam(c);
-      return { type: "catalog-nodes", ...(nodeMeta ? { nodeMeta } : {}) };
+      return { type: "catalog-nodes", ...(nodeMeta ? { nodeMeta } : {}), ...nearParam(c, deps.agent.nodeName) };
     }, async (nodes) => jsonResponse(c, await applyFilter(c, nodes, filter)));
   });
 
@@ -104,7 +101,9 @@ export function mountCatalog(app: Hono, deps: HttpApiDeps): void {
         filter = f;
         const tags = tagsParam(c);
         const nodeMeta = nodeMetaParam(c);
-        return { type: "catalog-service-nodes", service, connect, ...(tags ? { tags } : {}), ...(nodeMeta ? { nodeMeta } : {}) };
+        return {
+          type: "catalog-service-nodes", service, connect, ...(tags ? { tags } : {}), ...(nodeMeta ? { nodeMeta } : {}), ...nearParam(c, deps.agent.nodeName),
+        };
       }, async (rows) => jsonResponse(c, (await applyFilter(c, rows, filter)).map(rowWithTags)));
     });
     otherMethodsNotAllowed(app, `${prefix}*`);

@@ -5,7 +5,7 @@
  */
 import type { UserEvents } from "../agent/index.ts";
 import type { CAConfiguration, IssuedCert } from "../connect/index.ts";
-import type { ReadQuery, ReadValue, Session } from "../model/index.ts";
+import type { DatacenterMap, NetworkCoordinate, ReadQuery, ReadValue, Session } from "../model/index.ts";
 import type { Clock } from "../platform/index.ts";
 import type { StateCommand, StateResult } from "../state/index.ts";
 import type { QueryMeta, ReadOptions } from "./query_options.ts";
@@ -48,12 +48,16 @@ export interface HttpApiDeps {
   /** Gossip pools; absent while gossip is not running. */
   readonly membership?: MembershipApi;
   readonly catalog?: CatalogApi;
+  /** Network coordinates (/v1/coordinate/*, `Coord` of /v1/agent/self); absent: enabled, but no local or WAN coordinates known. */
+  readonly coordinates?: CoordinateApi;
   /** Gossip keyring management (/v1/operator/keyring); absent while gossip is not running. */
   readonly keyring?: KeyringApi;
   /** The replicated state (catalog, health, KV, sessions); absent when this agent cannot reach it. */
   readonly state?: StateAccess;
   /** `/v1/operator/raft/*`; absent when this agent cannot reach a server. */
   readonly operator?: OperatorApi;
+  /** `/v1/operator/autopilot/health`; absent when this agent cannot reach a server. */
+  readonly autopilot?: AutopilotHealthApi;
   /** `/v1/event/*`; absent when gossip is not running. */
   readonly events?: EventsApi;
   /** `/v1/snapshot`; absent when this agent cannot take or restore snapshots. */
@@ -104,6 +108,30 @@ export interface OperatorApi {
   removePeer(o: { datacenter: string | undefined; id?: string; address?: string }): Promise<void>;
 }
 
+/** One server's health as the leader judged it (Consul's autopilot.ServerHealth), in Causeway's units. */
+export interface AutopilotServerHealthView {
+  readonly id: string;
+  readonly name: string;
+  readonly address: string;
+  readonly serfStatus: string;
+  readonly version: string;
+  readonly leader: boolean;
+  readonly voter: boolean;
+  readonly healthy: boolean;
+  /** Undefined when unknown (shown as Consul's "-1ns"). */
+  readonly lastContactMs: number | undefined;
+  readonly lastTerm: number;
+  readonly lastIndex: number;
+  /** Wall-clock ms since the epoch; undefined when never judged (Go's zero time). */
+  readonly stableSinceMs: number | undefined;
+}
+
+/** Autopilot's server health, served by the leader of a datacenter (Consul's Operator.ServerHealth). */
+export interface AutopilotHealthApi {
+  /** The leader's latest judgement; rejects with a message for the client when it cannot be had. */
+  serverHealth(datacenter: string | undefined): Promise<{ readonly healthy: boolean; readonly failureTolerance: number; readonly servers: readonly AutopilotServerHealthView[] }>;
+}
+
 /** One gossip pool's answer to a keyring operation (Consul's structs.KeyringResponse). */
 export interface KeyringPoolResult {
   readonly wan: boolean;
@@ -147,6 +175,19 @@ export interface ConnectCaApi {
 export interface CatalogApi {
   /** Known datacenters, nearest first (round-trip time); fails with a message when this agent cannot tell. */
   datacenters(): readonly string[] | Promise<readonly string[]>;
+}
+
+/** The agent's network coordinates as the HTTP API shows them. */
+export interface CoordinateApi {
+  /** False with `disable_coordinates`: every /v1/coordinate route answers 401 "Coordinate support disabled" and `Coord` is null. */
+  readonly enabled: boolean;
+  /** This agent's LAN coordinate now (serf GetCoordinate), or undefined when gossip is not running. */
+  lan(): NetworkCoordinate | undefined;
+  /**
+   * The WAN coordinates of every known server by datacenter (Consul's Coordinate.ListDatacenters); absent
+   * on agents that cannot tell (the route then answers 500). Rejects with a message for the client.
+   */
+  datacenters?(): readonly DatacenterMap[] | Promise<readonly DatacenterMap[]>;
 }
 
 /** Serf member status, as Consul's HTTP API reports it (an integer on the wire, see `MEMBER_STATUS_CODES`). */

@@ -84,7 +84,7 @@ describe("GET /v1/health/service/:service and /connect/:service", () => {
     expect(body[1]!.Checks[0]!.ServiceTags).toEqual([]);
     expect(body[1]!.Service.Tags).toEqual(["v1"]);
     expect(state.reads[0]).toEqual({
-      query: { type: "health-service-nodes", service: "web", passingOnly: true, connect: false, tags: ["v1"], nodeMeta: { k: "v" } },
+      query: { type: "health-service-nodes", service: "web", passingOnly: true, connect: false, tags: ["v1"], nodeMeta: { k: "v" }, near: "n1" },
       options: { datacenter: undefined, consistency: "consistent", minIndex: 0, maxWaitMs: 0 },
     });
   });

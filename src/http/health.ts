@@ -1,8 +1,8 @@
 /**
  * The health endpoints (Consul's agent/health_endpoint.go and agent/consul/health_endpoint.go, v1.8):
  * GET /v1/health/node/:node, /checks/:service, /state/:state, /service/:service and /connect/:service.
- * Lists are `[]`, never null, and so are null tags and a null Checks list. `?near` is accepted and
- * ignored (no network coordinates; see catalog.ts).
+ * Lists are `[]`, never null, and so are null tags and a null Checks list. `?near=<node>|_agent` on
+ * /checks, /state, /service and /connect sorts by estimated round-trip time from that node (see catalog.ts).
  */
 import type { Context, Hono } from "hono";
 import { CHECK_SERVICE_NODE_SCHEMA, HEALTH_CHECK_SCHEMA, type Filter } from "../connect/index.ts";
@@ -11,7 +11,7 @@ import { parseGoBool } from "../lib/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { serveRead } from "./read_route.ts";
 import { jsonResponse, textError } from "./respond.ts";
-import { applyFilter, badPath, filterParam, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam } from "./route_params.ts";
+import { applyFilter, badPath, filterParam, nearParam, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam } from "./route_params.ts";
 import { query } from "./request.ts";
 
 const STATES: readonly string[] = ["any", "passing", "warning", "critical"];
@@ -75,7 +75,7 @@ export function mountHealth(app: Hono, deps: HttpApiDeps): void {
 
   checksRoute(app, deps, "/v1/health/checks/", "Missing service name", (c, service) => {
     const nodeMeta = nodeMetaParam(c);
-    return { query: { type: "health-service-checks", service, ...(nodeMeta ? { nodeMeta } : {}) } };
+    return { query: { type: "health-service-checks", service, ...(nodeMeta ? { nodeMeta } : {}), ...nearParam(c, deps.agent.nodeName) } };
   });
 
   // Consul does not validate the state: an unknown one (or one in another case) matches no check and
@@ -84,7 +84,7 @@ export function mountHealth(app: Hono, deps: HttpApiDeps): void {
     const nodeMeta = nodeMetaParam(c);
     const known = STATES.includes(state);
     return {
-      query: { type: "health-state", state: (known ? state : "any") as HealthStateFilter, ...(nodeMeta ? { nodeMeta } : {}) },
+      query: { type: "health-state", state: (known ? state : "any") as HealthStateFilter, ...(nodeMeta ? { nodeMeta } : {}), ...nearParam(c, deps.agent.nodeName) },
       keep: known ? undefined : (h) => h.Status === state,
     };
   });
@@ -106,6 +106,7 @@ export function mountHealth(app: Hono, deps: HttpApiDeps): void {
         const nodeMeta = nodeMetaParam(c);
         return {
           type: "health-service-nodes", service, passingOnly, connect, ...(tags ? { tags } : {}), ...(nodeMeta ? { nodeMeta } : {}),
+          ...nearParam(c, deps.agent.nodeName),
         };
       }, async (nodes) => jsonResponse(c, (await applyFilter(c, nodes, filter)).map(instanceBody)));
     });

@@ -1,6 +1,6 @@
 export { createHttpApi } from "./app.ts";
 export { agentSelfBody } from "./agent.ts";
-export type { AgentInfo, CatalogApi, HttpApiDeps, MemberStatus, MembershipApi, MemberView, RaftStatus, StateAccess } from "./deps.ts";
+export type { AgentInfo, AutopilotHealthApi, CatalogApi, CoordinateApi, HttpApiDeps, MemberStatus, MembershipApi, MemberView, RaftStatus, StateAccess } from "./deps.ts";
 export type { ReadKind, ReadQuery, Reads, ReadValue } from "../model/index.ts";
 export type { Consistency, QueryMeta, ReadOptions } from "./query_options.ts";
 export type { EventsApi, KeyringApi, KeyringPoolResult } from "./deps.ts";

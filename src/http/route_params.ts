@@ -6,11 +6,11 @@
  */
 import type { Context, Hono } from "hono";
 import { compileFilter, FilterError, filterListAsync, filterRecordAsync, type Filter, type Schema } from "../connect/index.ts";
-import { GoError, parseGoJson, setOwn, type JsonValue } from "../lib/index.ts";
+import { decodeGoStruct, GoError, parseGoJson, setOwn, type GoStruct, type JsonValue } from "../lib/index.ts";
 import type { NodeMetaFilter } from "../model/index.ts";
 import { yieldToEventLoop } from "../platform/index.ts";
 import { readBodyText } from "./body.ts";
-import { textError } from "./respond.ts";
+import { errorResponse, textError } from "./respond.ts";
 import { query, queryAll } from "./request.ts";
 
 /**
@@ -43,6 +43,16 @@ export function nodeMetaParam(c: Context): NodeMetaFilter | undefined {
   return out;
 }
 
+/**
+ * `?near=<node>` as a read's `near` field to spread into it (Consul's parseSource): "_agent" is the local
+ * agent's node; absent or empty gives {} (no sort).
+ */
+export function nearParam(c: Context, agentNode: string): { near?: string } {
+  const near = query(c, "near");
+  if (!near) return {};
+  return { near: near === "_agent" ? agentNode : near };
+}
+
 /** `?tag=`, repeatable (all must match); undefined when absent. `?tag` with no value is the tag "". */
 export function tagsParam(c: Context): readonly string[] | undefined {
   const tags = queryAll(c, "tag");
@@ -70,6 +80,19 @@ export function filterParam(c: Context, schema: Schema): Filter | undefined | Re
  */
 export async function jsonBody(c: Context): Promise<JsonValue> {
   return parseGoJson(await readBodyText(c));
+}
+
+/**
+ * The request body decoded as Go struct `schema` (Consul's decodeBody), or the answer to give instead:
+ * 400 "Request decode failed: ..." for a body Go would not decode, the error's answer otherwise.
+ */
+export async function goStructBody<R>(c: Context, schema: GoStruct): Promise<R | Response> {
+  try {
+    return decodeGoStruct<R>(await jsonBody(c), schema);
+  } catch (err) {
+    if (!(err instanceof GoError)) return errorResponse(c, err);
+    return textError(c, 400, `Request decode failed: ${decodeMessage(err)}`);
+  }
 }
 
 /** The message of a decode failure (GoError), rethrowing anything else. */

@@ -117,7 +117,7 @@ describe("PUT /v1/txn refusals", () => {
     ["a non-string value", [{ KV: { Verb: "set", Key: "a", Value: 5 } }], 400, "Failed to parse body: json: cannot unmarshal number into Go struct field TxnOp.KV.Value of type []uint8"],
     ["bad base64", [{ KV: { Verb: "set", Key: "a", Value: "not base64!" } }], 400, "Failed to parse body: illegal base64 data at input byte 3"],
     ["negative flags", [{ KV: { Verb: "set", Key: "a", Flags: -1 } }], 400, "Failed to parse body: json: cannot unmarshal number -1 into Go struct field TxnOp.KV.Flags of type uint64"],
-    ["a node operation", [{ KV: { Verb: "get", Key: "a" } }, { Node: { Verb: "set" } }], 400, "Failed to parse body: operation 1 is not a KV operation; only KV operations are supported"],
+    ["a node that is not an object", [{ Node: { Verb: "set", Node: "n1" } }], 400, "Failed to parse body: json: cannot unmarshal string into Go struct field TxnOp.Node.Node of type api.Node"],
     ["65 operations", Array.from({ length: 65 }, () => ({ KV: { Verb: "get", Key: "a" } })), 413, "Transaction contains too many operations (65 > 64)"],
   ];
   for (const [what, body, status, message] of cases) {

@@ -13,15 +13,16 @@ import {
   tcpHealthProbe, writeFileDurably, type HttpServerHandle,
 } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
-import { datacentersByDistance, serverStats, startServer, type RunningServer, type SeenServer } from "../server/index.ts";
+import { serverStats, startServer, wanCoordinates, type RunningServer, type SeenServer } from "../server/index.ts";
 import { startGossip } from "./gossip.ts";
 import { startClientRpc } from "./client_rpc.ts";
 import { createStateAccess } from "./state_access.ts";
 import { connectCaApiOver } from "./connect_access.ts";
 import { catalogPortOver } from "./catalog_port.ts";
 import { snapshotApiOver } from "./snapshot_api.ts";
-import { operatorApiOver, raftStatusOver } from "./operator_api.ts";
-import { createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
+import { autopilotHealthOver, operatorApiOver, raftStatusOver } from "./operator_api.ts";
+import { debugConfig } from "./debug_config.ts";
+import { createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
 import { parseServer, serfStatsOf, type PoolMember } from "../membership/index.ts";
 import { agentStateFiles } from "./agent_state_files.ts";
 import { loadTlsFiles } from "./tls_files.ts";
@@ -67,6 +68,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       throw new Error("The WAN pool is not running yet");
     };
     let remoteServers = (_dc: string): readonly { node: string; address: string }[] => [];
+    let wanCoordinateMaps: (() => ReturnType<ReturnType<typeof wanCoordinates>["datacenterMaps"]>) | undefined;
     if (config.server && config.ports.server !== -1) {
       server = await startServer({
         nodeId,
@@ -81,6 +83,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         bootstrapExpect: config.bootstrapExpect,
         tickMs: config.dev ? 50 : 100,
         connectEnabled: config.connectEnabled,
+        autopilot: config.autopilot,
+        coordinateUpdate: { periodMs: config.coordinateUpdatePeriodMs, batchSize: config.coordinateUpdateBatchSize, maxBatches: config.coordinateUpdateMaxBatches },
         tls,
         clock: systemClock(),
         logger,
@@ -106,8 +110,9 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     const wan = gossip.wan;
     if (wan) {
       addresses.serfWan = wan.localAddr;
-      knownDatacenters = () =>
-        datacentersByDistance(config.datacenter, wan.members().map((m) => ({ datacenter: m.tags.dc ?? "", status: m.status, rttMs: m.rttMs })).filter((s) => s.datacenter !== ""));
+      const wanView = wanCoordinates(config.datacenter, wan);
+      knownDatacenters = () => wanView.datacenters();
+      wanCoordinateMaps = () => wanView.datacenterMaps();
       remoteServers = (dc) =>
         wan.members().flatMap((m) => {
           const s = m.status === "alive" ? parseServer({ name: m.name, addr: `${m.addr}:${m.port}`, tags: m.tags, status: m.status }) : undefined;
@@ -212,6 +217,25 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           ...(stateFiles ? { persistence: stateFiles } : {}),
         })
       : undefined;
+    if (stateAccess && !config.disableCoordinates) {
+      // Consul's sendCoordinate: the LAN coordinate to the catalog, at a rate scaled by the cluster size.
+      const sender = createCoordinateSender({
+        clock: systemClock(),
+        rng: cryptoRng(),
+        logger: logger.named("agent"),
+        nodeName: config.nodeName,
+        memberCount: () => gossip.lan.members().length,
+        localCoordinate: () => gossip.lan.coordinate(),
+        send: async (update) => {
+          const r = await stateAccess.write({ type: "coordinate-batch", updates: [update] }, undefined);
+          if (r.type === "error") throw new Error(r.error);
+        },
+        rateTarget: config.syncCoordinateRateTarget,
+        intervalMinMs: config.syncCoordinateIntervalMinMs,
+      });
+      sender.start();
+      cleanups.push(() => sender.stop());
+    }
     if (localAgent) {
       // Services and checks from the config files, registered as if through the HTTP API (not persisted:
       // the files are read again at every start); then what the previous run registered through the API.
@@ -253,6 +277,11 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           : gossip.membership,
         keyring: gossip.keyring,
         catalog,
+        coordinates: {
+          enabled: !config.disableCoordinates,
+          lan: () => gossip.lan.coordinate(),
+          ...(wanCoordinateMaps ? { datacenters: wanCoordinateMaps } : {}),
+        },
         state: stateAccess,
         sessionRenewal: stateAccess,
         connectCa,
@@ -260,6 +289,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         clock: systemClock(),
         snapshots: stateAccess ? snapshotApiOver(stateAccess, systemClock()) : undefined,
         operator: rpc ? operatorApiOver(rpc) : undefined,
+        autopilot: rpc ? autopilotHealthOver(rpc) : undefined,
         events: createEventsApi({
           lan: gossip.lan,
           local: {
@@ -277,7 +307,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       http = await serveHttp({
         host: config.clientAddr,
         port: config.ports.http,
-        handler: (req) => app.fetch(req),
+        handler: (req, info) => app.fetch(req, info),
         maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES,
         onError: (err) => httpLog.error("request failed", { error: err }),
         onClientAbort: (abort) => httpLog.warn("client closed the connection mid-request", { ...abort }),
@@ -343,38 +373,6 @@ function pickAdvertiseAddr(bindAddr: string): string {
 }
 
 /** The effective configuration, with the ports actually bound where 0 asked for a free one. */
-function debugConfig(
-  config: RuntimeConfig,
-  actual: { dataDir: string; nodeId: string; advertiseAddr: string; addresses: AgentAddresses },
-): Record<string, unknown> {
-  const { dataDir, nodeId, addresses } = actual;
-  const boundPort = (addr: string | undefined, configured: number) => (addr ? Number(addr.slice(addr.lastIndexOf(":") + 1)) : configured);
-  return {
-    Datacenter: config.datacenter,
-    PrimaryDatacenter: config.primaryDatacenter || config.datacenter,
-    NodeName: config.nodeName,
-    NodeID: nodeId,
-    DataDir: dataDir,
-    DevMode: config.dev,
-    ServerMode: config.server,
-    BootstrapExpect: config.bootstrapExpect,
-    BindAddr: config.bindAddr,
-    AdvertiseAddrLAN: actual.advertiseAddr,
-    ClientAddrs: [config.clientAddr],
-    DNSDomain: config.domain,
-    HTTPPort: boundPort(addresses.http, config.ports.http),
-    GRPCPort: boundPort(addresses.grpc, config.ports.grpc),
-    ServerPort: boundPort(addresses.server, config.ports.server),
-    SerfPortLAN: config.ports.serfLan,
-    SerfPortWAN: config.ports.serfWan,
-    DNSPort: config.ports.dns,
-    LogLevel: config.logLevel,
-    LogJSON: config.logJson,
-    NodeMeta: config.nodeMeta,
-    EnableLocalScriptChecks: config.enableLocalScriptChecks || config.enableScriptChecks,
-    EnableRemoteScriptChecks: config.enableScriptChecks,
-  };
-}
 
 /** This datacenter's servers among the LAN pool's members (Consul's metadata.IsConsulServer). */
 function seenServers(members: readonly PoolMember[], datacenter: string): SeenServer[] {

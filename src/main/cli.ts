@@ -21,6 +21,7 @@ import { snapshotCommand } from "./commands/snapshot.ts";
 import { connectCommand } from "./commands/connect.ts";
 import { configCommand } from "./commands/config.ts";
 import { intentionCommand } from "./commands/intention.ts";
+import { rttCommand } from "./commands/rtt.ts";
 
 export const COMMANDS: readonly Command[] = [
   agentCommand, forceLeaveCommand, joinCommand, keygenCommand, keyringCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   connectCommand,
   configCommand,
   intentionCommand,
+  rttCommand,
 ];
 
 function usage(): string {

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../lib/index.ts";
 import { definitionsFromConfig, type ConfigDefinitions } from "../agent/index.ts";
+import type { AutopilotConfig } from "../model/index.ts";
 
 export interface Ports {
   readonly http: number;
@@ -40,6 +41,8 @@ export interface RuntimeConfig {
   readonly nodeMeta: Readonly<Record<string, string>>;
   readonly ports: Ports;
   readonly tls: TlsSettings;
+  /** The `autopilot` block: what a new cluster's leader stores over Consul's defaults (durations in ms). */
+  readonly autopilot: AutopilotSeedSettings;
   readonly gossip: GossipSettings;
   /** Services and checks from `service`/`services`/`check`/`checks` blocks, validated, in source order. */
   readonly definitions: ConfigDefinitions;
@@ -49,6 +52,18 @@ export interface RuntimeConfig {
   readonly enableScriptChecks: boolean;
   /** `enable_local_script_checks`: script and Docker checks from config files only (default off, also in -dev). */
   readonly enableLocalScriptChecks: boolean;
+  /** `disable_coordinates`: no network coordinates (gossip acks carry none, /v1/coordinate answers 401). */
+  readonly disableCoordinates: boolean;
+  /** `sync_coordinate_rate_target`: coordinate updates per second the whole cluster aims at (default 64). */
+  readonly syncCoordinateRateTarget: number;
+  /** `sync_coordinate_interval_min`: the shortest interval between an agent's coordinate updates, ms (default 15 s). */
+  readonly syncCoordinateIntervalMinMs: number;
+  /** `coordinate_update_period`: how often a server applies the coordinate updates it received, ms (default 5 s). */
+  readonly coordinateUpdatePeriodMs: number;
+  /** `coordinate_update_batch_size`: updates per Raft entry (default 128). */
+  readonly coordinateUpdateBatchSize: number;
+  /** `coordinate_update_max_batches`: entries per period; the rest is discarded (default 5). */
+  readonly coordinateUpdateMaxBatches: number;
 }
 
 /** Consul's gossip settings: joining, retrying, encryption, WAN advertise address. */
@@ -117,7 +132,14 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     nodeMeta: {},
     ports: DEFAULT_PORTS,
     tls: NO_TLS,
+    autopilot: {},
     gossip: DEFAULT_GOSSIP,
+    disableCoordinates: false,
+    syncCoordinateRateTarget: 64,
+    syncCoordinateIntervalMinMs: 15_000,
+    coordinateUpdatePeriodMs: 5_000,
+    coordinateUpdateBatchSize: 128,
+    coordinateUpdateMaxBatches: 5,
     definitions: { services: [], checks: [] },
     connectEnabled: false,
     enableScriptChecks: false,
@@ -157,6 +179,12 @@ const FIELDS: Record<string, [keyof RuntimeConfig, FieldKind]> = {
   node_meta: ["nodeMeta", "stringMap"],
   enable_script_checks: ["enableScriptChecks", "bool"],
   enable_local_script_checks: ["enableLocalScriptChecks", "bool"],
+  disable_coordinates: ["disableCoordinates", "bool"],
+  sync_coordinate_rate_target: ["syncCoordinateRateTarget", "int"],
+  sync_coordinate_interval_min: ["syncCoordinateIntervalMinMs", "duration"],
+  coordinate_update_period: ["coordinateUpdatePeriodMs", "duration"],
+  coordinate_update_batch_size: ["coordinateUpdateBatchSize", "int"],
+  coordinate_update_max_batches: ["coordinateUpdateMaxBatches", "int"],
 };
 const TLS_FIELDS: Record<string, [keyof TlsSettings, FieldKind]> = {
   ca_file: ["caFile", "string"],
@@ -177,6 +205,20 @@ const GOSSIP_FIELDS: Record<string, [keyof GossipSettings, FieldKind]> = {
   retry_max: ["retryMax", "int"],
   encrypt: ["encrypt", "string"],
   advertise_addr_wan: ["advertiseAddrWan", "string"],
+};
+
+/** Settings of the `autopilot` block, as AutopilotConfig names them. */
+export type AutopilotSeedSettings = Partial<Omit<AutopilotConfig, "CreateIndex" | "ModifyIndex">>;
+
+const AUTOPILOT_FIELDS: Record<string, [keyof AutopilotSeedSettings, FieldKind]> = {
+  cleanup_dead_servers: ["CleanupDeadServers", "bool"],
+  last_contact_threshold: ["LastContactThresholdMs", "duration"],
+  max_trailing_logs: ["MaxTrailingLogs", "int"],
+  min_quorum: ["MinQuorum", "int"],
+  server_stabilization_time: ["ServerStabilizationTimeMs", "duration"],
+  redundancy_zone_tag: ["RedundancyZoneTag", "string"],
+  disable_upgrade_migration: ["DisableUpgradeMigration", "bool"],
+  upgrade_version_tag: ["UpgradeVersionTag", "string"],
 };
 
 const PORT_FIELDS: Record<string, keyof Ports> = {
@@ -215,6 +257,17 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
         ports[name] = checkValue(origin, `ports.${pk}`, "port", pv) as number;
       }
       out.ports = ports;
+      continue;
+    }
+    if (key === "autopilot") {
+      if (!isObject(value)) throw new ConfigError(`${origin}: "autopilot" must be an object`);
+      const autopilot: Record<string, unknown> = {};
+      for (const [ak, av] of Object.entries(value)) {
+        const field = AUTOPILOT_FIELDS[ak];
+        if (!field) throw new ConfigError(`${origin}: invalid config key autopilot.${ak}`);
+        autopilot[field[0]] = checkValue(origin, `autopilot.${ak}`, field[1], av);
+      }
+      out.autopilot = autopilot;
       continue;
     }
     const gossipField = GOSSIP_FIELDS[key];
@@ -331,7 +384,7 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
       services: [...cfg.definitions.services, ...(s.definitions?.services ?? [])],
       checks: [...cfg.definitions.checks, ...(s.definitions?.checks ?? [])],
     };
-    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, gossip, definitions } as RuntimeConfig;
+    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, gossip, definitions } as RuntimeConfig;
   }
   validateConfig(cfg);
   return cfg;

@@ -97,7 +97,7 @@ export async function startGossip(o: {
   try {
     const lan = await createGossipPool({
       name: config.nodeName, profile: "lan", bindHost: config.bindAddr, bindPort: config.ports.serfLan, advertiseHost: o.advertiseAddr,
-      tags, ...encryption(keyrings.lan, "serf-lan"), clock, rng: cryptoRng(), logger: logger.named("serf-lan"), serf: CONSUL_SERF,
+      tags, ...encryption(keyrings.lan, "serf-lan"), clock, rng: cryptoRng(), logger: logger.named("serf-lan"), serf: { ...CONSUL_SERF, disableCoordinates: config.disableCoordinates },
     });
     stops.push(() => lan.stop());
     let wan: GossipPool | undefined;
@@ -105,7 +105,7 @@ export async function startGossip(o: {
       wan = await createGossipPool({
         name: wanName(config.nodeName, config.datacenter), profile: "wan", bindHost: config.bindAddr, bindPort: config.ports.serfWan,
         advertiseHost: config.gossip.advertiseAddrWan || o.advertiseAddr, tags, ...encryption(keyrings.wan!, "serf-wan"), clock, rng: cryptoRng(),
-        logger: logger.named("serf-wan"), serf: CONSUL_SERF,
+        logger: logger.named("serf-wan"), serf: { ...CONSUL_SERF, disableCoordinates: config.disableCoordinates },
       });
       stops.push(() => wan!.stop());
     }

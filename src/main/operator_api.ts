@@ -1,5 +1,5 @@
 /**
- * `/v1/operator/raft/*` and, on client agents, `/v1/status/*` over the internal RPC: a server calls its
+ * `/v1/operator/raft/*`, `/v1/operator/autopilot/health` and, on client agents, `/v1/status/*` over the internal RPC: a server calls its
  * own services in process (which forward to the leader or another datacenter as needed), a client agent
  * calls a server of its datacenter.
  */
@@ -31,6 +31,29 @@ export function operatorApiOver(transport: () => Transport): NonNullable<HttpApi
         if (!target) throw new Error(`address "${address}" was not found in the Raft configuration`);
       }
       await op().raftRemovePeer({ routing: { datacenter: datacenter ?? "" }, id: target }, { timeoutMs: TIMEOUT_MS });
+    },
+  };
+}
+
+/**
+ * `/v1/operator/autopilot/health` over the internal RPC: the leader's latest judgement of every server
+ * (Consul's Operator.ServerHealth), in the HTTP layer's AutopilotHealthApi shape.
+ */
+export function autopilotHealthOver(transport: () => Transport) {
+  return {
+    async serverHealth(datacenter: string | undefined) {
+      const r = await createClient(Operator, transport()).autopilotServerHealth({ routing: { datacenter: datacenter ?? "" } }, { timeoutMs: TIMEOUT_MS });
+      return {
+        healthy: r.healthy,
+        failureTolerance: r.failureTolerance,
+        servers: r.servers.map((s) => ({
+          id: s.id, name: s.name, address: s.address, serfStatus: s.serfStatus, version: s.version, leader: s.leader, voter: s.voter, healthy: s.healthy,
+          lastContactMs: s.lastContactUs === undefined ? undefined : Number(s.lastContactUs) / 1000,
+          lastTerm: Number(s.lastTerm),
+          lastIndex: Number(s.lastIndex),
+          stableSinceMs: s.stableSinceMs === undefined ? undefined : Number(s.stableSinceMs),
+        })),
+      };
     },
   };
 }

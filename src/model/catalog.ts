@@ -112,6 +112,13 @@ export interface HealthCheckDefinition {
   readonly Interval?: string;
   readonly Timeout?: string;
   readonly DeregisterCriticalServiceAfter?: string;
+  readonly ScriptArgs?: readonly string[];
+  readonly DockerContainerID?: string;
+  readonly Shell?: string;
+  readonly GRPC?: string;
+  readonly GRPCUseTLS?: boolean;
+  readonly AliasNode?: string;
+  readonly AliasService?: string;
 }
 
 export interface HealthCheck extends RaftIndex {

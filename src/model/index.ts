@@ -13,3 +13,11 @@ export type * from "./intention.ts";
 export type * from "./ca.ts";
 export type * from "./reads.ts";
 export type * from "./event.ts";
+export type * from "./autopilot.ts";
+export { AUTOPILOT_DEFAULTS } from "./autopilot.ts";
+export type * from "./prepared_query.ts";
+export { QUERY_NOT_FOUND, QUERY_TEMPLATE_NAME_PREFIX_MATCH } from "./prepared_query.ts";
+export type * from "./coordinate.ts";
+export {
+  AREA_WAN, COORDINATE_DIMENSIONALITY, coordinateProblem, ERR_INCOMPATIBLE_COORDINATE, ERR_INVALID_COORDINATE, isFiniteCoordinate,
+} from "./coordinate.ts";

@@ -11,22 +11,31 @@ import type { Intention } from "./intention.ts";
 import type { DirEntry } from "./kv.ts";
 import type { Session } from "./session.ts";
 import type { TxnError, TxnOp, TxnResult } from "./txn.ts";
+import type { AutopilotConfig } from "./autopilot.ts";
+import type { CoordinateEntry } from "./coordinate.ts";
+import type { PreparedQuery, PreparedQueryExecuteResult, PreparedQueryOutcome, QuerySource } from "./prepared_query.ts";
 
 export type NodeMetaFilter = Readonly<Record<string, string>>;
 
+/**
+ * `near` (catalog-nodes, catalog-service-nodes, health-service-checks, health-state, health-service-nodes):
+ * a node name (the asking agent resolves "_agent"); the serving server sorts the result by estimated
+ * round-trip time from that node's coordinate, nodes without one last (stable), or leaves the order as
+ * it is when the node has no coordinate (Consul's sortNodesByDistanceFrom).
+ */
 export interface Reads {
   "kv-get": { args: { key: string }; value: DirEntry | null };
   "kv-list": { args: { prefix: string }; value: readonly DirEntry[] };
   "kv-keys": { args: { prefix: string; separator: string }; value: readonly string[] };
-  "catalog-nodes": { args: { nodeMeta?: NodeMetaFilter }; value: readonly Node[] };
+  "catalog-nodes": { args: { nodeMeta?: NodeMetaFilter; near?: string }; value: readonly Node[] };
   "catalog-services": { args: { nodeMeta?: NodeMetaFilter }; value: ServiceTagsMap };
-  "catalog-service-nodes": { args: { service: string; tags?: readonly string[]; nodeMeta?: NodeMetaFilter; connect: boolean }; value: readonly ServiceNode[] };
+  "catalog-service-nodes": { args: { service: string; tags?: readonly string[]; nodeMeta?: NodeMetaFilter; connect: boolean; near?: string }; value: readonly ServiceNode[] };
   "catalog-node-services": { args: { node: string }; value: NodeServices | null };
   "health-node-checks": { args: { node: string }; value: readonly HealthCheck[] };
-  "health-service-checks": { args: { service: string; nodeMeta?: NodeMetaFilter }; value: readonly HealthCheck[] };
-  "health-state": { args: { state: HealthStateFilter; nodeMeta?: NodeMetaFilter }; value: readonly HealthCheck[] };
+  "health-service-checks": { args: { service: string; nodeMeta?: NodeMetaFilter; near?: string }; value: readonly HealthCheck[] };
+  "health-state": { args: { state: HealthStateFilter; nodeMeta?: NodeMetaFilter; near?: string }; value: readonly HealthCheck[] };
   "health-service-nodes": {
-    args: { service: string; tags?: readonly string[]; nodeMeta?: NodeMetaFilter; passingOnly: boolean; connect: boolean };
+    args: { service: string; tags?: readonly string[]; nodeMeta?: NodeMetaFilter; passingOnly: boolean; connect: boolean; near?: string };
     value: readonly CheckServiceNode[];
   };
   "session-info": { args: { id: string }; value: readonly Session[] };
@@ -49,6 +58,32 @@ export interface Reads {
   "ca-roots": { args: Record<never, never>; value: { readonly roots: readonly CARoot[]; readonly trustDomain: string; readonly activeRootId: string } };
   /** The CA configuration (private key redacted as Consul does), or null before the CA exists. */
   "ca-config": { args: Record<never, never>; value: CAConfiguration | null };
+  /** Every prepared query, by ID (Consul's PreparedQueryList). */
+  "prepared-query-list": { args: Record<never, never>; value: readonly PreparedQuery[] };
+  /** One prepared query by ID (case-insensitive), or null. */
+  "prepared-query-get": { args: { id: string }; value: PreparedQuery | null };
+  /**
+   * The query an ID or name resolves to (Consul's PreparedQueryResolve): by ID (not a template), by exact
+   * name, else the template with the longest matching name prefix, rendered for the name and `agent`.
+   */
+  "prepared-query-explain": { args: { idOrName: string; agent: QuerySource }; value: PreparedQueryOutcome<null> };
+  /**
+   * Consul's Execute in the serving datacenter, without the failover: resolve, run, shuffle, sort near
+   * `source` (its Node already "_agent"-resolved by the asking agent), cut to `limit`; `connect` asks for
+   * Connect-capable instances. The failover is the caller's (src/connect executePreparedQuery).
+   */
+  "prepared-query-execute": {
+    args: { idOrName: string; agent: QuerySource; source: QuerySource; limit: number; connect: boolean };
+    value: PreparedQueryOutcome<PreparedQueryExecuteResult>;
+  };
+  /** Consul's ExecuteRemote: runs the given (already resolved) query in the serving datacenter; shuffled, cut to `limit`. */
+  "prepared-query-execute-remote": { args: { query: PreparedQuery; limit: number; connect: boolean }; value: PreparedQueryExecuteResult };
+  /** The autopilot configuration stored in the replicated state, or null before any was set. */
+  "autopilot-config": { args: Record<never, never>; value: AutopilotConfig | null };
+  /** Every node's LAN coordinates, by node name then segment (Consul's Coordinate.ListNodes). */
+  "coordinate-nodes": { args: Record<never, never>; value: readonly CoordinateEntry[] };
+  /** One node's LAN coordinates (node matched case-insensitively), one per segment, by segment (Coordinate.Node). */
+  "coordinate-node": { args: { node: string }; value: readonly CoordinateEntry[] };
   /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */
   "snapshot": { args: Record<never, never>; value: { readonly state: Uint8Array; readonly index: number; readonly term: number } };
 }

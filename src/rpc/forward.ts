@@ -10,6 +10,7 @@
 import { Code, ConnectError, type HandlerContext, type Transport } from "@connectrpc/connect";
 import type { ConsensusStatus } from "../consensus/index.ts";
 import type { ConfChange, ConfState } from "../raft/index.ts";
+import type { AutopilotHealthSource } from "./autopilot.ts";
 import type { RpcPool } from "./pool.ts";
 
 export const FORWARDED_HEADER = "causeway-forwarded-to-leader";
@@ -39,6 +40,8 @@ export interface RpcContext {
    * a request for any other datacenter fails with NO_PATH_TO_DATACENTER before the pool is touched.
    */
   readonly datacenters?: () => readonly string[];
+  /** Autopilot's server health, read on the leader; absent: the Operator service answers Unavailable. */
+  readonly autopilot?: AutopilotHealthSource;
 }
 
 /** Whether `dc` is a datacenter this server can route to (names compared exactly, as Consul's router does). */

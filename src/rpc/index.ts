@@ -8,6 +8,7 @@ export type { RpcDialer, RpcPool, RpcPoolOptions, RpcTarget } from "./pool.ts";
 export { FORWARDED_HEADER, NO_PATH_TO_DATACENTER, route } from "./forward.ts";
 export type { RaftView, RoutingPolicy, RpcContext, ServerDirectory } from "./forward.ts";
 export { registerStatusServices } from "./status_service.ts";
+export type { AutopilotClusterHealth, AutopilotHealthSource, AutopilotServerHealth } from "./autopilot.ts";
 export { dialServer, serverName } from "./dialer.ts";
 export type { DialProtocol, ServerDialSettings } from "./dialer.ts";
 export { createRemoteStateCaller, createServerStateCaller, isNoLeaderError, registerStateService } from "./state_service.ts";

@@ -6,7 +6,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type ConnectRouter } from "@connectrpc/connect";
 import {
-  DatacentersResponseSchema, LeaderResponseSchema, Operator, PeersResponseSchema, PingResponseSchema, RaftGetConfigurationResponseSchema,
+  AutopilotServerHealthResponseSchema, AutopilotServerHealthSchema, DatacentersResponseSchema, LeaderResponseSchema, Operator, PeersResponseSchema, PingResponseSchema, RaftGetConfigurationResponseSchema,
   RaftRemovePeerResponseSchema, RaftServerSchema, RaftStatsResponseSchema, Status,
 } from "../gen/causeway/status/v1/status_pb.ts";
 import { route, type RpcContext } from "./forward.ts";
@@ -73,5 +73,22 @@ export function registerStatusServices(router: ConnectRouter, ctx: RpcContext): 
         await ctx.raft.changeMembership({ transition: "Auto", changes: [{ type: "RemoveNode", nodeId: req.id }] });
         return create(RaftRemovePeerResponseSchema, {});
       }, (t, headers) => createClient(Operator, t).raftRemovePeer(req, { headers })),
+    autopilotServerHealth: (req, call) =>
+      route(ctx, req.routing?.datacenter, "leader", call, () => {
+        if (!ctx.autopilot) throw new ConnectError("autopilot is not running on this server", Code.Unavailable);
+        const h = ctx.autopilot.health();
+        return create(AutopilotServerHealthResponseSchema, {
+          healthy: h?.healthy ?? false,
+          failureTolerance: h?.failureTolerance ?? 0,
+          servers: (h?.servers ?? []).map((s) =>
+            create(AutopilotServerHealthSchema, {
+              id: s.id, name: s.name, address: s.address, serfStatus: s.serfStatus, version: s.version, leader: s.leader, voter: s.voter,
+              healthy: s.healthy, lastTerm: BigInt(s.lastTerm), lastIndex: BigInt(s.lastIndex),
+              lastContactUs: s.lastContactMs === undefined ? undefined : BigInt(Math.round(s.lastContactMs * 1000)),
+              stableSinceMs: s.stableSinceMs === undefined ? undefined : BigInt(Math.round(s.stableSinceMs)),
+            }),
+          ),
+        });
+      }, (t, headers) => createClient(Operator, t).autopilotServerHealth(req, { headers })),
   });
 }

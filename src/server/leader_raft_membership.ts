@@ -1,13 +1,19 @@
 /**
  * Leader routine: Raft membership from gossip (Consul's leader reconcile of servers and autopilot's
- * dead-server cleanup). Every second and whenever the LAN pool changes, the leader carries out what
- * reconcileServers decides: alive servers are added as learners and promoted once caught up, servers
- * that left or failed past the grace period are removed, never below quorum. One change at a time.
+ * promotion and dead-server cleanup). Every second and whenever the LAN pool changes, the leader
+ * carries out what reconcileServers decides under the stored autopilot configuration: alive servers are
+ * added as learners (Consul's non-voters) and promoted once autopilot has judged them healthy for
+ * ServerStabilizationTime and they have caught up; servers that left are removed; failed ones past the
+ * grace period only with CleanupDeadServers and within MinQuorum, never below quorum. Until the
+ * configuration exists (a new leader writes it first) nothing is promoted or cleaned up, as in Consul.
+ * One change at a time.
  */
-import { addServerSafely, type ConsensusNode } from "../consensus/index.ts";
+import type { ConsensusNode } from "../consensus/index.ts";
+import type { AutopilotConfig } from "../model/index.ts";
 import type { Cancel, Clock, Logger } from "../platform/index.ts";
+import { isServerStable, type TrackedServerHealth } from "./autopilot_health.ts";
 import type { LeaderRoutine } from "./leader_routines.ts";
-import { reconcileServers } from "./raft_membership.ts";
+import { reconcileServers, type AutopilotPolicy } from "./raft_membership.ts";
 import type { ServerDirectory } from "./server_directory.ts";
 
 /** How long a failed server keeps its Raft seat before the leader removes it. */
@@ -25,6 +31,8 @@ export function raftMembershipRoutine(o: {
   directory: ServerDirectory;
   clock: Clock;
   logger: Logger;
+  /** The stored autopilot configuration (null before any) and the leader's latest server health. */
+  autopilot: { readConfig(): AutopilotConfig | null; serverHealth(id: string): TrackedServerHealth | undefined };
 }): RaftMembershipRoutine {
   const { consensus, directory, clock, logger: log } = o;
   let active = false;
@@ -40,16 +48,21 @@ export function raftMembershipRoutine(o: {
     for (const id of [...st.config.voters, ...st.config.learners]) {
       if (id !== o.nodeId && !seenIds.has(id) && !directory.failedSince.has(id)) directory.failedSince.set(id, clock.monotonic());
     }
-    const steps = reconcileServers(st.config.voters, st.config.learners, seen, directory.failedSince, clock.monotonic(), FAILED_SERVER_GRACE_MS);
+    const config = o.autopilot.readConfig();
+    const now = clock.monotonic();
+    const policy: AutopilotPolicy = config
+      ? { cleanupDeadServers: config.CleanupDeadServers, minQuorum: config.MinQuorum, promotable: (id) => isServerStable(o.autopilot.serverHealth(id), now, config) }
+      : { cleanupDeadServers: false, minQuorum: 0, promotable: () => false };
+    const steps = reconcileServers(st.config.voters, st.config.learners, seen, directory.failedSince, now, FAILED_SERVER_GRACE_MS, policy);
     if (!steps.length) return;
     reconciling = true;
     try {
       for (const step of steps) {
         if (step.kind === "add") {
-          log.info("adding server", { id: step.id, node: step.name });
-          await addServerSafely(consensus, step.id, { clock });
+          log.info("adding server as a non-voter", { id: step.id, node: step.name });
+          await consensus.changeMembership({ transition: "Auto", changes: [{ type: "AddLearnerNode", nodeId: step.id }] });
         } else if (step.kind === "promote") {
-          // A learner left behind by an interrupted add: promote it once it has caught up.
+          // Stable by autopilot's measure; also caught up, so that its vote cannot stall commits (Raft thesis §4.2.1).
           const p = consensus.progress(step.id);
           if (!p || p.match < consensus.status().commit) continue;
           log.info("promoting server", { id: step.id, node: step.name });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decideBootstrap, reconcileServers, type SeenServer } from "./raft_membership.ts";
+import { decideBootstrap, reconcileServers, type AutopilotPolicy, type SeenServer } from "./raft_membership.ts";
 
 const s = (id: string, status: SeenServer["status"] = "alive", expectN = 3): SeenServer => ({ id, name: `n-${id}`, rpcAddr: `10.0.0.${id}:8300`, expect: expectN, status });
 
@@ -60,5 +60,39 @@ describe("reconcileServers, ghosts and learners", () => {
 
   test("an alive learner is promoted", () => {
     expect(reconcileServers(["1", "2", "3"], ["4"], [s("1"), s("2"), s("3"), s("4")], new Map(), 0, 1000)).toEqual([{ kind: "promote", id: "4", name: "n-4" }]);
+  });
+});
+
+describe("reconcileServers under autopilot's configuration", () => {
+  const policy = (over: Partial<AutopilotPolicy> = {}): AutopilotPolicy => ({ cleanupDeadServers: true, minQuorum: 0, promotable: () => true, ...over });
+
+  test("CleanupDeadServers=false keeps failed and vanished servers; a server that left is still removed", () => {
+    const seen = [s("1"), s("2"), s("3"), s("4"), s("5", "failed")];
+    const voters = ["1", "2", "3", "4", "5", "9"];
+    const failed = new Map([["5", 0], ["9", 0]]);
+    expect(reconcileServers(voters, [], seen, failed, 10_000, 1000, policy({ cleanupDeadServers: false }))).toEqual([]);
+    expect(reconcileServers(voters, [], [...seen, s("4", "left")].filter((x, i) => i !== 3), failed, 10_000, 1000, policy({ cleanupDeadServers: false })))
+      .toEqual([{ kind: "remove", id: "4", name: "n-4", reason: "left the cluster" }]);
+    expect(reconcileServers(voters, [], seen, failed, 10_000, 1000, policy())).toEqual([{ kind: "remove", id: "5", name: "n-5", reason: "failed for more than 1000 ms" }]);
+  });
+
+  test("MinQuorum: no cleanup that would leave fewer voters than it (Consul's canRemoveServers)", () => {
+    const seen = [s("1"), s("2"), s("3"), s("4"), s("5", "failed")];
+    const voters = ["1", "2", "3", "4", "5"];
+    expect(reconcileServers(voters, [], seen, new Map([["5", 0]]), 10_000, 1000, policy({ minQuorum: 5 }))).toEqual([]);
+    expect(reconcileServers(voters, [], seen, new Map([["5", 0]]), 10_000, 1000, policy({ minQuorum: 4 }))).toHaveLength(1);
+  });
+
+  test("dead voters are removed only while they are a minority of the voters", () => {
+    // 5 voters, 3 dead: more than (5-1)/2, so none is removed even though the healthy two could be a majority of 2.
+    const seen = [s("1"), s("2"), s("3", "failed"), s("4", "failed"), s("5", "failed")];
+    const failed = new Map([["3", 0], ["4", 0], ["5", 0]]);
+    expect(reconcileServers(["1", "2", "3", "4", "5"], [], seen, failed, 10_000, 1000, policy())).toEqual([]);
+  });
+
+  test("a learner is promoted only once autopilot calls it stable", () => {
+    const seen = [s("1"), s("2"), s("3"), s("4")];
+    expect(reconcileServers(["1", "2", "3"], ["4"], seen, new Map(), 0, 1000, policy({ promotable: () => false }))).toEqual([]);
+    expect(reconcileServers(["1", "2", "3"], ["4"], seen, new Map(), 0, 1000, policy({ promotable: (id) => id === "4" }))).toEqual([{ kind: "promote", id: "4", name: "n-4" }]);
   });
 });

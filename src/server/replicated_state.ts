@@ -16,6 +16,7 @@ import {
   type ReplicatedStateMachine, type StateCommand, type StateResult, type StateStore,
 } from "../state/index.ts";
 import { createConnectCa, type ConnectCa } from "./connect_ca.ts";
+import { createCoordinateBatcher, type CoordinateBatcher, type CoordinateBatcherOptions } from "./coordinate_batcher.ts";
 import { connectCaRoutine } from "./leader_ca.ts";
 import { memberReconcileRoutine, type MemberReconcileRoutine } from "./leader_members.ts";
 import { dutyProposer, type LeaderRoutine } from "./leader_routines.ts";
@@ -39,6 +40,8 @@ export interface ReplicatedState {
   readonly members: MemberReconcileRoutine;
   /** Calls `fn` after a user restore replaced the whole state (from inside the apply: defer real work). */
   onRestored(fn: () => void): void;
+  /** Coordinate updates received by this server, proposed in batches once started (the server starts it). */
+  readonly coordinates: CoordinateBatcher;
 }
 
 /**
@@ -50,6 +53,8 @@ export function createReplicatedState(o: {
   clock: Clock; logger: Logger; datacenter: string; nodeName: string; connectCa?: boolean; rng?: Rng;
   /** Snapshot bytes per chunk of a restore; default: the most that fits in one entry, up to 4 MiB. */
   restoreChunkBytes?: number;
+  /** Coordinate update batching (Consul's coordinate_update_* settings); Consul's defaults when absent. */
+  coordinateUpdate?: Pick<CoordinateBatcherOptions, "periodMs" | "batchSize" | "maxBatches">;
 }): ReplicatedState {
   const log = o.logger;
   const rng = o.rng ?? cryptoRng();
@@ -95,6 +100,7 @@ export function createReplicatedState(o: {
     barrier,
     propose,
   });
+  const coordinates = createCoordinateBatcher({ clock: o.clock, logger: log.named("coordinate"), propose, ...o.coordinateUpdate });
   const stagedRestores = stagedRestoreGcRoutine({ clock: o.clock, proposeDuty, staged: () => store.stagedRestore() });
   const members = memberReconcileRoutine({ clock: o.clock, logger: log, store, datacenter: o.datacenter, nodeName: o.nodeName, proposeDuty, barrier });
 
@@ -102,7 +108,8 @@ export function createReplicatedState(o: {
   const requireConnect = () => {
     if (!o.connectCa) throw new ConnectError("Connect must be enabled in order to use this endpoint", Code.FailedPrecondition);
   };
-  const readContext = { term: () => consensus?.status().term ?? 0 };
+  const readContext = { term: () => consensus?.status().term ?? 0, datacenter: o.datacenter, random: () => rng.next() };
+  const queued = () => encodeWire({ type: "ok" } satisfies StateResult);
   const backend: StateBackend = {
     /**
      * Any server proposes: a follower's proposal reaches the leader as a Raft MsgProp (batched with
@@ -110,9 +117,19 @@ export function createReplicatedState(o: {
      * lock-delay check uses this server's own delays, which every server derives from the same log.
      * A command whose entry would exceed the Raft entry limit is refused here (ResourceExhausted)
      * before anything is proposed; a restore is checked here (InvalidArgument) and proposed in chunks.
+     * Coordinate updates are queued for this server's next batch (Consul's Coordinate.Update answers as
+     * soon as the update is queued); a refused coordinate is InvalidArgument with Consul's text.
      */
     async apply(bytes) {
       const cmd = decodeCommand(bytes);
+      if (cmd.type === "coordinate-batch") {
+        try {
+          coordinates.submit(cmd.updates);
+        } catch (err) {
+          throw new ConnectError((err as Error).message, Code.InvalidArgument);
+        }
+        return queued();
+      }
       if (cmd.type === "restore-stage") throw new ConnectError("restore-stage commands are proposed by the server a restore reaches", Code.InvalidArgument);
       if (cmd.type === "restore") checkRestore(cmd.data);
       const rejected = lockDelayRejection(store, cmd);
@@ -167,6 +184,7 @@ export function createReplicatedState(o: {
     backend,
     ca,
     members,
+    coordinates,
     // Consul's establishLeadership order: timers and GC first, then the CA, then the catalog.
     leaderRoutines: [sessions, tombstones, stagedRestores, connectCaRoutine({ ca, enabled: o.connectCa ?? false, clock: o.clock, logger: log }), members],
     attach(c) {

@@ -5,11 +5,13 @@
 import {
   catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServices, healthChecksInState, healthNodeChecks,
   healthServiceChecks, healthServiceNodes, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
-  caRoots, configEntryGet, configEntryList, intentionGet, intentionList,
-  type QueryResult, type StateStore, type WatchSet,
+  caRoots, configEntryGet, configEntryList, intentionGet, intentionList, preparedQueryGet, preparedQueryList, autopilotConfigGet,
+  coordinateList, coordinateNode, type QueryResult, type StateStore, type WatchSet,
 } from "../state/index.ts";
 import { trustDomain } from "../connect/index.ts";
 import type { CAConfiguration, ReadQuery } from "../model/index.ts";
+import { distancesFrom, sortByDistanceFrom, storeCoordinates } from "./near.ts";
+import { executePreparedQueryRead, executeRemoteRead, resolvePreparedQuery, type PreparedQueryContext } from "./prepared_query.ts";
 
 /** The CA configuration as the API shows it: the root's private key never leaves the servers. */
 function redactCaConfig(c: CAConfiguration): CAConfiguration {
@@ -17,9 +19,24 @@ function redactCaConfig(c: CAConfiguration): CAConfiguration {
   return { ...c, Config: config };
 }
 
-/** What a read may need beyond the store: the serving server's Raft term (for snapshots). */
-export interface ReadContext {
+/**
+ * What a read may need beyond the store: the serving server's Raft term (for snapshots), its datacenter
+ * (prepared-query executions stamp their results with it) and randomness for their shuffle (without it
+ * results keep the store's order). Distances for `near` come from the store's coordinates unless
+ * `rttFrom` is given.
+ */
+export interface ReadContext extends PreparedQueryContext {
   term(): number;
+}
+
+function preparedQueryContext(store: StateStore, ctx: ReadContext): PreparedQueryContext {
+  return { datacenter: ctx.datacenter, random: ctx.random, rttFrom: ctx.rttFrom ?? ((node) => distancesFrom(storeCoordinates(store), node)) };
+}
+
+/** A read's result sorted by distance from `near` (Consul's sortNodesByDistanceFrom); as it is without `near`. */
+function nearSorted<T>(store: StateStore, near: string | undefined, r: QueryResult<readonly T[]>, nodeOf: (x: T) => string): QueryResult<readonly T[]> {
+  if (!near) return r;
+  return { index: r.index, value: sortByDistanceFrom(r.value, nodeOf, near, storeCoordinates(store)) };
 }
 
 export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: ReadContext): QueryResult<unknown> {
@@ -31,21 +48,23 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
     case "kv-keys":
       return kvKeys(store, ws, q.prefix, q.separator);
     case "catalog-nodes":
-      return catalogNodes(store, ws, { nodeMeta: q.nodeMeta });
+      return nearSorted(store, q.near, catalogNodes(store, ws, { nodeMeta: q.nodeMeta }), (n) => n.Node);
     case "catalog-services":
       return catalogServices(store, ws, { nodeMeta: q.nodeMeta });
     case "catalog-service-nodes":
-      return catalogServiceNodes(store, ws, q.service, { tags: q.tags, nodeMeta: q.nodeMeta, connect: q.connect });
+      return nearSorted(store, q.near, catalogServiceNodes(store, ws, q.service, { tags: q.tags, nodeMeta: q.nodeMeta, connect: q.connect }), (n) => n.Node);
     case "catalog-node-services":
       return catalogNodeServices(store, ws, q.node);
     case "health-node-checks":
       return healthNodeChecks(store, ws, q.node);
     case "health-service-checks":
-      return healthServiceChecks(store, ws, q.service, { nodeMeta: q.nodeMeta });
+      return nearSorted(store, q.near, healthServiceChecks(store, ws, q.service, { nodeMeta: q.nodeMeta }), (c) => c.Node);
     case "health-state":
-      return healthChecksInState(store, ws, q.state, { nodeMeta: q.nodeMeta });
+      return nearSorted(store, q.near, healthChecksInState(store, ws, q.state, { nodeMeta: q.nodeMeta }), (c) => c.Node);
     case "health-service-nodes":
-      return healthServiceNodes(store, ws, q.service, { tags: q.tags, nodeMeta: q.nodeMeta, passingOnly: q.passingOnly, connect: q.connect });
+      return nearSorted(
+        store, q.near, healthServiceNodes(store, ws, q.service, { tags: q.tags, nodeMeta: q.nodeMeta, passingOnly: q.passingOnly, connect: q.connect }), (n) => n.Node.Node,
+      );
     case "session-info": {
       const r = sessionGet(store, ws, q.id);
       return { index: r.index, value: r.value ? [r.value] : [] };
@@ -78,6 +97,22 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
       const { index, value } = caRoots(store, ws);
       return { index, value: value.config ? redactCaConfig(value.config) : null };
     }
+    case "prepared-query-list":
+      return preparedQueryList(store, ws);
+    case "prepared-query-get":
+      return preparedQueryGet(store, ws, q.id);
+    case "prepared-query-explain":
+      return resolvePreparedQuery(store, ws, q.idOrName, q.agent);
+    case "prepared-query-execute":
+      return executePreparedQueryRead(store, ws, q, preparedQueryContext(store, ctx));
+    case "prepared-query-execute-remote":
+      return executeRemoteRead(store, ws, q, preparedQueryContext(store, ctx));
+    case "coordinate-nodes":
+      return coordinateList(store, ws);
+    case "coordinate-node":
+      return coordinateNode(store, ws, q.node);
+    case "autopilot-config":
+      return autopilotConfigGet(store, ws);
     case "snapshot": {
       const index = store.lastIndex();
       return { index, value: { state: store.snapshot(), index, term: ctx.term() } };

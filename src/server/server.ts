@@ -12,7 +12,8 @@ import {
 } from "../consensus/index.ts";
 import { Status } from "../gen/causeway/status/v1/status_pb.ts";
 import { shutdownStack } from "../lib/index.ts";
-import type { PoolMember } from "../membership/index.ts";
+import { parseServer, type PoolMember } from "../membership/index.ts";
+import { AUTOPILOT_DEFAULTS } from "../model/index.ts";
 import {
   createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type TcpListener, type TlsMaterial,
 } from "../platform/index.ts";
@@ -20,10 +21,12 @@ import {
   createRpcPool, createServerPort, createServerStateCaller, dialServer, registerStateService, registerStatusServices,
   type RpcContext, type RpcTarget, type ServerDialSettings, type StateCaller,
 } from "../rpc/index.ts";
-import type { StateResult } from "../state/index.ts";
+import { autopilotConfigGet, encodeCommand, WatchSet, type StateResult } from "../state/index.ts";
+import type { GossipServer } from "./autopilot_health.ts";
 import { createBootstrapper, type PeersAnswer } from "./bootstrap.ts";
+import { autopilotRoutine, type AutopilotSeed } from "./leader_autopilot.ts";
 import { raftMembershipRoutine } from "./leader_raft_membership.ts";
-import { createLeaderRunner } from "./leader_routines.ts";
+import { createLeaderRunner, dutyProposer } from "./leader_routines.ts";
 import type { SeenServer } from "./raft_membership.ts";
 import { createReplicatedState } from "./replicated_state.ts";
 import { createServerDirectory, type ServerInfo } from "./server_directory.ts";
@@ -49,9 +52,16 @@ export interface ServerOptions {
   readonly tickMs: number;
   /** `connect { enabled }`: run the Connect CA. */
   readonly connectEnabled: boolean;
+  /**
+   * The agent's `autopilot` block: what a leader writes, over Consul's defaults (AUTOPILOT_DEFAULTS),
+   * when the state holds no autopilot configuration yet. Later changes go through the HTTP API.
+   */
+  readonly autopilot?: Partial<AutopilotSeed>;
   readonly tls?: { readonly material: TlsMaterial; readonly verifyIncomingRpc: boolean; readonly verifyOutgoing: boolean };
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Coordinate update batching (Consul's coordinate_update_period, _batch_size, _max_batches); Consul's defaults when absent. */
+  readonly coordinateUpdate?: { readonly periodMs?: number; readonly batchSize?: number; readonly maxBatches?: number };
   /** Datacenters known from the WAN pool, nearest first (served to client agents over RPC). */
   datacenters(): readonly string[];
   /** Alive servers of another datacenter, from the WAN pool: node name and server-port address. */
@@ -129,7 +139,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
 
     const log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") });
     cleanups.push(() => log.close());
-    const replicated = createReplicatedState({ clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled });
+    const replicated = createReplicatedState({ clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled, coordinateUpdate: o.coordinateUpdate });
     const consensus = createConsensusNode<StateResult>({
       id: nodeId,
       clock,
@@ -147,8 +157,25 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     });
     replicated.attach(consensus);
     const raftLog = logger.named("raft");
-    const raftMembership = raftMembershipRoutine({ nodeId, consensus, directory, clock, logger: raftLog });
-    const leader = createLeaderRunner([...replicated.leaderRoutines, raftMembership], logger.named("leader"));
+    /** Server versions (build tags) by Raft ID, from the LAN pool's members. */
+    let serverVersions = new Map<string, string>();
+    const readAutopilotConfig = () => autopilotConfigGet(replicated.store, new WatchSet()).value;
+    const autopilot = autopilotRoutine({
+      nodeId,
+      seed: { ...AUTOPILOT_DEFAULTS, ...o.autopilot },
+      readConfig: readAutopilotConfig,
+      proposeDuty: dutyProposer((cmd) => consensus.propose(encodeCommand(cmd)), logger.named("autopilot")),
+      consensus,
+      addressOf: (id) => directory.lookup(id)?.address ?? "",
+      gossip: (id): GossipServer | undefined => {
+        const seen = directory.seen().find((x) => x.id === id);
+        return seen && seen.status !== "left" ? { name: seen.name, status: seen.status, version: serverVersions.get(id) ?? "" } : undefined;
+      },
+      clock,
+      logger: logger.named("autopilot"),
+    });
+    const raftMembership = raftMembershipRoutine({ nodeId, consensus, directory, clock, logger: raftLog, autopilot: { readConfig: readAutopilotConfig, serverHealth: autopilot.serverHealth } });
+    const leader = createLeaderRunner([...replicated.leaderRoutines, autopilot, raftMembership], logger.named("leader"));
     consensus.onLeaderChange((leaderId) => leader.setLeader(leaderId === nodeId));
     // Consul's Snapshot.Restore: after a restore the leader's duties start over on the new state (its
     // sessions, tombstones, members; a CA the restored state lacks is created again).
@@ -162,6 +189,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     });
     await consensus.start();
     cleanups.push(() => consensus.stop());
+    replicated.coordinates.start();
+    cleanups.push(() => replicated.coordinates.stop());
     cleanups.push(() => leader.setLeader(false));
 
     const rpcRng = cryptoRng();
@@ -186,6 +215,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       servers: directory,
       pool,
       datacenters: () => o.datacenters(),
+      autopilot,
     };
     const stateCaller = createServerStateCaller(ctx, replicated.backend);
     const routes = (r: ConnectRouter) => {
@@ -233,6 +263,12 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         if (consensus.status().role === "Leader") raftLog.warn("leadership transfer did not complete before leaving");
       },
       updateMembers(members) {
+        const versions = new Map<string, string>();
+        for (const m of members) {
+          const server = parseServer({ name: m.name, addr: `${m.addr}:${m.port}`, tags: m.tags, status: m.status });
+          if (server && server.datacenter === o.datacenter && server.id) versions.set(server.id, server.build);
+        }
+        serverVersions = versions;
         void replicated.members.update(members);
       },
       raft: {

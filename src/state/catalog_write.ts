@@ -11,6 +11,7 @@ import { SERF_CHECK_ID } from "../model/index.ts";
 import type { DeregisterRequest, HealthCheck, Node, NodeService, RegisterRequest, Unindexed } from "../model/index.ts";
 import { ERR_MISSING_NODE, ERR_MISSING_SERVICE } from "./errors.ts";
 import { checkFromRequest, deepEqual, nodeFromRequest, serviceFromRequest, withIndexes } from "./normalize.ts";
+import { deleteNodeCoordinates } from "./coordinate_write.ts";
 import { destroySession } from "./session_write.ts";
 import { lower, pair, type StoredService } from "./tables.ts";
 import { INDEX } from "./topics.ts";
@@ -194,6 +195,7 @@ export function deleteNode(tx: Tx, nk: string): void {
     deleteService(tx, nk, lower(s.svc.ID));
   }
   for (const c of [...(db.checks.get(nk)?.values() ?? [])]) deleteCheck(tx, nk, lower(c.CheckID));
+  deleteNodeCoordinates(tx, nk);
   tx.deleteNode(nk);
   tx.bumpIndex(INDEX.nodes);
   for (const sid of [...(db.sessionsByNode.get(nk) ?? [])].sort()) destroySession(tx, sid);

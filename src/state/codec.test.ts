@@ -41,7 +41,7 @@ describe("command codec", () => {
     ["a kv with bad base64", '{"type":"kv","op":"set","entry":{"Key":"k","Value":"!!"}}', "kv.entry.Value is not valid base64"],
     ["a session with a bad op", '{"type":"session","op":"renew","id":"x"}', "session.op must be create or destroy"],
     ["a session without a node", '{"type":"session","op":"create","session":{"ID":"x"}}', "session.session.Node must be a string"],
-    ["a txn op without KV", '{"type":"txn","ops":[{}]}', "txn.ops[0].KV must be an object"],
+    ["a txn op of no kind", '{"type":"txn","ops":[{}]}', "txn.ops[0] must have exactly one of KV, Node, Service or Check"],
     ["a negative reap index", '{"type":"tombstone-reap","reapIndex":-1}', "reapIndex must be a non-negative integer"],
   ])("rejects %s", (_: string, input: string | Uint8Array, message: string) => {
     const bytes = typeof input === "string" ? utf8(input) : input;

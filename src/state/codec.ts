@@ -5,12 +5,15 @@
  * throws StateCommandError naming the offending path; semantic checks (unknown session behavior,
  * missing node...) are the store's, with Consul's messages.
  */
-import type { KVWriteVerb, TxnOp } from "../model/index.ts";
+import type { KVWriteVerb } from "../model/index.ts";
 import { toBase64 } from "./bytes.ts";
 import { StateCommandError, type StateCommand } from "./commands.ts";
+import { decodeCoordinateBatchCommand } from "./codec_coordinate.ts";
 import { decodeCaCommand, decodeConfigEntryCommand, decodeIntentionCommand } from "./codec_connect.ts";
+import { decodeAutopilotCommand, decodePreparedQueryCommand } from "./codec_prepared_query.ts";
 import { decodeKvCommand, encodeKvCommand, KV_BINARY_MARKER } from "./codec_kv.ts";
 import { decodeRestore, decodeRestoreStage, restoreWire } from "./codec_restore.ts";
+import { decodeTxnCommand, txnWire } from "./codec_txn.ts";
 import { bytesField, checkShape, isObj, optNum, optStr, optUint64, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
 import { parseExact, stringifyExact } from "../lib/index.ts";
 
@@ -28,7 +31,7 @@ export function encodeCommand(cmd: StateCommand): Uint8Array {
   let wire: unknown = cmd;
   if (cmd.type === "restore" || cmd.type === "restore-stage") wire = restoreWire(cmd);
   else if (cmd.type === "kv") wire = { ...cmd, entry: { ...cmd.entry, Value: b64(cmd.entry.Value) } };
-  else if (cmd.type === "txn") wire = { type: "txn", ops: cmd.ops.map((o) => ({ KV: { ...o.KV, Value: b64(o.KV?.Value) } })) };
+  else if (cmd.type === "txn") wire = txnWire(cmd);
   return enc.encode(stringifyExact(wire));
 }
 
@@ -88,21 +91,14 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
       return decodeIntentionCommand(raw);
     case "ca":
       return decodeCaCommand(raw);
-    case "txn": {
-      if (!Array.isArray(raw.ops)) bad("txn.ops", "must be an array");
-      const ops = raw.ops.map((op, i): TxnOp => {
-        const path = `txn.ops[${i}].KV`;
-        if (!isObj(op) || !isObj(op.KV)) bad(path, "must be an object");
-        const kv = op.KV;
-        reqStr(kv, "Verb", path);
-        if (typeof kv.Key !== "string") bad(`${path}.Key`, "must be a string");
-        optStr(kv, "Session", path);
-        optUint64(kv, "Flags", path);
-        optUint64(kv, "Index", path);
-        return { KV: { ...kv, Value: bytesField(kv, "Value", path) } } as TxnOp;
-      });
-      return { type: "txn", ops };
-    }
+    case "txn":
+      return decodeTxnCommand(raw);
+    case "prepared-query":
+      return decodePreparedQueryCommand(raw);
+    case "autopilot":
+      return decodeAutopilotCommand(raw);
+    case "coordinate-batch":
+      return decodeCoordinateBatchCommand(raw);
     case "restore":
       return decodeRestore(raw);
     case "restore-stage":

@@ -8,12 +8,15 @@
  * apply never consults it; a proposer checks it before proposing (`lockDelayRejection`).
  */
 import type {
+  AutopilotConfig,
   CAConfiguration,
   CARoot,
   ConfigEntry,
+  CoordinateEntry,
   DeregisterRequest,
   Intention,
   KVWrite,
+  PreparedQuery,
   KVWriteVerb,
   RegisterRequest,
   Session,
@@ -23,6 +26,9 @@ import type {
   Unindexed,
 } from "../model/index.ts";
 
+/** A prepared query to write: all of PreparedQuery but the Raft indexes; `ID` is chosen by the proposer. */
+export type PreparedQueryWrite = Omit<PreparedQuery, "CreateIndex" | "ModifyIndex">;
+
 /** A session to create: all of Session but the Raft indexes; `ID` is chosen by the proposer. */
 export type SessionCreate = Unindexed<Session>;
 
@@ -31,7 +37,8 @@ export type SessionCreate = Unindexed<Session>;
  * - `register` / `deregister`: catalog writes (Consul's RegisterRequestType / DeregisterRequestType).
  * - `kv`: one KV write (KVSRequestType) with the verb in `op`.
  * - `session`: create (with a precomputed ID) or destroy (SessionRequestType).
- * - `txn`: KV operations applied atomically (TxnRequestType): all succeed or nothing changes.
+ * - `txn`: KV, Node, Service and Check operations applied atomically (TxnRequestType), in order, each
+ *   seeing the writes before it: all succeed or nothing changes.
  * - `tombstone-reap`: drops KV tombstones with an index <= `reapIndex` (TombstoneRequestType).
  * - `config-entry`: Consul's ConfigEntryRequestType. `set` upserts (CreateIndex kept on update,
  *   ModifyIndex = the Raft index); `cas` does so only if `index` is 0 and no entry exists, or `index`
@@ -46,6 +53,17 @@ export type SessionCreate = Unindexed<Session>;
  *   ModifyIndex = the Raft index; an empty ClusterID keeps the stored one). `set-roots` replaces every
  *   root atomically only if the roots table index equals `index` (0 before the first set), and then
  *   also stores `config` if given (CASetRoots / CAOpSetRootsAndConfig); exactly one root must be Active.
+ * - `prepared-query`: Consul's PreparedQueryRequestType. `create` stores a query under a new ID (the
+ *   proposer's), `update` replaces an existing one (CreateIndex kept), `delete` removes one; update and
+ *   delete of a missing ID fail ("Cannot modify non-existent prepared query: 'id'"). Name and template
+ *   conflicts and the bound session are checked with Consul's texts; templates are compiled (and refused)
+ *   by the proposer. Destroying a session deletes the queries bound to it.
+ * - `autopilot`: Consul's AutopilotRequestType. `set-config` stores the configuration (CreateIndex kept,
+ *   ModifyIndex = the Raft index); with `cas`, only if `cas` is 0 and none is stored or `cas` equals the
+ *   stored ModifyIndex (AutopilotCASConfig).
+ * - `coordinate-batch`: Consul's CoordinateBatchUpdateType: upserts LAN coordinates by (Node, Segment),
+ *   skipping updates with a non-finite component and those for nodes the catalog does not have; the
+ *   coordinates index moves regardless. A node's coordinates go when the node is deregistered.
  * - `restore`: replaces the whole state with a snapshot's (`StateStore.snapshot()` bytes) on every
  *   server: the user-driven `/v1/snapshot` restore. Indexes inside the tables come from the snapshot.
  *   Only for snapshots that fit in one Raft entry; servers restore through `restore-stage`.
@@ -76,6 +94,15 @@ export type StateCommand =
     readonly config?: CAConfiguration;
     readonly index: number;
   }
+  | { readonly type: "prepared-query"; readonly op: "create" | "update"; readonly query: PreparedQueryWrite }
+  | { readonly type: "prepared-query"; readonly op: "delete"; readonly id: string }
+  | {
+    readonly type: "autopilot";
+    readonly op: "set-config";
+    readonly config: Omit<AutopilotConfig, "CreateIndex" | "ModifyIndex">;
+    readonly cas?: number;
+  }
+  | { readonly type: "coordinate-batch"; readonly updates: readonly CoordinateEntry[] }
   | { readonly type: "restore"; readonly data: Uint8Array }
   | RestoreStageCommand;
 
@@ -91,13 +118,15 @@ export type StateCommandType = StateCommand["type"];
 /**
  * The result of applying a command, discriminated by `type`:
  * - `ok`: register, deregister, session destroy, tombstone-reap, restore, restore-stage, config-entry
- *   set/delete, intention upsert/delete and ca set-config succeeded.
+ *   set/delete, intention upsert/delete, ca set-config, prepared-query, coordinate-batch and autopilot
+ *   set-config without `cas` succeeded.
  * - `kv`: a KV write; `ok` is false when a cas/delete-cas index did not match, a lock is held by
  *   another session, or an unlock was not by the holder (set, delete, delete-tree are always true).
- * - `cas`: config-entry cas and ca set-roots; `ok` is false when the index did not match (nothing changed).
+ * - `cas`: config-entry cas, ca set-roots and autopilot set-config with `cas`; `ok` is false when the index did not match (nothing changed).
  * - `session`: the created session's ID.
- * - `txn`: Consul's TxnResponse shape: on success `Results` (one per op that returns an entry, in
- *   order; `Errors` null), on failure `Errors` (every failing op; `Results` null) and no change.
+ * - `txn`: Consul's TxnResponse shape: on success `Results` (one per KV entry or Node, Service or Check
+ *   object an op returns, in order; `Errors` null), on failure `Errors` (every failing op; `Results` null)
+ *   and no change.
  * - `error`: the command was rejected and changed nothing; `error` is Consul's message where Consul
  *   has one ("Missing node registration", "invalid session \"x\"", ...). Undecodable log entries
  *   also yield this.

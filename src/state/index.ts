@@ -6,7 +6,7 @@
  * the Raft driver applies it through `createStateMachine(store)` and hands back a StateResult.
  * Reads: call a query with a fresh WatchSet, or wrap it in `blockingQuery` for `?index=` requests.
  */
-export type { RestoreStageCommand, SessionCreate, StateCommand, StateCommandType, StateResult } from "./commands.ts";
+export type { PreparedQueryWrite, RestoreStageCommand, SessionCreate, StateCommand, StateCommandType, StateResult } from "./commands.ts";
 export type { StagedRestoreInfo } from "./restore_staging.ts";
 export { StateCommandError } from "./commands.ts";
 export { decodeCommand, encodeCommand } from "./codec.ts";
@@ -42,6 +42,9 @@ export {
 } from "./queries_health.ts";
 export { kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode } from "./queries_kv.ts";
 export { caRoots, configEntryGet, configEntryList, intentionGet, intentionList } from "./queries_connect.ts";
+export { autopilotConfigGet, preparedQueryGet, preparedQueryList, preparedQueryResolve, type PreparedQueryResolution } from "./queries_prepared.ts";
+export { ERR_MISSING_QUERY_ID, isUuid } from "./prepared_query_write.ts";
+export { coordinateList, coordinateNode } from "./queries_coordinate.ts";
 export { SNAPSHOT_FORMAT_VERSION, writeSnapshotArchive } from "./snapshot_archive.ts";
 export {
   MAX_SNAPSHOT_STATE_BYTES, readSnapshotArchive, readSnapshotArchiveStreaming, SnapshotArchiveError, type ReadLimits,

@@ -4,12 +4,11 @@
  * other keys do not wake them. Entries are read-only; their `Value` bytes are shared with the store.
  */
 import type { DirEntry, Session, TxnError, TxnOp, TxnResult } from "../model/index.ts";
-import { TXN_READ_VERBS } from "../model/index.ts";
 import { inKeyOrder, maxIndex } from "./query_common.ts";
 import type { StateStore } from "./store.ts";
 import { lower } from "./tables.ts";
 import { INDEX, topic } from "./topics.ts";
-import { runTxnOps } from "./txn.ts";
+import { isTxnReadOp, runTxnOps } from "./txn.ts";
 import { Tx } from "./tx.ts";
 import type { QueryResult, WatchSet } from "./watch.ts";
 
@@ -78,12 +77,14 @@ export function kvKeys(store: StateStore, ws: WatchSet, prefix: string, separato
 
 /**
  * A read-only transaction run locally without Raft (Consul's Txn.Read): every op must be a read verb
- * (get, get-tree, check-*); a write verb is reported as an error. Errors make Results null, as apply.
+ * (KV get, get-tree, check-*; Node, Service and Check get); a write verb is reported as an error.
+ * Errors make Results null, as apply.
  */
 export function kvReadTxn(store: StateStore, ops: readonly TxnOp[]): { index: number; Results: TxnResult[] | null; Errors: TxnError[] | null } {
   const writes: TxnError[] = [];
   ops.forEach((op, OpIndex) => {
-    if (!op?.KV || !TXN_READ_VERBS.has(op.KV.Verb)) writes.push({ OpIndex, What: `${JSON.stringify(op?.KV?.Verb ?? "")} is not a read operation` });
+    const verb = (op?.KV ?? op?.Node ?? op?.Service ?? op?.Check)?.Verb ?? "";
+    if (!isTxnReadOp(op)) writes.push({ OpIndex, What: `${JSON.stringify(verb)} is not a read operation` });
   });
   const index = Math.max(1, store.lastIndex());
   if (writes.length) return { index, Results: null, Errors: writes };

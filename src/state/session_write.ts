@@ -2,7 +2,7 @@
  * Session writes inside a Tx (Consul's sessionCreateTxn, validateSessionChecksTxn and
  * deleteSessionTxn; agent/consul/state/session.go v1.8).
  *
- * Destroying a session invalidates it: keys it holds are released (Behavior "release": Session
+ * Destroying a session invalidates it: the prepared queries bound to it are deleted; keys it holds are released (Behavior "release": Session
  * cleared, value kept, ModifyIndex bumped) or deleted (Behavior "delete"), and each gets the session's
  * lock-delay (capped at 60 s), which the store records on commit.
  */
@@ -11,6 +11,7 @@ import type { SessionCreate } from "./commands.ts";
 import { ERR_MISSING_NODE } from "./errors.ts";
 import { kvDelete, kvSetEntry } from "./kv_write.ts";
 import { sessionFromRequest } from "./normalize.ts";
+import { deleteSessionQueries } from "./prepared_query_write.ts";
 import { lower, sessionCheckIds } from "./tables.ts";
 import { INDEX } from "./topics.ts";
 import { StateError, type Tx } from "./tx.ts";
@@ -40,7 +41,10 @@ export function createSession(tx: Tx, s: SessionCreate): string {
   return sess.ID;
 }
 
-/** Destroys a session and invalidates its locks per its Behavior. No-op if it does not exist. */
+/**
+ * Destroys a session, invalidates its locks per its Behavior and deletes the prepared queries bound to
+ * it. No-op if it does not exist.
+ */
 export function destroySession(tx: Tx, id: string): void {
   const key = lower(id);
   const sess = tx.db.sessions.get(key);
@@ -58,4 +62,5 @@ export function destroySession(tx: Tx, id: string): void {
     }
     if (delayMs > 0) tx.lockDelays.push([k, delayMs]);
   }
+  deleteSessionQueries(tx, key);
 }

@@ -2,14 +2,15 @@
  * State snapshots: every table, the index table and the tombstones as canonical JSON (sorted keys,
  * rows in key order), so the same state always serialises to the same bytes. KV rows are tuples
  * `[LockIndex, Key, Flags, Value(base64|null), Session, CreateIndex, ModifyIndex]`. The Connect tables
- * (configEntries, intentions, caRoots, caConfig) were added within the same format: a snapshot without
- * them restores them empty.
+ * (configEntries, intentions, caRoots, caConfig), preparedQueries, autopilotConfig and coordinates were added
+ * within the same format: a snapshot without them restores them empty.
  */
 import { parseExact, stringifyExact, type Uint64 } from "../lib/index.ts";
-import type { CAConfiguration, CARoot, ConfigEntry, DirEntry, HealthCheck, Intention, Node, NodeService, Session } from "../model/index.ts";
+import type { AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, HealthCheck, Intention, Node, NodeService, PreparedQuery, Session } from "../model/index.ts";
 import { canonicalJson, fromBase64, toBase64 } from "./bytes.ts";
 import { makeEntry } from "./kv_write.ts";
-import { configEntryKey, intentionTupleKey, Tables } from "./tables.ts";
+import { coordinateEntryShape } from "./codec_coordinate.ts";
+import { configEntryKey, intentionTupleKey, putCoordinate, putPreparedQuery, Tables } from "./tables.ts";
 
 const FORMAT = "causeway-state/1";
 const enc = new TextEncoder();
@@ -31,6 +32,9 @@ interface SnapshotDoc {
   intentions: Intention[];
   caRoots: CARoot[];
   caConfig: CAConfiguration | null;
+  preparedQueries: PreparedQuery[];
+  autopilotConfig: AutopilotConfig | null;
+  coordinates: CoordinateEntry[];
   restoreStaging?: unknown;
 }
 
@@ -50,16 +54,19 @@ export function snapshotTables(db: Tables, lastIndex: number, restoreStaging?: u
   const tombstones = db.tombstoneKeys.toArray().map((k): [string, number] => [k, db.tombstones.get(k)!]);
   // Keys in sorted order; rows of primitives are canonical as plain JSON, records need canonicalJson.
   const doc: [keyof SnapshotDoc, string][] = [
+    ["autopilotConfig", canonicalJson(db.autopilotConfig)],
     ["caConfig", canonicalJson(db.caConfig)],
     ["caRoots", canonicalJson(sortedValues(db.caRoots))],
     ["checks", canonicalJson(sortedValues(db.checks).flatMap((m) => sortedValues(m)))],
     ["configEntries", canonicalJson(sortedValues(db.configEntries))],
+    ["coordinates", canonicalJson(sortedValues(db.coordinates).flatMap((m) => sortedValues(m)))],
     ["format", JSON.stringify(FORMAT)],
     ["indexes", JSON.stringify([...db.indexes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)))],
     ["intentions", canonicalJson(sortedValues(db.intentions))],
     ["kvs", stringifyExact(kvs)],
     ["lastIndex", JSON.stringify(lastIndex)],
     ["nodes", canonicalJson(db.nodeKeys().map((k) => db.nodes.get(k)!))],
+    ["preparedQueries", canonicalJson(sortedValues(db.preparedQueries))],
     ...(restoreStaging === undefined ? [] : [["restoreStaging", canonicalJson(restoreStaging)] as [keyof SnapshotDoc, string]]),
     ["services", canonicalJson(sortedValues(db.services).flatMap((m) => sortedValues(m).map((s) => ({ Node: s.node, Service: s.svc }))))],
     ["sessions", canonicalJson(sortedValues(db.sessions))],
@@ -97,7 +104,8 @@ export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number
 
 /** The top-level keys of a snapshot document (restoreStaging only in replica snapshots). */
 export const SNAPSHOT_KEYS: readonly string[] = [
-  "caConfig", "caRoots", "checks", "configEntries", "format", "indexes", "intentions", "kvs", "lastIndex", "nodes", "restoreStaging",
+  "autopilotConfig", "caConfig", "caRoots", "checks", "configEntries", "coordinates", "format", "indexes", "intentions", "kvs", "lastIndex", "nodes",
+  "preparedQueries", "restoreStaging",
   "services", "sessions", "tombstones",
 ];
 
@@ -169,4 +177,19 @@ function restoreConnect(doc: Record<string, unknown>, db: Tables): void {
     db.caRoots.set(r.ID, r);
   });
   if (doc.caConfig !== undefined && doc.caConfig !== null) db.caConfig = rec<CAConfiguration>(doc.caConfig, "caConfig", ["ClusterID", "Provider"]);
+  arr(doc, "preparedQueries", true).forEach((x, i) => {
+    const r = rec<PreparedQuery>(x, `preparedQueries[${i}]`, ["ID", "Name", "Session"]);
+    if (typeof r.Template !== "object" || r.Template === null || typeof r.Template.Type !== "string") fail(`preparedQueries[${i}].Template.Type must be a string`);
+    putPreparedQuery(db, r);
+  });
+  if (doc.autopilotConfig !== undefined && doc.autopilotConfig !== null) db.autopilotConfig = rec<AutopilotConfig>(doc.autopilotConfig, "autopilotConfig", []);
+  arr(doc, "coordinates", true).forEach((x, i) => {
+    let c: CoordinateEntry;
+    try {
+      c = coordinateEntryShape(x, `coordinates[${i}]`);
+    } catch (e) {
+      return fail((e as Error).message.replace(/^invalid state command: /, ""));
+    }
+    putCoordinate(db, c);
+  });
 }

@@ -7,15 +7,18 @@
  * - index ranges: Raft indexes are non-negative integers, CreateIndex <= ModifyIndex <= lastIndex,
  *   index-table and tombstone indexes <= lastIndex;
  * - uniqueness of every table's key (node names and IDs, service and check IDs per node, session IDs,
- *   KV keys, config entries, intentions, CA roots);
+ *   KV keys, config entries, intentions, CA roots, prepared query IDs, names and the one unnamed template);
  * - references, as the store keeps them: services, checks and sessions on existing nodes, checks of
- *   existing services, sessions tied to existing checks, locks held by existing sessions;
+ *   existing services, sessions tied to existing checks, locks held by existing sessions, prepared queries
+ *   bound to existing sessions, coordinates of existing nodes (one per node and segment);
  * - the config entries as a graph (protocols, cycles), through the caller's check (src/connect).
  */
 import type { ConfigEntry, Session } from "../model/index.ts";
 import { StateCommandError } from "./commands.ts";
 import { healthCheckShape, sessionShape } from "./codec.ts";
+import { coordinateEntryShape } from "./codec_coordinate.ts";
 import { caConfigShape, caRootShape, configEntryShape, intentionShape } from "./codec_connect.ts";
+import { autopilotConfigShape, preparedQueryShape } from "./codec_prepared_query.ts";
 import { checkRequired, checkShape, isObj, serviceShape, type Obj } from "./codec_shapes.ts";
 import { parseSnapshotDoc, SNAPSHOT_KEYS, tablesFromDoc } from "./snapshot.ts";
 import { configEntryKey, lower, pair, sessionCheckIds } from "./tables.ts";
@@ -108,16 +111,22 @@ export function checkSnapshot(data: Uint8Array, o: SnapshotCheckOptions = {}): v
   }
   if (!isIndex(doc.lastIndex)) bad("lastIndex must be a non-negative integer");
   const c = new Checker(doc, doc.lastIndex);
-  catalogRows(c);
+  const { sessions, nodes } = catalogRows(c);
+  coordinateRows(c, nodes);
   connectRows(c);
+  preparedQueryRows(c, sessions);
+  if (doc.autopilotConfig !== undefined && doc.autopilotConfig !== null) {
+    guard(() => autopilotConfigShape(doc.autopilotConfig, "autopilotConfig"));
+    c.indexes(doc.autopilotConfig as Obj, "autopilotConfig");
+  }
   if (doc.caConfig !== undefined && doc.caConfig !== null) guard(() => caConfigShape(doc.caConfig, "caConfig"));
   const { db } = guard(() => tablesFromDoc(doc));
   const refusal = o.checkConfigEntries?.([...db.configEntries.values()]);
   if (refusal !== undefined) bad(`configEntries: ${refusal}`);
 }
 
-/** Nodes, services, checks, sessions, KV, tombstones and the index table. */
-function catalogRows(c: Checker): void {
+/** Nodes, services, checks, sessions, KV, tombstones and the index table; returns the session and node keys. */
+function catalogRows(c: Checker): { sessions: ReadonlySet<string>; nodes: ReadonlySet<string> } {
   const nodes = new Set<string>(), nodeIds = new Set<string>(), services = new Set<string>(), checks = new Set<string>(), sessions = new Set<string>();
   /** The table key of the node a row is on, which must exist. */
   const nodeOf = (row: Obj, path: string): string => {
@@ -180,6 +189,34 @@ function catalogRows(c: Checker): void {
       unique(seen, name, path, JSON.stringify(name));
     });
   }
+  return { sessions, nodes };
+}
+
+/** Coordinates: well formed, on nodes the snapshot has, one per node and segment (case-insensitive). */
+function coordinateRows(c: Checker, nodes: ReadonlySet<string>): void {
+  const seen = new Set<string>();
+  c.each("coordinates", (v, path) => void coordinateEntryShape(v, path), (x, path) => {
+    const nk = lower(x.Node as string);
+    if (!nodes.has(nk)) bad(`${path} is for node ${JSON.stringify(x.Node)}, which the snapshot does not have`);
+    unique(seen, pair(nk, lower(x.Segment as string)), path, `the coordinate of node ${JSON.stringify(x.Node)} in segment ${JSON.stringify(x.Segment)}`);
+  }, true);
+}
+
+/** Prepared queries: IDs, names (case-insensitive) and the unnamed template unique; sessions that exist; known template types. */
+function preparedQueryRows(c: Checker, sessions: ReadonlySet<string>): void {
+  const ids = new Set<string>(), names = new Set<string>(), unnamedTemplates = new Set<string>();
+  c.each("preparedQueries", (v, path) => void preparedQueryShape(v, path), (q, path) => {
+    c.indexes(q, path);
+    if (q.ID === "") bad(`${path}.ID must not be empty`);
+    unique(ids, lower(q.ID as string), path, `prepared query ${JSON.stringify(q.ID)}`);
+    if (q.Name !== "") unique(names, lower(q.Name as string), path, `prepared query name ${JSON.stringify(q.Name)}`);
+    const type = (q.Template as Obj).Type;
+    if (type !== "" && type !== "name_prefix_match") bad(`${path}.Template.Type ${JSON.stringify(type)} is not a template type`);
+    if (type !== "" && q.Name === "") unique(unnamedTemplates, "", path, "the template with an empty name");
+    if (q.Session !== "" && !sessions.has(lower(q.Session as string))) {
+      bad(`${path} is bound to session ${JSON.stringify(q.Session)}, which the snapshot does not have`);
+    }
+  }, true);
 }
 
 /** Config entries, intentions and CA roots (each table optional: older snapshots have none). */

@@ -16,8 +16,10 @@ import {
   setConfigEntry,
   upsertIntention,
 } from "./connect_write.ts";
+import { coordinateBatchUpdate } from "./coordinate_write.ts";
 import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock, reapTombstones } from "./kv_write.ts";
 import { LockDelays } from "./lock_delay.ts";
+import { deletePreparedQueryChecked, setAutopilotConfig, setPreparedQuery } from "./prepared_query_write.ts";
 import { createSession, destroySession } from "./session_write.ts";
 import { RestoreStaging, type StagedRestoreInfo } from "./restore_staging.ts";
 import { restoreTables, snapshotTables } from "./snapshot.ts";
@@ -152,6 +154,17 @@ export class StateStore {
         if (cmd.op === "set-roots") return casResult(setCaRoots(tx, cmd.roots, cmd.index, cmd.config));
         setCaConfig(tx, cmd.config);
         return OK;
+      case "prepared-query":
+        if (cmd.op === "delete") deletePreparedQueryChecked(tx, cmd.id);
+        else setPreparedQuery(tx, cmd.op, cmd.query);
+        return OK;
+      case "coordinate-batch":
+        coordinateBatchUpdate(tx, cmd.updates);
+        return OK;
+      case "autopilot": {
+        const wrote = setAutopilotConfig(tx, cmd.config, cmd.cas);
+        return cmd.cas === undefined ? OK : casResult(wrote);
+      }
       default:
         throw new StateError(`unknown command type ${JSON.stringify((cmd as { type: unknown }).type)}`);
     }

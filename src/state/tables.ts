@@ -1,7 +1,7 @@
 /**
  * The store's tables and their secondary indexes (Consul's memdb schema for nodes, services, checks,
  * sessions, session_checks, kvs, tombstones, config-entries, connect-intentions, connect-ca-roots,
- * connect-ca-config and index). Raw operations here keep every index in step
+ * connect-ca-config, prepared-queries, autopilot-config, coordinates and index). Raw operations here keep every index in step
  * and do nothing else: no Raft indexes, no watches, no undo (tx.ts adds those).
  *
  * Keys follow memdb's indexers: node names, service IDs, check IDs, service names and session IDs are
@@ -9,7 +9,9 @@
  * intention source/destination tuple; KV keys and CA root IDs exactly. Compound keys join parts with "\0",
  * so they sort like memdb's null-terminated compound indexes.
  */
-import type { CAConfiguration, CARoot, ConfigEntry, DirEntry, HealthCheck, Intention, Node, NodeService, Session } from "../model/index.ts";
+import type {
+  AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, HealthCheck, Intention, Node, NodeService, PreparedQuery, Session,
+} from "../model/index.ts";
 import { SortedKeys } from "./sorted_keys.ts";
 
 /** A service instance as stored: the node name it was registered under and the service itself. */
@@ -103,6 +105,18 @@ export class Tables {
   caRoots = new Map<string, CARoot>();
   /** The CA configuration (a one-row table), null until set. */
   caConfig: CAConfiguration | null = null;
+  /** lower(prepared query ID) -> query. */
+  readonly preparedQueries = new Map<string, PreparedQuery>();
+  /** lower(non-empty query name) -> lower(query ID) (memdb's unique "name" index). */
+  readonly preparedQueryNames = new Map<string, string>();
+  /** lower(template name, "" too) -> lower(query ID), templates only (memdb's unique "template" index). */
+  readonly preparedQueryTemplates = new Map<string, string>();
+  /** lower(session ID) -> lower(IDs of the queries bound to it) (memdb's "session" index). */
+  readonly preparedQueriesBySession = new Map<string, Set<string>>();
+  /** The autopilot configuration (a one-row table), null until set. */
+  autopilotConfig: AutopilotConfig | null = null;
+  /** lower(node) -> lower(segment) -> LAN coordinate (memdb's coordinates "id" and "node" indexes). */
+  readonly coordinates = new Map<string, Map<string, CoordinateEntry>>();
   /** Consul's "index" table: name -> highest Raft index that changed it. */
   readonly indexes = new Map<string, number>();
   private sortedNodes: string[] | null = null;
@@ -225,6 +239,36 @@ export class Tables {
     const tk = intentionTupleKey(old);
     if (this.intentionsByTuple.get(tk) === id) this.intentionsByTuple.delete(tk);
   }
+}
+
+/** Stores a coordinate under (lower Node, lower Segment), replacing the one there. */
+export function putCoordinate(db: Tables, c: CoordinateEntry): void {
+  addTo(db.coordinates, lower(c.Node), lower(c.Segment), c);
+}
+
+/** Removes the coordinate at (node key, segment key); missing: no-op. */
+export function deleteCoordinate(db: Tables, nk: string, sk: string): void {
+  removeFrom(db.coordinates, nk, sk);
+}
+
+/** Prepared-query rows and their indexes (a method set of Tables kept apart for size). */
+export function putPreparedQuery(db: Tables, q: PreparedQuery): void {
+  const id = lower(q.ID);
+  deletePreparedQuery(db, id);
+  db.preparedQueries.set(id, q);
+  if (q.Name !== "") db.preparedQueryNames.set(lower(q.Name), id);
+  if (q.Template.Type !== "") db.preparedQueryTemplates.set(lower(q.Name), id);
+  if (q.Session !== "") addSet(db.preparedQueriesBySession, lower(q.Session), id);
+}
+
+/** Removes a prepared query (by lowercase ID) from the table and its indexes; missing: no-op. */
+export function deletePreparedQuery(db: Tables, id: string): void {
+  const old = db.preparedQueries.get(id);
+  if (!old) return;
+  db.preparedQueries.delete(id);
+  if (old.Name !== "" && db.preparedQueryNames.get(lower(old.Name)) === id) db.preparedQueryNames.delete(lower(old.Name));
+  if (old.Template.Type !== "" && db.preparedQueryTemplates.get(lower(old.Name)) === id) db.preparedQueryTemplates.delete(lower(old.Name));
+  if (old.Session !== "") removeSet(db.preparedQueriesBySession, lower(old.Session), id);
 }
 
 /** The check IDs a session is tied to: its node checks and its service checks (Consul's CheckIDs). */

@@ -37,6 +37,12 @@ export const INDEX = {
   caRoots: "connect-ca-roots",
   /** Consul's caConfigTableName. */
   caConfig: "connect-ca-config",
+  /** Consul's prepared-queries table. */
+  preparedQueries: "prepared-queries",
+  /** Consul's autopilot-config table. */
+  autopilotConfig: "autopilot-config",
+  /** Consul's coordinates table. */
+  coordinates: "coordinates",
   /** Raft index of the last deregistration of a service's last instance (Consul's service_last_extinction). */
   serviceExtinction: "service_last_extinction",
   /** Per-service entry: bumped by any change to the service's instances, their checks or their nodes. */

@@ -3,8 +3,10 @@
  * `rollback` restores the tables exactly; the store fires topics and sets lock-delays only on commit,
  * so an aborted command is invisible (memdb's Txn.Abort).
  */
-import type { CAConfiguration, CARoot, ConfigEntry, DirEntry, HealthCheck, Intention, Node, Session } from "../model/index.ts";
-import { configEntryKey, connectName, lower, type StoredService, type Tables } from "./tables.ts";
+import type { AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, HealthCheck, Intention, Node, PreparedQuery, Session } from "../model/index.ts";
+import {
+  configEntryKey, connectName, deleteCoordinate, deletePreparedQuery, lower, putCoordinate, putPreparedQuery, type StoredService, type Tables,
+} from "./tables.ts";
 import { topic } from "./topics.ts";
 
 /** A command-level failure: the store rolls back and answers `{type: "error", error: message}`. */
@@ -227,5 +229,46 @@ export class Tx {
     const old = db.caConfig;
     db.caConfig = c;
     this.undo.push(() => (db.caConfig = old));
+  }
+
+  putPreparedQuery(q: PreparedQuery): void {
+    const db = this.db;
+    const id = lower(q.ID);
+    const old = db.preparedQueries.get(id);
+    putPreparedQuery(db, q);
+    this.undo.push(() => (old ? putPreparedQuery(db, old) : deletePreparedQuery(db, id)));
+  }
+
+  deletePreparedQuery(id: string): void {
+    const db = this.db;
+    const old = db.preparedQueries.get(id);
+    if (!old) return;
+    deletePreparedQuery(db, id);
+    this.undo.push(() => putPreparedQuery(db, old));
+  }
+
+  setAutopilotConfig(c: AutopilotConfig): void {
+    const db = this.db;
+    const old = db.autopilotConfig;
+    db.autopilotConfig = c;
+    this.undo.push(() => (db.autopilotConfig = old));
+  }
+
+  /** Upserts a node's coordinate in its segment (no watch topic of its own: readers watch the coordinates index). */
+  putCoordinate(c: CoordinateEntry): void {
+    const db = this.db;
+    const nk = lower(c.Node), sk = lower(c.Segment);
+    const old = db.coordinates.get(nk)?.get(sk);
+    putCoordinate(db, c);
+    this.undo.push(() => (old ? putCoordinate(db, old) : deleteCoordinate(db, nk, sk)));
+  }
+
+  /** Removes a coordinate by node and segment keys; missing: no-op. */
+  deleteCoordinate(nk: string, sk: string): void {
+    const db = this.db;
+    const old = db.coordinates.get(nk)?.get(sk);
+    if (!old) return;
+    deleteCoordinate(db, nk, sk);
+    this.undo.push(() => putCoordinate(db, old));
   }
 }

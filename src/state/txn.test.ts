@@ -15,7 +15,7 @@ describe("txn", () => {
     const r = h.apply(txn(set("b", "2"), { Verb: "get", Key: "a" }, { Verb: "cas", Key: "a", Value: utf8("3"), Index: 1 }, { Verb: "get-tree", Key: "" }, { Verb: "delete", Key: "b" }));
     if (r.type !== "txn") throw new Error(r.type);
     expect(r.Errors).toBeNull();
-    expect(r.Results!.map((x) => [x.KV.Key, text(x.KV.Value), x.KV.ModifyIndex])).toEqual([
+    expect(r.Results!.map((x) => [x.KV!.Key, text(x.KV!.Value), x.KV!.ModifyIndex])).toEqual([
       ["b", null, 2],
       ["a", "1", 1],
       ["a", null, 2],

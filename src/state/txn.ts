@@ -1,11 +1,14 @@
 /**
- * Transactions of KV operations (Consul's txnKVS and txnDispatch, agent/consul/state/txn.go).
+ * Transactions of KV, Node, Service and Check operations (Consul's txnKVS and txnDispatch,
+ * agent/consul/state/txn.go; the catalog ops are in txn_catalog.ts).
  *
  * Every operation runs, in order, each seeing the writes before it; a failing operation is recorded
  * with its position and the rest still run, so all errors are reported at once. The caller rolls the
  * whole transaction back if there is any error. Error texts are Consul's.
  */
 import type { DirEntry, TxnError, TxnKVOp, TxnOp, TxnResult } from "../model/index.ts";
+import { TXN_READ_VERBS } from "../model/index.ts";
+import { txnCheck, txnNode, txnService } from "./txn_catalog.ts";
 import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock } from "./kv_write.ts";
 import { StateError, type Tx } from "./tx.ts";
 
@@ -23,13 +26,27 @@ export function runTxnOps(tx: Tx, ops: readonly TxnOp[]): TxnOutcome {
   const Errors: TxnError[] = [];
   ops.forEach((op, OpIndex) => {
     try {
-      if (!op || !op.KV) throw new StateError("no operation specified");
-      for (const e of txnKV(tx, op.KV)) Results.push({ KV: e });
+      Results.push(...txnOp(tx, op));
     } catch (e) {
       Errors.push({ OpIndex, What: e instanceof Error ? e.message : String(e) });
     }
   });
   return { Results, Errors };
+}
+
+/** Whether an operation only reads (a KV read verb or a catalog `get`); a txn of these alone skips Raft. */
+export function isTxnReadOp(op: TxnOp | null | undefined): boolean {
+  if (op?.KV) return TXN_READ_VERBS.has(op.KV.Verb);
+  return (op?.Node ?? op?.Service ?? op?.Check)?.Verb === "get";
+}
+
+/** One operation, dispatched on its kind (the first of KV, Node, Service, Check that is set). */
+function txnOp(tx: Tx, op: TxnOp | null | undefined): TxnResult[] {
+  if (op?.KV) return txnKV(tx, op.KV).map((e): TxnResult => ({ KV: e }));
+  if (op?.Node) return txnNode(tx, op.Node);
+  if (op?.Service) return txnService(tx, op.Service);
+  if (op?.Check) return txnCheck(tx, op.Check);
+  throw new StateError("no operation specified");
 }
 
 const blank = (e: DirEntry): DirEntry => ({ ...e, Value: null });

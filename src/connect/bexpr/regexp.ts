@@ -47,6 +47,8 @@ export function compileGoRegexp(source: string): GoRegexp {
     switch (node.t) {
       case "empty":
         return next;
+      case "cap":
+        return build(node.sub, next);
       case "char":
         return push({ k: "char", m: node.m, out: next });
       case "assert":

@@ -13,13 +13,18 @@ import { cp, RegexpScanner, RegexpSyntaxError } from "./regexp_scan.ts";
 /** Zero-width assertions: begin/end of text (`\A` `\z`, `^` `$` without m), begin/end of line, (non-)word boundary. */
 export type AssertKind = "bot" | "eot" | "bol" | "eol" | "wb" | "nwb";
 
-/** The parsed pattern; flags are already applied (folded matchers, `.` and anchor kinds). `max` -1 is unbounded. */
+/**
+ * The parsed pattern; flags are already applied (folded matchers, `.` and anchor kinds). `max` -1 is
+ * unbounded; `greedy` is false for a lazy repetition (`*?`, or `*` under the U flag). `cap` is capture
+ * group `idx` (1-based, in the order of the opening parentheses); a yes/no match ignores both.
+ */
 export type RNode =
   | { readonly t: "empty" }
   | { readonly t: "char"; readonly m: CharMatcher }
   | { readonly t: "assert"; readonly a: AssertKind }
   | { readonly t: "cat" | "alt"; readonly subs: readonly RNode[] }
-  | { readonly t: "rep"; readonly sub: RNode; readonly min: number; readonly max: number };
+  | { readonly t: "rep"; readonly sub: RNode; readonly min: number; readonly max: number; readonly greedy: boolean }
+  | { readonly t: "cap"; readonly idx: number; readonly sub: RNode };
 
 export { RegexpSyntaxError };
 
@@ -27,6 +32,7 @@ interface Flags {
   i: boolean;
   m: boolean;
   s: boolean;
+  U: boolean;
 }
 
 const MAX_DEPTH = 200;
@@ -43,9 +49,10 @@ export function parseRegexp(pattern: string): RNode {
 
 class RegexpParser extends RegexpScanner {
   private readonly names = new Set<string>();
+  private captures = 0;
 
   parse(): RNode {
-    const node = this.alt({ i: false, m: false, s: false }, 0);
+    const node = this.alt({ i: false, m: false, s: false, U: false }, 0);
     if (this.pos < this.cps.length) this.fail("unexpected )", this.src);
     return node;
   }
@@ -71,7 +78,7 @@ class RegexpParser extends RegexpScanner {
       if (q) {
         if (lastRepeat >= 0) this.fail("invalid nested repetition operator", this.text(lastRepeat));
         if (!canRepeat) this.fail("missing argument to repetition operator", this.text(qStart));
-        items.push({ t: "rep", sub: items.pop()!, min: q[0], max: q[1] });
+        items.push({ t: "rep", sub: items.pop()!, min: q[0], max: q[1], greedy: q[2] === flags.U });
         lastRepeat = qStart;
         continue;
       }
@@ -86,8 +93,8 @@ class RegexpParser extends RegexpScanner {
     return items.length === 0 ? EMPTY : items.length === 1 ? items[0]! : { t: "cat", subs: items };
   }
 
-  /** `* + ? {n} {n,} {n,m}` and a lazy `?` (irrelevant to a yes/no match); null (nothing consumed) if none. */
-  private quantifier(): [number, number] | null {
+  /** `* + ? {n} {n,} {n,m}` as [min, max, lazy] (a trailing `?` makes it lazy); null (nothing consumed) if none. */
+  private quantifier(): [number, number, boolean] | null {
     const start = this.pos;
     const c = this.peek();
     let q: [number, number] | null = null;
@@ -103,8 +110,9 @@ class RegexpParser extends RegexpScanner {
       if (min > MAX_REPEAT || max > MAX_REPEAT || (max >= 0 && min > max)) this.fail("invalid repeat count", this.text(start));
       q = [min, max];
     } else return null;
-    if (this.peek() === cp("?")) this.pos++;
-    return q;
+    const lazy = this.peek() === cp("?");
+    if (lazy) this.pos++;
+    return [q[0], q[1], lazy];
   }
 
   /** One atom (several for `\Q...\E`), or null for a flag directive such as `(?i)`. */
@@ -152,7 +160,8 @@ class RegexpParser extends RegexpScanner {
     const start = this.pos++;
     if (depth >= MAX_DEPTH) this.fail("expression nests too deeply", this.src);
     let inner: Flags = { ...flags };
-    if (this.peek() === cp("?")) {
+    let capture = this.peek() !== cp("?");
+    if (!capture) {
       const rest = this.text(this.pos + 1, this.pos + 3);
       if (rest.startsWith("P<") || (rest.startsWith("<") && rest !== "<=" && rest !== "<!")) {
         const open = this.pos + (rest.startsWith("P") ? 3 : 2);
@@ -163,6 +172,7 @@ class RegexpParser extends RegexpScanner {
         if (this.names.has(name)) this.fail("duplicate capture group name", name);
         this.names.add(name);
         this.pos = close + 1;
+        capture = true;
       } else {
         this.pos++;
         const next: Flags = { ...flags };
@@ -173,7 +183,7 @@ class RegexpParser extends RegexpScanner {
           this.pos++;
           const f = String.fromCodePoint(c);
           if (f === "i" || f === "m" || f === "s" || f === "U") {
-            if (f !== "U") next[f] = sign > 0;
+            next[f] = sign > 0;
             sawFlag = true;
           } else if (f === "-" && sign > 0) {
             sign = -1;
@@ -191,10 +201,11 @@ class RegexpParser extends RegexpScanner {
         }
       }
     }
+    const idx = capture ? ++this.captures : 0;
     const body = this.alt(inner, depth + 1);
     if (this.peek() !== cp(")")) this.fail("missing closing )", this.src);
     this.pos++;
-    return body;
+    return capture ? { t: "cap", idx, sub: body } : body;
   }
 
   private charClass(flags: Flags): RNode {

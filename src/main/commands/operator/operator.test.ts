@@ -71,12 +71,75 @@ describe("causeway operator raft remove-peer", () => {
 
 describe("causeway operator", () => {
   test("nested help; unknown flags name the flag", async () => {
-    expect((await run(operator, ["-h"])).out).toContain("Subcommands:\n    raft    Provides cluster-level tools for operators\n");
+    expect((await run(operator, ["-h"])).out).toContain(
+      "Subcommands:\n    autopilot    Provides tools for modifying Autopilot configuration\n    raft         Provides cluster-level tools for operators\n",
+    );
     const raft = await run(operator, ["raft"]);
     expect(raft.code).toBe(1);
     expect(raft.err).toContain("    list-peers     Display the current Raft peer configuration\n    remove-peer    Remove a server from the Raft configuration\n");
     const bad = await run(operator, ["raft", "list-peers", "-bogus"]);
     expect(bad.code).toBe(1);
     expect(bad.err).toStartWith("flag provided but not defined: -bogus\nUsage: causeway operator raft list-peers");
+  });
+});
+
+const AP = {
+  CleanupDeadServers: true, LastContactThreshold: "200ms", MaxTrailingLogs: 250, MinQuorum: 0, ServerStabilizationTime: "10s",
+  RedundancyZoneTag: "", DisableUpgradeMigration: false, UpgradeVersionTag: "", CreateIndex: 5, ModifyIndex: 7,
+};
+const AP_PATH = "/v1/operator/autopilot/configuration";
+
+describe("causeway operator autopilot get-config", () => {
+  test("prints Consul 1.8's lines", async () => {
+    agent.reset({ [`GET ${AP_PATH}`]: { body: { ...AP, RedundancyZoneTag: "zone" } } });
+    expect(await run(operator, ["autopilot", "get-config", "-stale"])).toEqual({
+      code: 0,
+      err: "",
+      out: [
+        "CleanupDeadServers = true", "LastContactThreshold = 200ms", "MaxTrailingLogs = 250", "MinQuorum = 0", "ServerStabilizationTime = 10s",
+        'RedundancyZoneTag = "zone"', "DisableUpgradeMigration = false", 'UpgradeVersionTag = ""', "",
+      ].join("\n"),
+    });
+    expect(agent.lines()).toEqual([`GET ${AP_PATH}?stale=`]);
+  });
+
+  test("an agent error is exit 1", async () => {
+    agent.reset({ [`GET ${AP_PATH}`]: { status: 500, body: "autopilot config not initialized yet" } });
+    expect(await run(operator, ["autopilot", "get-config"])).toEqual({ code: 1, out: "", err: "Error querying Autopilot configuration: Unexpected response code: 500 (autopilot config not initialized yet)\n" });
+  });
+});
+
+describe("causeway operator autopilot set-config", () => {
+  test("changes only the given fields and writes with ?cas=<ModifyIndex>", async () => {
+    agent.reset({ [`GET ${AP_PATH}`]: { body: AP }, [`PUT ${AP_PATH}`]: { body: true } });
+    const r = await run(operator, ["autopilot", "set-config", "-cleanup-dead-servers=false", "-last-contact-threshold", "1500ms", "-min-quorum=3", "-datacenter=dc1"]);
+    expect(r).toEqual({ code: 0, out: "Configuration updated!\n", err: "" });
+    expect(agent.lines()).toEqual([`GET ${AP_PATH}?dc=dc1`, `PUT ${AP_PATH}?cas=7&dc=dc1`]);
+    expect(JSON.parse(agent.requests[1]!.text)).toEqual({ ...AP, CleanupDeadServers: false, LastContactThreshold: "1.5s", MinQuorum: 3 });
+  });
+
+  test("a lost check-and-set is exit 1 with Consul's message", async () => {
+    agent.reset({ [`GET ${AP_PATH}`]: { body: AP }, [`PUT ${AP_PATH}`]: { body: false } });
+    expect(await run(operator, ["autopilot", "set-config", "-max-trailing-logs=10"])).toEqual({ code: 1, out: "Configuration could not be atomically updated, please try again\n", err: "" });
+  });
+
+  test("bad flag values are usage errors before any request", async () => {
+    agent.reset();
+    const dur = await run(operator, ["autopilot", "set-config", "-server-stabilization-time=soon"]);
+    expect(dur.code).toBe(1);
+    expect(dur.err).toStartWith('invalid value "soon" for flag -server-stabilization-time: time: invalid duration soon\nUsage: causeway operator autopilot set-config');
+    const count = await run(operator, ["autopilot", "set-config", "-min-quorum=-1"]);
+    expect(count.code).toBe(1);
+    expect(count.err).toContain("-min-quorum");
+    const bool = await run(operator, ["autopilot", "set-config", "-cleanup-dead-servers=maybe"]);
+    expect(bool.code).toBe(1);
+    expect(agent.requests).toEqual([]);
+  });
+
+  test("errors reading or writing the configuration are exit 1", async () => {
+    agent.reset({ [`GET ${AP_PATH}`]: { status: 500, body: "No cluster leader" } });
+    expect(await run(operator, ["autopilot", "set-config", "-min-quorum=1"])).toEqual({ code: 1, out: "", err: "Error querying Autopilot configuration: Unexpected response code: 500 (No cluster leader)\n" });
+    agent.reset({ [`GET ${AP_PATH}`]: { body: AP }, [`PUT ${AP_PATH}`]: { status: 400, body: "Error parsing autopilot config: EOF" } });
+    expect(await run(operator, ["autopilot", "set-config", "-min-quorum=1"])).toEqual({ code: 1, out: "", err: "Error setting Autopilot configuration: Unexpected response code: 400 (Error parsing autopilot config: EOF)\n" });
   });
 });

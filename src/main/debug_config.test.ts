@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import { buildConfig, defaultConfig, parseConfigJson } from "./config.ts";
+import { debugConfig } from "./debug_config.ts";
+
+const actual = { dataDir: "/var/lib/causeway", nodeId: "0f8a4a52-5a52-4d8e-9a3c-2ef3a0c1d5b0", advertiseAddr: "10.0.0.5", addresses: { http: "127.0.0.1:18500" } };
+
+describe("DebugConfig", () => {
+  test("secrets read hidden, durations are Go durations, bound ports win over configured ones", () => {
+    const config = buildConfig(defaultConfig("host-1"), [parseConfigJson("test.json", {
+      data_dir: "/var/lib/causeway",
+      encrypt: "pUqJrVyVRj5jsiYEkM/tFQYfWyJIv4s3XkvDwy7Cu5s=",
+      ca_file: "ca.pem", cert_file: "agent.pem", key_file: "agent-key.pem",
+      retry_join: ["10.0.0.1"], retry_interval: "15s",
+      autopilot: { cleanup_dead_servers: false, last_contact_threshold: "1s" },
+    })]);
+    const d = debugConfig(config, actual);
+    expect(d).toMatchObject({
+      NodeName: "host-1", EncryptKey: "hidden", KeyFile: "hidden", CertFile: "agent.pem", CAFile: "ca.pem",
+      RetryJoinLAN: ["10.0.0.1"], RetryJoinIntervalLAN: "15s", HTTPPort: 18500,
+      AutopilotCleanupDeadServers: false, AutopilotLastContactThreshold: "1s", AutopilotServerStabilizationTime: "10s", AutopilotMaxTrailingLogs: 250,
+    });
+    expect(JSON.stringify(d)).not.toContain("pUqJrVyVRj5jsiYEkM");
+  });
+
+  test("unset secrets stay empty rather than hidden", () => {
+    const d = debugConfig(buildConfig(defaultConfig("host-1"), [parseConfigJson("t.json", { data_dir: "/d" })]), actual);
+    expect(d).toMatchObject({ EncryptKey: "", KeyFile: "" });
+  });
+});
+
+describe("autopilot config block", () => {
+  test("unknown keys and wrong types are refused naming the key", () => {
+    expect(() => parseConfigJson("a.json", { autopilot: { cleanup_dead: true } })).toThrow("a.json: invalid config key autopilot.cleanup_dead");
+    expect(() => parseConfigJson("a.json", { autopilot: { max_trailing_logs: "x" } })).toThrow("autopilot.max_trailing_logs");
+    expect(() => parseConfigJson("a.json", { autopilot: 3 })).toThrow('"autopilot" must be an object');
+  });
+  test("later sources override key by key", () => {
+    const c = buildConfig(defaultConfig("h"), [
+      parseConfigJson("1.json", { data_dir: "/d", autopilot: { min_quorum: 3, max_trailing_logs: 10 } }),
+      parseConfigJson("2.json", { autopilot: { max_trailing_logs: 20 } }),
+    ]);
+    expect(c.autopilot).toEqual({ MinQuorum: 3, MaxTrailingLogs: 20 });
+  });
+});
