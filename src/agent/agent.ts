@@ -10,7 +10,7 @@ import { CheckRuntime } from "./check_runtime.ts";
 import { DEFAULT_SIDECAR_PORTS, expandSidecar, healthCheckOf, sidecarId, toNodeService } from "./convert.ts";
 import { badRequest, notFound } from "./errors.ts";
 import { LocalState, type LocalCheck, type LocalService } from "./local_state.ts";
-import { maintenance, type Maintenance } from "./maintenance.ts";
+import { maintenance, type Maintenance, type MaintenanceRecord } from "./maintenance.ts";
 import { CHECK_BUF_SIZE } from "./output.ts";
 import type { CatalogPort, Probes } from "./ports.ts";
 import type { AgentCheck, AgentService, CheckRegistration, CheckType, NodeInfo, ServiceRegistration } from "./types.ts";
@@ -74,6 +74,8 @@ export interface AgentPersistence {
   removeCheck(id: string): void;
   /** A TTL check's status, kept until `expiresAtMs` (wall clock) like Consul's persisted check state. */
   saveCheckState(id: string, state: PersistedCheckState): void;
+  /** A node or service maintenance mode, under its check ID (leaving maintenance is `removeCheck`). */
+  saveMaintenance(checkId: string, record: MaintenanceRecord): void;
 }
 
 export interface PersistedCheckState {
@@ -87,6 +89,8 @@ export interface PersistedAgentState {
   readonly services: readonly ServiceRegistration[];
   readonly checks: readonly CheckRegistration[];
   readonly checkStates: ReadonlyMap<string, PersistedCheckState>;
+  /** Maintenance modes that were on; absent means none. */
+  readonly maintenance?: readonly MaintenanceRecord[];
 }
 
 export interface LocalAgent extends Maintenance {
@@ -272,6 +276,10 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       for (const [id, s] of saved.checkStates) {
         if (s.expiresAtMs > o.clock.now()) runtime.ttl(id)?.setStatus(s.status, s.output);
       }
+      for (const m of saved.maintenance ?? []) {
+        if (m.serviceId === "") agent.enableNodeMaintenance(m.reason);
+        else attempt(`maintenance of service ${JSON.stringify(m.serviceId)}`, () => agent.enableServiceMaintenance(m.serviceId, m.reason));
+      }
       return problems;
     },
     deregisterCheck(checkId) {
@@ -290,7 +298,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       // Consul persists a TTL check's state until its TTL would have run out.
       o.persistence?.saveCheckState(checkId, { status: status as HealthStatus, output, expiresAtMs: o.clock.now() + ttl.ttlMs });
     },
-    ...maintenance({ state, nodeName: o.nodeName, addCheck, removeCheck, logger }),
+    ...maintenance({ state, nodeName: o.nodeName, addCheck, removeCheck, persist: (id, m) => o.persistence?.saveMaintenance(id, m), logger }),
     services: () => state.services(),
     service: (id) => state.service(id),
     checks: () => state.checks(),

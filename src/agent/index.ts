@@ -15,7 +15,7 @@ export type { AgentErrorKind } from "./errors.ts";
 export { DEFAULT_CHECK_UPDATE_INTERVAL_MS, LocalState } from "./local_state.ts";
 export type { LocalCheck, LocalService, LocalStateOptions } from "./local_state.ts";
 export { NODE_MAINTENANCE_CHECK_ID, SERVICE_MAINTENANCE_PREFIX } from "./maintenance.ts";
-export type { Maintenance } from "./maintenance.ts";
+export type { Maintenance, MaintenanceRecord } from "./maintenance.ts";
 export { CHECK_BUF_SIZE, truncateOutput } from "./output.ts";
 export type {
   CatalogNodeServices, CatalogPort, DockerEngine, DockerResponse, GrpcHealthRequest, GrpcProbe, HttpProbe, HttpProbeRequest,

@@ -16,6 +16,12 @@ export const SERVICE_MAINTENANCE_PREFIX = "_service_maintenance:";
 const DEFAULT_NODE_REASON = "Maintenance mode is enabled for this node, but no reason was provided. This is a default message.";
 const DEFAULT_SERVICE_REASON = "Maintenance mode is enabled for this service, but no reason was provided. This is a default message.";
 
+/** A persisted maintenance mode: `serviceId` "" is the node's. `reason` as given (possibly empty). */
+export interface MaintenanceRecord {
+  readonly serviceId: string;
+  readonly reason: string;
+}
+
 export interface Maintenance {
   /** Puts a service in maintenance (idempotent). Throws AgentError("not-found") `No service registered with ID "x"`. */
   enableServiceMaintenance(serviceId: string, reason: string): void;
@@ -32,6 +38,8 @@ export function maintenance(o: {
   nodeName: string;
   addCheck: (check: LocalCheck, type: CheckType) => unknown;
   removeCheck: (checkId: string) => unknown;
+  /** Keeps a maintenance check across restarts (Consul persists it like any API-added check); removal goes through removeCheck. */
+  persist?: (checkId: string, record: MaintenanceRecord) => void;
   logger: Logger;
 }): Maintenance {
   const serviceOrThrow = (id: string) => {
@@ -49,6 +57,7 @@ export function maintenance(o: {
         Notes: reason || DEFAULT_SERVICE_REASON, Output: "", ServiceID: s.ID, ServiceName: s.Service,
         ServiceTags: s.Tags, Type: "maintenance", Definition: {},
       }, emptyCheckType());
+      o.persist?.(checkId, { serviceId, reason });
       o.logger.info("service entered maintenance mode", { service: serviceId });
     },
     disableServiceMaintenance(serviceId) {
@@ -65,6 +74,7 @@ export function maintenance(o: {
         Notes: reason || DEFAULT_NODE_REASON, Output: "", ServiceID: "", ServiceName: "", ServiceTags: null,
         Type: "maintenance", Definition: {},
       }, emptyCheckType());
+      o.persist?.(NODE_MAINTENANCE_CHECK_ID, { serviceId: "", reason });
       o.logger.info("node entered maintenance mode");
     },
     disableNodeMaintenance() {

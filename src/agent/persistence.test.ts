@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { AgentPersistence, PersistedCheckState } from "./agent.ts";
+import type { MaintenanceRecord } from "./maintenance.ts";
 import { kit, run } from "./agent_test_kit.test.ts";
 import type { CheckRegistration, ServiceRegistration } from "./types.ts";
 import { parseCheckRegistration, parseServiceRegistration } from "./registration.ts";
@@ -9,14 +10,16 @@ function recording() {
   const services = new Map<string, ServiceRegistration>();
   const checks = new Map<string, CheckRegistration>();
   const states = new Map<string, PersistedCheckState>();
+  const maintenance = new Map<string, MaintenanceRecord>();
   const p: AgentPersistence = {
     saveService: (id, reg) => void services.set(id, reg),
     removeService: (id) => void services.delete(id),
     saveCheck: (id, reg) => void checks.set(id, reg),
-    removeCheck: (id) => void (checks.delete(id), states.delete(id)),
+    removeCheck: (id) => void (checks.delete(id), states.delete(id), maintenance.delete(id)),
     saveCheckState: (id, s) => void states.set(id, s),
+    saveMaintenance: (id, m) => void maintenance.set(id, m),
   };
-  return { p, services, checks, states };
+  return { p, services, checks, states, maintenance };
 }
 
 describe("agent state across restarts", () => {
@@ -61,5 +64,29 @@ describe("agent state across restarts", () => {
     expect(b.agent.check("mem")?.Status).toBe("critical");
     const bad = b.agent.restore({ services: [], checks: [{ ...parseCheckRegistration({ Name: "x", TTL: "1s" }), ServiceID: "gone" }], checkStates: new Map() });
     expect(bad).toEqual(['check "x": ServiceID "gone" does not exist']);
+  });
+
+  test("maintenance modes are kept until they are turned off, and come back on restore", () => {
+    const first = recording();
+    const a = kit({ persistence: first.p });
+    a.agent.registerService(parseServiceRegistration({ Name: "web", ID: "web-1", Port: 80 }));
+    a.agent.registerService(parseServiceRegistration({ Name: "db", ID: "db-1", Port: 81 }));
+    a.agent.enableNodeMaintenance("");
+    a.agent.enableServiceMaintenance("web-1", "upgrading");
+    a.agent.enableServiceMaintenance("db-1", "moving");
+    a.agent.disableServiceMaintenance("db-1");
+    expect([...first.maintenance.entries()]).toEqual([["_node_maintenance", { serviceId: "", reason: "" }], ["_service_maintenance:web-1", { serviceId: "web-1", reason: "upgrading" }]]);
+    const b = kit();
+    const problems = b.agent.restore({ services: [...first.services.values()], checks: [], checkStates: new Map(), maintenance: [...first.maintenance.values()] });
+    expect(problems).toEqual([]);
+    expect(b.agent.check("_service_maintenance:web-1")).toMatchObject({ Status: "critical", Notes: "upgrading", ServiceID: "web-1" });
+    expect(b.agent.check("_node_maintenance")).toMatchObject({ Status: "critical", Name: "Node Maintenance Mode" });
+    expect(b.agent.check("_service_maintenance:db-1")).toBeUndefined();
+  });
+
+  test("a persisted maintenance of a service that did not come back is reported, not invented", () => {
+    const b = kit();
+    expect(b.agent.restore({ services: [], checks: [], checkStates: new Map(), maintenance: [{ serviceId: "gone", reason: "x" }] }))
+      .toEqual(['maintenance of service "gone": No service registered with ID "gone"']);
   });
 });

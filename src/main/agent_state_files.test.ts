@@ -17,14 +17,17 @@ describe("agent state files", () => {
       files.saveService("web/1 é", web);
       files.saveCheck("mem", mem);
       files.saveCheckState("mem", { status: "warning", output: "low", expiresAtMs: 123 });
+      files.saveMaintenance("_service_maintenance:web/1 é", { serviceId: "web/1 é", reason: "upgrade" });
       writeFileSync(join(dir, "services", "garbage.json"), "{not json");
       const loaded = agentStateFiles(dir, logger).load();
       expect(loaded.services).toEqual([JSON.parse(JSON.stringify(web))]);
       expect(loaded.checks).toEqual([JSON.parse(JSON.stringify(mem))]);
       expect([...loaded.checkStates]).toEqual([["mem", { status: "warning", output: "low", expiresAtMs: 123 }]]);
+      expect(loaded.maintenance).toEqual([{ serviceId: "web/1 é", reason: "upgrade" }]);
       expect(logger.lines.some((l) => l.includes("garbage.json"))).toBe(true);
       files.removeService("web/1 é");
       files.removeCheck("mem");
+      files.removeCheck("_service_maintenance:web/1 é");
       files.removeCheck("never-saved");
       expect([readdirSync(join(dir, "services")), readdirSync(join(dir, "checks")).filter((n) => n.endsWith(".json")), readdirSync(join(dir, "checks", "state"))])
         .toEqual([["garbage.json"], [], []]);

@@ -1,9 +1,10 @@
 /**
  * The agent's API registrations across restarts, laid out in the data dir as Consul keeps them:
- * `services/`, `checks/` and `checks/state/` (TTL check statuses), one record per ID.
+ * `services/`, `checks/` and `checks/state/` (TTL check statuses), one record per ID. A maintenance
+ * mode is a record in `checks/` under its check ID with `Maintenance` in place of `Check`.
  */
 import { join } from "node:path";
-import type { AgentPersistence, CheckRegistration, PersistedAgentState, PersistedCheckState, ServiceRegistration } from "../agent/index.ts";
+import type { AgentPersistence, CheckRegistration, MaintenanceRecord, PersistedAgentState, PersistedCheckState, ServiceRegistration } from "../agent/index.ts";
 import { openRecordDir, type Logger } from "../platform/index.ts";
 
 export interface AgentStateFiles extends AgentPersistence {
@@ -26,6 +27,8 @@ export function agentStateFiles(dataDir: string, logger: Logger): AgentStateFile
       if (v === undefined) logger.warn("agent state file: skipping a record of the wrong shape");
       return v === undefined ? [] : [v];
     });
+  const checkRecords = () => checks.list();
+  const isMaintenance = (d: Doc) => isDoc(d.Maintenance);
   return {
     saveService: (id, reg) => services.save(id, { ID: id, Service: reg }),
     removeService: (id) => services.remove(id),
@@ -34,10 +37,15 @@ export function agentStateFiles(dataDir: string, logger: Logger): AgentStateFile
       checks.remove(id);
       states.remove(id);
     },
+    saveMaintenance: (id, m) => checks.save(id, { ID: id, Maintenance: { ServiceID: m.serviceId, Reason: m.reason } }),
     saveCheckState: (id, s) => states.save(id, { CheckID: id, Status: s.status, Output: s.output, Expires: s.expiresAtMs }),
     load: () => ({
       services: pick(services.list(), (d) => (isDoc(d.Service) ? (d.Service as unknown as ServiceRegistration) : undefined)),
-      checks: pick(checks.list(), (d) => (isDoc(d.Check) ? (d.Check as unknown as CheckRegistration) : undefined)),
+      checks: pick(checkRecords().filter((r) => !(isDoc(r) && isMaintenance(r))), (d) => (isDoc(d.Check) ? (d.Check as unknown as CheckRegistration) : undefined)),
+      maintenance: pick(checkRecords().filter((r) => isDoc(r) && isMaintenance(r)), (d): MaintenanceRecord | undefined => {
+        const m = d.Maintenance as Doc;
+        return typeof m.ServiceID === "string" && typeof m.Reason === "string" ? { serviceId: m.ServiceID, reason: m.Reason } : undefined;
+      }),
       checkStates: new Map(pick(states.list(), (d): [string, PersistedCheckState] | undefined =>
         typeof d.CheckID === "string" && typeof d.Expires === "number" && isStatus(d.Status)
           ? [d.CheckID, { status: d.Status, output: typeof d.Output === "string" ? d.Output : "", expiresAtMs: d.Expires }]

@@ -27,12 +27,13 @@ async function start(): Promise<AgentProcess> {
 }
 
 describe("agent state across a restart", () => {
-  test("an API-registered service with a TTL check comes back with its status", async () => {
+  test("an API-registered service with a TTL check comes back with its status and its maintenance mode", async () => {
     const first = await start();
     const put = (path: string, body?: unknown) => fetch(first.httpUrl + path, { method: "PUT", body: body === undefined ? undefined : JSON.stringify(body) });
     expect((await put("/v1/agent/service/register", { Name: "web", ID: "web-1", Port: 8080, Check: { CheckID: "web-ttl", TTL: "10m" } })).status).toBe(200);
     expect((await put("/v1/agent/check/register", { Name: "mem", TTL: "10m" })).status).toBe(200);
     expect((await put("/v1/agent/check/pass/web-ttl?note=ok")).status).toBe(200);
+    expect((await put("/v1/agent/service/maintenance/web-1?enable=true&reason=upgrading")).status).toBe(200);
     expect(await first.stop("SIGTERM")).toBe(0);
 
     const second = await start();
@@ -42,5 +43,8 @@ describe("agent state across a restart", () => {
     const checks = (await (await fetch(`${second.httpUrl}/v1/agent/checks`)).json()) as Record<string, { Status: string; Output: string }>;
     expect(checks["web-ttl"]).toMatchObject({ Status: "passing", Output: "ok" });
     expect(checks["mem"]?.Status).toBe("critical");
+    // Maintenance mode is kept too (Consul persists its maintenance check like any API-added one).
+    expect(checks["_service_maintenance:web-1"]).toMatchObject({ Status: "critical", Output: "" });
+    expect((checks["_service_maintenance:web-1"] as unknown as { Notes: string }).Notes).toBe("upgrading");
   }, 90_000);
 });
