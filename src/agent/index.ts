@@ -37,11 +37,14 @@ export type { MemoryCatalog, MemoryCatalogCall } from "./memory_catalog.ts";
 export { createEventsApi } from "./user_events.ts";
 export type { LocalIdentity, UserEvents } from "./user_events.ts";
 export {
-  activeSigningKeyId, blockingQueryType, caRootsType, createAgentCache, getLeaf, LEAF_UNUSED_TTL_MS, leafCertType,
+  activeSigningKeyId, blockingQueryType, blockingRead, caRootsType, compiledChainType, configEntryType, createAgentCache, getLeaf,
+  healthServicesType, intentionMatchType, LEAF_UNUSED_TTL_MS, leafCertType, meshGatewaysOverCatalog, meshGatewaysType, NO_CA_CONFIG,
+  PREPARED_QUERY_POLL_MS, preparedQueryType,
 } from "./cache/index.ts";
 export type {
-  AgentCache, AgentCacheDeps, CachedLeaf, CacheResult, CacheType, CaRoots, CaRootsRequest, FetchOptions, FetchResult, GetOptions,
-  LeafRequest, WatchHandlers,
+  AgentCache, AgentCacheDeps, CachedLeaf, CacheResult, CacheType, CaRoots, CaRootsRequest, CompiledChainRequest, ConfigEntryRequest,
+  FetchOptions, FetchResult, GetOptions, HealthServicesRequest, IntentionMatchRequest, LeafRequest, LeafState, MeshGatewaysRequest,
+  PreparedQueryRequest, PreparedQueryTypeDeps, StateReader, StateReadOptions, WatchHandlers,
 } from "./cache/index.ts";
 export { createConnectAccess } from "./connect_signing.ts";
 export type { ConnectCaAccess } from "./connect_signing.ts";

@@ -9,7 +9,7 @@ import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/i
 import { shutdownStack, type ShutdownStack } from "../lib/index.ts";
 import type { Logger } from "../platform/index.ts";
 import {
-  createGrpcServer, cryptoRng, dockerEngineClient, grpcHealthProbe, httpHealthProbe, readFileIfExists, serveHttp, spawnCheckProcess, systemClock,
+  cryptoRng, dockerEngineClient, grpcHealthProbe, httpHealthProbe, readFileIfExists, serveHttp, spawnCheckProcess, systemClock,
   tcpHealthProbe, writeFileDurably, type HttpServerHandle,
 } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
@@ -22,7 +22,8 @@ import { catalogPortOver } from "./catalog_port.ts";
 import { snapshotApiOver } from "./snapshot_api.ts";
 import { autopilotHealthOver, operatorApiOver, raftStatusOver } from "./operator_api.ts";
 import { debugConfig } from "./debug_config.ts";
-import { createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
+import { startXds } from "./xds.ts";
+import { createConnectAccess, createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
 import { parseServer, serfStatsOf, type PoolMember } from "../membership/index.ts";
 import { agentStateFiles } from "./agent_state_files.ts";
 import { loadTlsFiles } from "./tls_files.ts";
@@ -142,14 +143,6 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       feed();
     }
 
-    if (config.ports.grpc !== -1) {
-      // The xDS server attaches its services here in a later issue; for now only the transport runs.
-      const grpc = createGrpcServer({ routes: () => {}, logger: logger.named("grpc") });
-      const handle = await grpc.listen({ host: config.clientAddr, port: config.ports.grpc });
-      cleanups.push(() => grpc.close());
-      addresses.grpc = `${handle.host}:${handle.port}`;
-    }
-
     const agentInfo: AgentInfo = {
       datacenter: config.datacenter,
       primaryDatacenter: config.primaryDatacenter,
@@ -261,6 +254,37 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       server?.consensus.onLeaderChange((leader) => {
         if (leader) localAgent.antiEntropy.triggerFullSync();
       });
+    }
+    if (config.ports.grpc !== -1 && localAgent && stateAccess && stateCaller) {
+      // Envoy's ADS on the gRPC port: proxycfg over the agent cache, for the local connect proxies.
+      const signer = createConnectAccess(stateCaller, {
+        datacenter: config.datacenter,
+        trustDomain: async () => (await stateAccess.read({ type: "ca-roots" }, { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0 })).value.trustDomain,
+      });
+      const xds = await startXds({
+        datacenter: config.datacenter,
+        nodeName: config.nodeName,
+        advertiseAddr,
+        host: config.clientAddr,
+        port: config.ports.grpc,
+        ...(tls ? { tls: { material: tls.material, verifyIncoming: config.tls.verifyIncoming } } : {}),
+        localAgent,
+        state: stateAccess,
+        signLeaf: (service) => signer.signLeaf(service),
+        datacenters: () => {
+          if (clientRpc) return clientRpc.datacenters();
+          try {
+            return knownDatacenters();
+          } catch {
+            return [config.datacenter]; // no WAN pool: this datacenter only
+          }
+        },
+        clock: systemClock(),
+        rng: cryptoRng(),
+        logger: logger.named("xds"),
+      });
+      cleanups.push(() => xds.close());
+      addresses.grpc = xds.address;
     }
     let http: HttpServerHandle | undefined;
     if (config.ports.http !== -1) {

@@ -1,5 +1,11 @@
 /**
- * proxycfg: per-proxy snapshot state machines (typed events -> readonly snapshot). Public face.
+ * proxycfg: per-proxy snapshot state machines (typed events -> readonly snapshot), and the manager that
+ * runs one per local connect proxy over the agent cache. Public face.
  */
 export { upstreamDatacenter, upstreamIdentifier } from "./snapshot.ts";
 export type { ConnectProxySnapshot, SidecarSnapshot } from "./snapshot.ts";
+export { isServiceUpstream, mergeServiceConfig, resolveServiceConfig, type ResolvedServiceConfig } from "./service_config.ts";
+export { watchIds, type ChainWatch, type WatchCommand, type WatchKind, type WatchRequest, type WatchUpdate, type WatchValues } from "./watches.ts";
+export { SidecarState, type SidecarContext, type SidecarEvent, type SidecarRegistration } from "./sidecar_state.ts";
+export { indexedRoots, watchInCache, type CacheWatchContext, type SidecarCacheTypes } from "./cache_watch.ts";
+export { COALESCE_MS, createProxyManager, sidecarRegistration, type LocalServices, type ProxyManager, type ProxyManagerDeps } from "./manager.ts";

@@ -4,7 +4,7 @@
  */
 import {
   catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServices, healthChecksInState, healthNodeChecks,
-  healthServiceChecks, healthServiceNodes, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
+  healthServiceChecks, healthServiceNodes, healthServicesOfKind, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
   caRoots, configEntryGet, configEntryList, intentionGet, intentionList, preparedQueryGet, preparedQueryList, autopilotConfigGet,
   coordinateList, coordinateNode, type QueryResult, type StateStore, type WatchSet,
 } from "../state/index.ts";
@@ -65,6 +65,8 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
       return nearSorted(
         store, q.near, healthServiceNodes(store, ws, q.service, { tags: q.tags, nodeMeta: q.nodeMeta, passingOnly: q.passingOnly, connect: q.connect }), (n) => n.Node.Node,
       );
+    case "health-service-kind-nodes":
+      return healthServicesOfKind(store, ws, q.kind);
     case "session-info": {
       const r = sessionGet(store, ws, q.id);
       return { index: r.index, value: r.value ? [r.value] : [] };

@@ -113,7 +113,15 @@ describe("xds cache", () => {
     expect(() => cache.remove("n")).toThrow("boom");
     expect(seen).toEqual(["w1:set", "w3:set", "w3:removed"]);
     expect(cache.get("n")).toBeUndefined();
-    expect(cache.remove("n")).toBe(false);
+    expect(() => cache.remove("n")).toThrow("boom"); // the watchers hear it again: the node is still gone
     expect(cache.nodes()).toEqual([]);
+  });
+
+  test("removing a node that never had a snapshot still tells its watchers (a stream waiting for a first snapshot)", () => {
+    const cache = createXdsCache();
+    const seen: string[] = [];
+    cache.watch("waiting", (e) => seen.push(e.kind));
+    expect(cache.remove("waiting")).toBe(false);
+    expect(seen).toEqual(["removed"]);
   });
 });

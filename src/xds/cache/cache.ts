@@ -71,7 +71,11 @@ export interface XdsCache {
    * Watchers run synchronously before `set` returns; see {@link XdsCache.watch}.
    */
   set(nodeId: string, resources: ResourceSet): readonly string[];
-  /** Removes the node; its watchers get a "removed" event (and stay registered). False if unknown. */
+  /**
+   * Removes the node; its watchers get a "removed" event (and stay registered), also when the node never
+   * had a snapshot, so a stream waiting for a proxy's first snapshot learns it will not come. Returns
+   * whether the node had a snapshot.
+   */
   remove(nodeId: string): boolean;
   /** The node's current snapshot, or undefined if it has none. */
   get(nodeId: string): NodeSnapshot | undefined;
@@ -181,9 +185,9 @@ export function createXdsCache(options: XdsCacheOptions = {}): XdsCache {
       return changedTypes;
     },
     remove(nodeId) {
-      if (!held.delete(nodeId)) return false;
+      const had = held.delete(nodeId);
       notify(nodeId, { kind: "removed", nodeId });
-      return true;
+      return had;
     },
     get: (nodeId) => held.get(nodeId)?.snapshot,
     nodes: () => [...held.keys()].sort(),

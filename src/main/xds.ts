@@ -1,0 +1,122 @@
+/**
+ * The agent's xDS server, wired: the agent cache types proxies watch (over the replicated state as this
+ * agent reaches it), the proxycfg manager following the local agent's connect proxies, the xDS cache it
+ * fills with each proxy's sidecar resources, and the ADS service on `ports.grpc` (Consul 1.8 serves it
+ * with TLS whenever the agent has TLS configured, verifying clients when verify_incoming is set;
+ * plaintext otherwise). A stream's node must be a registered local proxy service ID (or its
+ * node.cluster); a registered proxy whose snapshot is not ready yet waits for it instead of being refused.
+ */
+import {
+  caRootsType, compiledChainType, configEntryType, createAgentCache, healthServicesType, intentionMatchType, leafCertType,
+  meshGatewaysOverCatalog, meshGatewaysType, preparedQueryType, type StateReader,
+} from "../agent/index.ts";
+import type { IssuedCert, UnitRandom } from "../connect/index.ts";
+import type { Clock, Logger, TlsMaterial } from "../platform/index.ts";
+import { createProxyManager, type LocalServices, type ProxyManager, type SidecarCacheTypes } from "../proxycfg/index.ts";
+import { createAdsService, createXdsCache, resolveByProxyId, serveAds, sidecarResources, toResourceMap, type XdsCache } from "../xds/index.ts";
+
+export interface StartXdsOptions {
+  readonly datacenter: string;
+  readonly nodeName: string;
+  /** The agent's LAN advertise address (exposed check paths accept it). */
+  readonly advertiseAddr: string;
+  /** Bind address and port of the gRPC listener (`client_addr`, `ports.grpc`; 0 = a free port). */
+  readonly host: string;
+  readonly port: number;
+  /** The agent's TLS certificate: served on every connection; clients verified when `verifyIncoming`. */
+  readonly tls?: { readonly material: TlsMaterial; readonly verifyIncoming: boolean };
+  readonly localAgent: LocalServices;
+  /** Reads of the replicated state (src/main's StateAccess). */
+  readonly state: StateReader;
+  /** Signs a leaf for a service through a server (src/agent's ConnectCaAccess.signLeaf). */
+  signLeaf(service: string): Promise<IssuedCert>;
+  /** Every known datacenter, nearest first (prepared-query failover). */
+  datacenters(): readonly string[] | Promise<readonly string[]>;
+  /** xDS updates per second across streams (Consul's default 250). */
+  readonly updatesPerSecond?: number;
+  readonly clock: Clock;
+  readonly rng: UnitRandom;
+  readonly logger: Logger;
+}
+
+export interface RunningXds {
+  /** `host:port` the ADS service listens on. */
+  readonly address: string;
+  readonly manager: ProxyManager;
+  readonly cache: XdsCache;
+  /** Stops serving (streams end), the manager and the agent cache. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The cache types a sidecar watches, over `state` (built once per agent). */
+export function sidecarCacheTypes(o: Pick<StartXdsOptions, "state" | "datacenter" | "signLeaf" | "datacenters" | "clock" | "rng">, cache: ReturnType<typeof createAgentCache>): SidecarCacheTypes {
+  const roots = caRootsType(async (req, { minIndex, maxWaitMs }) => {
+    const r = await o.state.read({ type: "ca-roots" }, { datacenter: req.datacenter, consistency: "default", minIndex, maxWaitMs });
+    return { value: r.value, index: r.meta.index };
+  });
+  return {
+    roots,
+    leaf: leafCertType({ cache, roots, clock: o.clock, rng: o.rng, sign: (req) => o.signLeaf(req.service) }),
+    intentions: intentionMatchType(o.state),
+    configEntry: configEntryType(o.state),
+    chain: compiledChainType(o.state, o.datacenter),
+    health: healthServicesType(o.state),
+    meshGateways: meshGatewaysType(meshGatewaysOverCatalog(o.state)),
+    preparedQuery: preparedQueryType({ reader: o.state, datacenters: () => o.datacenters() }),
+  };
+}
+
+/** Starts the xDS server. Rejects (with nothing left running) when the port cannot be bound. */
+export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
+  const log = o.logger;
+  const agentCache = createAgentCache({ clock: o.clock, rng: o.rng, logger: log.named("cache") });
+  const xdsCache = createXdsCache();
+  const manager = createProxyManager({
+    context: { datacenter: o.datacenter, nodeName: o.nodeName, advertiseAddrLan: o.advertiseAddr, intentionDefaultAllow: true },
+    cache: agentCache,
+    types: sidecarCacheTypes(o, agentCache),
+    services: o.localAgent,
+    clock: o.clock,
+    logger: log.named("proxycfg"),
+    publish(proxyId, snapshot) {
+      // A snapshot that cannot be rendered keeps the proxy on its previous resources (Consul fails the
+      // xDS response and Envoy keeps its last configuration).
+      try {
+        xdsCache.set(proxyId, toResourceMap(sidecarResources(snapshot)));
+      } catch (err) {
+        log.error("xds: cannot generate the proxy's resources; it keeps its previous configuration", { proxy: proxyId, error: err });
+      }
+    },
+    remove: (proxyId) => void xdsCache.remove(proxyId),
+  });
+  const service = createAdsService({
+    cache: xdsCache,
+    resolveNode: resolveByProxyId((id) => manager.has(id)),
+    clock: o.clock,
+    logger: log,
+    ...(o.updatesPerSecond !== undefined ? { updatesPerSecond: o.updatesPerSecond } : {}),
+  });
+  let server;
+  try {
+    server = await serveAds({
+      service, logger: log, host: o.host, port: o.port,
+      ...(o.tls ? { tls: { material: o.tls.material, requireClientCert: o.tls.verifyIncoming } } : {}),
+    });
+  } catch (err) {
+    manager.close();
+    agentCache.close();
+    throw err;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    address: `${server.host}:${server.port}`,
+    manager,
+    cache: xdsCache,
+    close: () =>
+      (closing ??= (async () => {
+        manager.close();
+        agentCache.close();
+        await server.close();
+      })()),
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * The proxycfg manager over a fake agent cache and a fake local agent: proxies start and stop with the
+ * agent's services, watches follow the machines' commands, snapshots are published when valid and
+ * coalesced, and a deregistered proxy is removed.
+ */
+import { describe, expect, test } from "bun:test";
+import type { AgentCache, AgentService, CacheType, WatchHandlers } from "../agent/index.ts";
+import { silentLogger } from "../platform/index.ts";
+import { simClock } from "../../test/harness/sim_clock.ts";
+import type { SidecarCacheTypes } from "./cache_watch.ts";
+import { COALESCE_MS, createProxyManager } from "./manager.ts";
+import { chain, LEAF, node, registration } from "./sidecar_state_kit.test.ts";
+import type { SidecarSnapshot } from "./snapshot.ts";
+
+const flush = async () => {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+};
+
+/** A cache whose watches the test answers by type name and request. */
+function fakeCache() {
+  const live = new Map<number, { type: string; req: unknown; h: WatchHandlers<unknown> }>();
+  let n = 0;
+  const cache: AgentCache = {
+    get: () => Promise.reject(new Error("not used")),
+    watch<Req, V, S>(type: CacheType<Req, V, S>, req: Req, h: WatchHandlers<V>) {
+      const id = ++n;
+      live.set(id, { type: type.name, req, h: h as WatchHandlers<unknown> });
+      return () => void live.delete(id);
+    },
+    close: () => live.clear(),
+  };
+  let index = 0;
+  const answer = (type: string, value: unknown, match: (req: any) => boolean = () => true) => {
+    let hit = 0;
+    for (const w of [...live.values()]) if (w.type === type && match(w.req)) (hit++, w.h.onUpdate({ value, index: ++index }));
+    return hit;
+  };
+  const watching = () => [...live.values()].map((w) => `${w.type} ${JSON.stringify(w.req)}`).sort();
+  return { cache, answer, watching };
+}
+
+const types = Object.fromEntries(
+  (["roots", "leaf", "intentions", "configEntry", "chain", "health", "meshGateways", "preparedQuery"] as const).map((k) => [k, { name: k } as unknown as CacheType<unknown, unknown>]),
+) as unknown as SidecarCacheTypes;
+
+function agentWith(services: Record<string, AgentService>) {
+  let listener: (() => void) | undefined;
+  return {
+    services,
+    agent: { agentServices: () => ({ ...services }), onChange: (fn: () => void) => ((listener = fn), () => (listener = undefined)) },
+    changed: () => listener?.(),
+  };
+}
+
+const reg = registration([{ DestinationName: "db", LocalBindPort: 9191 }]);
+const SIDECAR: AgentService = {
+  Kind: "connect-proxy", ID: reg.ProxyID, Service: reg.Service, Tags: [], Meta: {}, Port: reg.Port, Address: "", Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, Proxy: reg.Proxy,
+};
+const WEB: AgentService = { ID: "web", Service: "web", Tags: [], Meta: {}, Port: 8080, Address: "", Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false };
+
+function setup() {
+  const clock = simClock();
+  const fc = fakeCache();
+  const local = agentWith({ web: WEB, [SIDECAR.ID]: SIDECAR });
+  const published: { id: string; snap: SidecarSnapshot }[] = [];
+  const removed: string[] = [];
+  const manager = createProxyManager({
+    context: { datacenter: "dc1", nodeName: "node1", advertiseAddrLan: "10.0.0.9", intentionDefaultAllow: true },
+    cache: fc.cache, types, services: local.agent, clock, logger: silentLogger(),
+    publish: (id, snap) => published.push({ id, snap }),
+    remove: (id) => removed.push(id),
+  });
+  /** Answers everything a sidecar needs to be valid, with a db chain and one healthy db instance. */
+  const feed = async () => {
+    fc.answer("configEntry", null);
+    fc.answer("roots", { roots: [], trustDomain: "td.consul", activeRootId: "r1" });
+    fc.answer("leaf", LEAF);
+    fc.answer("intentions", []);
+    fc.answer("chain", chain("db"));
+    fc.answer("health", [node("n1", "db")]);
+    await flush();
+  };
+  return { clock, fc, local, manager, published, removed, feed };
+}
+
+describe("proxycfg manager", () => {
+  test("manages only connect proxies; publishes the first valid snapshot at once, later ones coalesced", async () => {
+    const { manager, fc, published, feed, clock } = setup();
+    expect(manager.proxies()).toEqual(["web-sidecar-proxy"]);
+    expect(manager.has("web")).toBe(false);
+    expect(fc.watching()).toEqual([
+      'configEntry {"kind":"proxy-defaults","name":"global"}',
+      'configEntry {"kind":"service-defaults","name":"db"}',
+      'configEntry {"kind":"service-defaults","name":"web"}',
+      'intentions {"service":"web"}',
+      'leaf {"service":"web"}',
+      "roots {}",
+    ]);
+    await feed();
+    expect(fc.watching()).toContain('health {"service":"db","connect":true}');
+    // Valid as soon as the intentions were in: before the chain and its health.
+    expect(published).toHaveLength(1);
+    expect(published[0]!.snap.Roots).toEqual({ ActiveRootID: "r1", TrustDomain: "td.consul", Roots: [] });
+    expect(published[0]!.snap.ConnectProxy.DiscoveryChain).toEqual({});
+    clock.advance(COALESCE_MS);
+    await flush();
+    expect(published).toHaveLength(2);
+    const snap = published[1]!.snap;
+    expect(snap.ConnectProxy.WatchedUpstreamEndpoints["db"]!["db.default.dc1"]).toHaveLength(1);
+    expect(manager.snapshot("web-sidecar-proxy")).toBe(snap);
+    manager.close();
+  });
+
+  test("later changes are coalesced into one publication per window", async () => {
+    const { manager, fc, published, feed, clock } = setup();
+    await feed();
+    clock.advance(COALESCE_MS);
+    await flush();
+    expect(published).toHaveLength(2);
+    fc.answer("health", [node("n1", "db"), node("n2", "db")]);
+    fc.answer("health", [node("n1", "db"), node("n2", "db"), node("n3", "db")]);
+    await flush();
+    expect(published).toHaveLength(2);
+    clock.advance(COALESCE_MS - 1);
+    await flush();
+    expect(published).toHaveLength(2);
+    clock.advance(1);
+    await flush();
+    expect(published).toHaveLength(3);
+    expect(published[2]!.snap.ConnectProxy.WatchedUpstreamEndpoints["db"]!["db.default.dc1"]).toHaveLength(3);
+    manager.close();
+  });
+
+  test("an upstream dropped from the registration loses its watches; deregistration cancels all and removes the proxy", async () => {
+    const { manager, fc, published, removed, local, feed, clock } = setup();
+    await feed();
+    local.services[SIDECAR.ID] = { ...SIDECAR, Proxy: { ...SIDECAR.Proxy!, Upstreams: [] } };
+    local.changed();
+    expect(fc.watching().filter((w) => /^(chain|health)/.test(w))).toEqual([]);
+    expect(fc.watching()).not.toContain('configEntry {"kind":"service-defaults","name":"db"}');
+    clock.advance(COALESCE_MS);
+    await flush();
+    expect(published.at(-1)!.snap.ConnectProxy.DiscoveryChain).toEqual({});
+    delete local.services[SIDECAR.ID];
+    local.changed();
+    expect(fc.watching()).toEqual([]);
+    expect(removed).toEqual(["web-sidecar-proxy"]);
+    expect(manager.has("web-sidecar-proxy")).toBe(false);
+    // A late value for a cancelled watch publishes nothing.
+    const before = published.length;
+    clock.advance(COALESCE_MS);
+    await flush();
+    expect(published).toHaveLength(before);
+    manager.close();
+  });
+});
