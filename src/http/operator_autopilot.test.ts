@@ -126,6 +126,8 @@ describe("PUT /v1/operator/autopilot/configuration", () => {
     ["a bool of the wrong type", '{"CleanupDeadServers":"yes"}', "", "Error parsing autopilot config: json: cannot unmarshal string into Go struct field AutopilotConfiguration.CleanupDeadServers of type bool"],
     ["a negative duration", '{"LastContactThreshold":"-1s"}', "", "Error parsing autopilot config: LastContactThreshold must not be negative, got -1s"],
     ["a count past 2^53", '{"MaxTrailingLogs":18446744073709551615}', "", "Error parsing autopilot config: MaxTrailingLogs 18446744073709551615 is too large (at most 9007199254740991)"],
+    ["a duration past Go's int64 of nanoseconds", '{"ServerStabilizationTime":1e300}', "", "Error parsing autopilot config: ServerStabilizationTime is out of range"],
+    ["an overflowing duration", '{"LastContactThreshold":1e400}', "", "Error parsing autopilot config: "],
     ["a bad cas", "{}", "?cas=abc", 'Error parsing cas value: strconv.ParseUint: parsing "abc": invalid syntax'],
     ["an empty cas", "{}", "?cas", 'Error parsing cas value: strconv.ParseUint: parsing "": invalid syntax'],
   ];
@@ -137,6 +139,12 @@ describe("PUT /v1/operator/autopilot/configuration", () => {
       expect(writes).toEqual([]);
     });
   }
+
+  test("durations in nanoseconds keep whole milliseconds, a remainder rounding up (found by the fuzzer: 1.5 ms was a 500)", async () => {
+    const res = await put('{"LastContactThreshold":1500000,"ServerStabilizationTime":1}', "");
+    expect(res.status).toBe(200);
+    expect(writes).toMatchObject([{ config: { LastContactThresholdMs: 2, ServerStabilizationTimeMs: 1 } }]);
+  });
 
   test("a refusal by the state store is 400 with its message", async () => {
     const refusing: StateAccess = { ...state, write: async (cmd) => (writes.push(cmd), { type: "error", error: "invalid autopilot configuration" } as never) };

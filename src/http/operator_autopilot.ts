@@ -24,6 +24,8 @@ export interface OperatorAutopilotDeps {
 export type AutopilotConfigBody = Omit<AutopilotConfig, "CreateIndex" | "ModifyIndex">;
 
 const NS_PER_MS = 1_000_000;
+/** Go's largest time.Duration (2^63-1 ns), as the nearest float. */
+const MAX_DURATION_NS = 2 ** 63;
 const GO_ZERO_TIME = "0001-01-01T00:00:00Z";
 
 /** api.ReadableDuration's UnmarshalJSON: a Go duration string, or a number of nanoseconds. */
@@ -71,10 +73,13 @@ export function parseAutopilotConfigBody(body: string): AutopilotConfigBody {
     if (typeof v !== "number" || !Number.isSafeInteger(v)) throw new BadRequestError(`Error parsing autopilot config: ${field} ${String(v)} is too large (at most ${Number.MAX_SAFE_INTEGER})`);
     return v;
   };
+  // Go's time.Duration is an int64 of nanoseconds; the state keeps whole milliseconds, so a sub-millisecond
+  // remainder rounds up (a threshold never shrinks to 0 by the conversion).
   const duration = (field: string): number => {
     const ns = (raw[field] as number | undefined) ?? 0;
+    if (!Number.isFinite(ns) || ns > MAX_DURATION_NS) throw new BadRequestError(`Error parsing autopilot config: ${field} is out of range (at most 2562047h47m16.854775807s)`);
     if (ns < 0) throw new BadRequestError(`Error parsing autopilot config: ${field} must not be negative, got ${formatGoDuration(ns)}`);
-    return ns / NS_PER_MS;
+    return Math.ceil(ns / NS_PER_MS);
   };
   return {
     CleanupDeadServers: (raw["CleanupDeadServers"] as boolean | undefined) ?? false,

@@ -80,10 +80,16 @@ describe("coordinate-batch codec", () => {
     [{ updates: [{ Node: "a", Coord: coord(0) }] }, "updates[0].Segment must be a string"],
     [{ updates: [{ Node: "a", Segment: "", Coord: { ...coord(0), Vec: [1, 2, 3] } }] }, "updates[0].Coord.Vec must be an array of 8 finite numbers"],
     [{ updates: [{ Node: "a", Segment: "", Coord: { ...coord(0), Vec: [1, 2, 3, 4, 5, 6, 7, "8"] } }] }, "Coord.Vec must be an array of 8 finite numbers"],
-    [{ updates: [{ Node: "a", Segment: "", Coord: { Vec: coord(0).Vec, Error: 1, Adjustment: 0 } }] }, "Coord.Height must be a number"],
+    [{ updates: [{ Node: "a", Segment: "", Coord: { Vec: coord(0).Vec, Error: 1, Adjustment: 0 } }] }, "Coord.Height must be a finite number"],
     [{ updates: [{ Node: "a", Segment: "" }] }, "updates[0].Coord must be an object"],
   ])("rejects %j", (body, message) => {
     expect(() => decodeCommand(enc.encode(JSON.stringify({ type: "coordinate-batch", ...body })))).toThrow(message);
+  });
+
+  test("an integral component past 2^53 survives the log (its exact-number reader hands back a bigint)", () => {
+    const big = { Node: "a", Segment: "", Coord: { ...coord(0), Vec: [9223372036854775808, 0, 0, 0, 0, 0, 0, 0], Height: 2 ** 60 } };
+    const cmd = decodeCommand(encodeCommand({ type: "coordinate-batch", updates: [big] }));
+    expect(cmd).toEqual({ type: "coordinate-batch", updates: [big] });
   });
 
   test("rejects a non-finite component written as a huge literal", () => {

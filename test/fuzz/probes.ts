@@ -42,6 +42,11 @@ export const WRITE_ENDPOINTS: readonly { method: Probe["method"]; path: string; 
   { method: "PUT", path: "/v1/kv/fuzz/k?flags=42", body: "value" },
   { method: "PUT", path: "/v1/event/fire/deploy?node=.*", body: "payload" },
   { method: "PUT", path: "/v1/operator/keyring", body: { Key: "pUqJrVyVRj5jsiYEkM/tFQYfWyJIv4s3XkvDwy7Cu5s=" } },
+  { method: "POST", path: "/v1/query", body: { Name: "geo-web", Service: { Service: "web", Tags: ["v1", "!old"], OnlyPassing: true, Near: "_agent", Failover: { NearestN: 2, Datacenters: ["dc2"] }, NodeMeta: { rack: "a" } }, DNS: { TTL: "10s" } } },
+  { method: "POST", path: "/v1/query", body: { Name: "", Template: { Type: "name_prefix_match", Regexp: "^geo-(.*?)-(x+)$", RemoveEmptyTags: true }, Service: { Service: "${match(1)}", Tags: ["${match(2)}", "${name.suffix}"] } } },
+  { method: "PUT", path: "/v1/operator/autopilot/configuration?cas=0", body: { CleanupDeadServers: true, LastContactThreshold: "200ms", MaxTrailingLogs: 250, MinQuorum: 0, ServerStabilizationTime: "10s" } },
+  { method: "PUT", path: "/v1/coordinate/update", body: { Node: "n1", Segment: "", Coord: { Vec: [0.1, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 1e-5 } } },
+  { method: "PUT", path: "/v1/txn", body: [{ Node: { Verb: "set", Node: { Node: "n2", Address: "10.0.0.2" } } }, { Service: { Verb: "set", Node: "n2", Service: { ID: "s1", Service: "s", Port: 80 } } }, { Check: { Verb: "cas", Check: { Node: "n2", CheckID: "c", Name: "c", Status: "passing", ModifyIndex: 0 } } }, { KV: { Verb: "get", Key: "fuzz/t" } }] },
 ];
 
 /** Read and write routes for random path and query probes. */
@@ -54,6 +59,8 @@ const ROUTES = [
   "/v1/connect/intentions/check", "/v1/connect/ca/roots", "/v1/agent/connect/ca/leaf/", "/v1/operator/raft/configuration",
   "/v1/catalog/datacenters", "/v1/txn", "/v1/agent/maintenance", "/v1/agent/service/maintenance/", "/v1/agent/check/pass/",
   "/v1/session/renew/", "/v1/session/destroy/", "/v1/agent/force-leave/", "/v1/operator/raft/peer", "/v1/nope", "/", "/v1/",
+  "/v1/query", "/v1/query/", "/v1/operator/autopilot/configuration", "/v1/operator/autopilot/health", "/v1/coordinate/datacenters",
+  "/v1/coordinate/nodes", "/v1/coordinate/node/",
 ];
 const PARAMS = ["index", "wait", "dc", "filter", "stale", "consistent", "cas", "flags", "acquire", "release", "recurse", "keys", "separator", "raw", "tag", "node-meta", "passing", "near", "pretty", "source", "destination", "by", "name", "compile-dc", "note", "enable", "reason", "prune", "wan", "id", "address", "kind", "token"];
 const VALUES = [
