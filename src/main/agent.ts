@@ -267,6 +267,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         advertiseAddr,
         host: config.clientAddr,
         port: config.ports.grpc,
+        updatesPerSecond: config.xds.updateMaxPerSecond,
+        proxylessClients: config.xds.proxylessClients,
         ...(tls ? { tls: { material: tls.material, verifyIncoming: config.tls.verifyIncoming } } : {}),
         localAgent,
         state: stateAccess,

@@ -41,6 +41,8 @@ export interface RuntimeConfig {
   readonly nodeMeta: Readonly<Record<string, string>>;
   readonly ports: Ports;
   readonly tls: TlsSettings;
+  /** The `xds` block (Consul 1.11+'s, plus Causeway's proxyless client identities). */
+  readonly xds: XdsSettings;
   /** The `autopilot` block: what a new cluster's leader stores over Consul's defaults (durations in ms). */
   readonly autopilot: AutopilotSeedSettings;
   readonly gossip: GossipSettings;
@@ -106,7 +108,7 @@ export const NO_TLS: TlsSettings = { caFile: "", certFile: "", keyFile: "", veri
 
 /** A partial config as read from one source, already in internal names. */
 export type ConfigSource = {
-  -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : K extends "gossip" ? Partial<GossipSettings> : RuntimeConfig[K];
+  -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : K extends "gossip" ? Partial<GossipSettings> : K extends "xds" ? Partial<XdsSettings> : RuntimeConfig[K];
 };
 
 export class ConfigError extends Error {}
@@ -133,6 +135,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     ports: DEFAULT_PORTS,
     tls: NO_TLS,
     autopilot: {},
+    xds: DEFAULT_XDS,
     gossip: DEFAULT_GOSSIP,
     disableCoordinates: false,
     syncCoordinateRateTarget: 64,
@@ -207,6 +210,21 @@ const GOSSIP_FIELDS: Record<string, [keyof GossipSettings, FieldKind]> = {
   advertise_addr_wan: ["advertiseAddrWan", "string"],
 };
 
+/** The `xds` block. */
+export interface XdsSettings {
+  /** `update_max_per_second`: proxy updates the xDS server sends per second in all (Consul's 250; 0 = unlimited). */
+  readonly updateMaxPerSecond: number;
+  /** `proxyless_clients`: node IDs (besides local service IDs) served as proxyless gRPC clients. */
+  readonly proxylessClients: readonly string[];
+}
+
+export const DEFAULT_XDS: XdsSettings = { updateMaxPerSecond: 250, proxylessClients: [] };
+
+const XDS_FIELDS: Record<string, [keyof XdsSettings, FieldKind]> = {
+  update_max_per_second: ["updateMaxPerSecond", "int"],
+  proxyless_clients: ["proxylessClients", "stringList"],
+};
+
 /** Settings of the `autopilot` block, as AutopilotConfig names them. */
 export type AutopilotSeedSettings = Partial<Omit<AutopilotConfig, "CreateIndex" | "ModifyIndex">>;
 
@@ -257,6 +275,17 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
         ports[name] = checkValue(origin, `ports.${pk}`, "port", pv) as number;
       }
       out.ports = ports;
+      continue;
+    }
+    if (key === "xds") {
+      if (!isObject(value)) throw new ConfigError(`${origin}: "xds" must be an object`);
+      const xds: Record<string, unknown> = {};
+      for (const [xk, xv] of Object.entries(value)) {
+        const field = XDS_FIELDS[xk];
+        if (!field) throw new ConfigError(`${origin}: invalid config key xds.${xk}`);
+        xds[field[0]] = checkValue(origin, `xds.${xk}`, field[1], xv);
+      }
+      out.xds = xds;
       continue;
     }
     if (key === "autopilot") {
@@ -384,7 +413,7 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
       services: [...cfg.definitions.services, ...(s.definitions?.services ?? [])],
       checks: [...cfg.definitions.checks, ...(s.definitions?.checks ?? [])],
     };
-    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, gossip, definitions } as RuntimeConfig;
+    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, gossip, definitions } as RuntimeConfig;
   }
   validateConfig(cfg);
   return cfg;

@@ -42,3 +42,13 @@ describe("autopilot config block", () => {
     expect(c.autopilot).toEqual({ MinQuorum: 3, MaxTrailingLogs: 20 });
   });
 });
+
+describe("xds config block", () => {
+  test("update_max_per_second and proxyless_clients; 0 is unlimited, a negative rate and unknown keys are refused", () => {
+    const c = buildConfig(defaultConfig("h"), [parseConfigJson("x.json", { data_dir: "/d", xds: { update_max_per_second: 0, proxyless_clients: ["grpc-app"] } })]);
+    expect(c.xds).toEqual({ updateMaxPerSecond: 0, proxylessClients: ["grpc-app"] });
+    expect(buildConfig(defaultConfig("h"), [parseConfigJson("x.json", { data_dir: "/d" })]).xds.updateMaxPerSecond).toBe(250);
+    expect(() => buildConfig(defaultConfig("h"), [parseConfigJson("x.json", { data_dir: "/d", xds: { update_max_per_second: -1 } })])).toThrow("x.json: xds.update_max_per_second must be a non-negative integer, got -1");
+    expect(() => parseConfigJson("x.json", { xds: { rate: 1 } })).toThrow("x.json: invalid config key xds.rate");
+  });
+});

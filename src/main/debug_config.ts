@@ -76,6 +76,7 @@ export function debugConfig(config: RuntimeConfig, actual: ActualSettings): Reco
     AutopilotRedundancyZoneTag: autopilot.RedundancyZoneTag,
     AutopilotDisableUpgradeMigration: autopilot.DisableUpgradeMigration,
     AutopilotUpgradeVersionTag: autopilot.UpgradeVersionTag,
+    XDSUpdateRateLimit: config.xds.updateMaxPerSecond,
     LogLevel: config.logLevel,
     LogJSON: config.logJson,
   };

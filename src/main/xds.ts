@@ -5,15 +5,28 @@
  * with TLS whenever the agent has TLS configured, verifying clients when verify_incoming is set;
  * plaintext otherwise). A stream's node must be a registered local proxy service ID (or its
  * node.cluster); a registered proxy whose snapshot is not ready yet waits for it instead of being refused.
+ *
+ * Proxyless gRPC clients use the same port: a node ID that is not a local connect proxy but a local
+ * service ID, or one of `proxylessClients`, is served proxyless resources (src/xds/resources/proxyless.ts)
+ * by the proxyless manager (src/proxycfg/proxyless_manager.ts). Its machine starts when the node's first
+ * stream watches the xDS cache and stops a while after its last stream ends: the ADS service reports
+ * neither, so the cache handed to it is wrapped to see each stream's watch and its cancellation. The
+ * resources cover every name the client may resolve (its sidecar's upstreams, else every catalog
+ * service), because the xDS cache holds one resource set per node and does not see which names a stream
+ * subscribes to; an ADS stream then sends only the names the client asked for.
  */
 import {
-  caRootsType, compiledChainType, configEntryType, createAgentCache, healthServicesType, intentionMatchType, leafCertType,
+  blockingQueryType, blockingRead, caRootsType, compiledChainType, configEntryType, createAgentCache, healthServicesType, intentionMatchType, leafCertType,
   meshGatewaysOverCatalog, meshGatewaysType, preparedQueryType, type StateReader,
 } from "../agent/index.ts";
 import type { IssuedCert, UnitRandom } from "../connect/index.ts";
 import type { Clock, Logger, TlsMaterial } from "../platform/index.ts";
-import { createProxyManager, type LocalServices, type ProxyManager, type SidecarCacheTypes } from "../proxycfg/index.ts";
-import { createAdsService, createXdsCache, resolveByProxyId, serveAds, sidecarResources, toResourceMap, type XdsCache } from "../xds/index.ts";
+import {
+  createProxylessManager, createProxyManager, type CatalogServicesRequest, type LocalServices, type ProxylessManager, type ProxyManager, type SidecarCacheTypes,
+} from "../proxycfg/index.ts";
+import {
+  createAdsService, createXdsCache, proxylessResources, resolveByProxyId, serveAds, sidecarResources, toResourceMap, type XdsCache,
+} from "../xds/index.ts";
 
 export interface StartXdsOptions {
   readonly datacenter: string;
@@ -32,6 +45,8 @@ export interface StartXdsOptions {
   signLeaf(service: string): Promise<IssuedCert>;
   /** Every known datacenter, nearest first (prepared-query failover). */
   datacenters(): readonly string[] | Promise<readonly string[]>;
+  /** Node IDs served as proxyless gRPC clients without a local registration (every catalog service). */
+  readonly proxylessClients?: readonly string[];
   /** xDS updates per second across streams (Consul's default 250). */
   readonly updatesPerSecond?: number;
   readonly clock: Clock;
@@ -43,6 +58,7 @@ export interface RunningXds {
   /** `host:port` the ADS service listens on. */
   readonly address: string;
   readonly manager: ProxyManager;
+  readonly proxyless: ProxylessManager;
   readonly cache: XdsCache;
   /** Stops serving (streams end), the manager and the agent cache. Idempotent. */
   close(): Promise<void>;
@@ -66,15 +82,28 @@ export function sidecarCacheTypes(o: Pick<StartXdsOptions, "state" | "datacenter
   };
 }
 
+/** The service names of a datacenter's catalog, over `state`. */
+export function catalogServicesType(state: StateReader) {
+  return blockingQueryType<CatalogServicesRequest, readonly string[]>({
+    name: "catalog-services",
+    key: (r) => r.datacenter ?? "",
+    async query(r, options) {
+      const res = await blockingRead(state, { type: "catalog-services" }, r.datacenter, options);
+      return { index: res.index, value: Object.keys(res.value).sort() };
+    },
+  });
+}
+
 /** Starts the xDS server. Rejects (with nothing left running) when the port cannot be bound. */
 export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
   const log = o.logger;
   const agentCache = createAgentCache({ clock: o.clock, rng: o.rng, logger: log.named("cache") });
   const xdsCache = createXdsCache();
+  const types = sidecarCacheTypes(o, agentCache);
   const manager = createProxyManager({
     context: { datacenter: o.datacenter, nodeName: o.nodeName, advertiseAddrLan: o.advertiseAddr, intentionDefaultAllow: true },
     cache: agentCache,
-    types: sidecarCacheTypes(o, agentCache),
+    types,
     services: o.localAgent,
     clock: o.clock,
     logger: log.named("proxycfg"),
@@ -89,9 +118,39 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
     },
     remove: (proxyId) => void xdsCache.remove(proxyId),
   });
+  const proxyless = createProxylessManager({
+    datacenter: o.datacenter,
+    cache: agentCache,
+    types: { chain: types.chain, health: types.health, catalogServices: catalogServicesType(o.state) },
+    services: o.localAgent,
+    identities: o.proxylessClients ?? [],
+    clock: o.clock,
+    logger: log.named("proxycfg"),
+    publish(nodeId, snapshot) {
+      try {
+        xdsCache.set(nodeId, toResourceMap(proxylessResources(snapshot)));
+      } catch (err) {
+        log.error("xds: cannot generate the proxyless client's resources; it keeps its previous configuration", { node: nodeId, error: err });
+      }
+    },
+    remove: (nodeId) => void xdsCache.remove(nodeId),
+  });
+  // Sidecars first: a connect-proxy ID is always an Envoy's.
+  const isProxyless = (id: string) => !manager.has(id) && proxyless.accepts(id);
+  const streamCache: XdsCache = {
+    ...xdsCache,
+    watch(nodeId, watcher) {
+      const cancel = xdsCache.watch(nodeId, watcher);
+      const release = isProxyless(nodeId) ? proxyless.acquire(nodeId) : undefined;
+      return () => {
+        cancel();
+        release?.();
+      };
+    },
+  };
   const service = createAdsService({
-    cache: xdsCache,
-    resolveNode: resolveByProxyId((id) => manager.has(id)),
+    cache: streamCache,
+    resolveNode: resolveByProxyId((id) => manager.has(id) || proxyless.accepts(id)),
     clock: o.clock,
     logger: log,
     ...(o.updatesPerSecond !== undefined ? { updatesPerSecond: o.updatesPerSecond } : {}),
@@ -104,6 +163,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
     });
   } catch (err) {
     manager.close();
+    proxyless.close();
     agentCache.close();
     throw err;
   }
@@ -111,10 +171,12 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
   return {
     address: `${server.host}:${server.port}`,
     manager,
+    proxyless,
     cache: xdsCache,
     close: () =>
       (closing ??= (async () => {
         manager.close();
+        proxyless.close();
         agentCache.close();
         await server.close();
       })()),

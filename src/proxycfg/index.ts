@@ -1,6 +1,7 @@
 /**
  * proxycfg: per-proxy snapshot state machines (typed events -> readonly snapshot), and the manager that
- * runs one per local connect proxy over the agent cache. Public face.
+ * runs one per local connect proxy over the agent cache; the proxyless gRPC client machine and its
+ * manager. Public face.
  */
 export { upstreamDatacenter, upstreamIdentifier } from "./snapshot.ts";
 export type { ConnectProxySnapshot, SidecarSnapshot } from "./snapshot.ts";
@@ -9,3 +10,11 @@ export { watchIds, type ChainWatch, type WatchCommand, type WatchKind, type Watc
 export { SidecarState, type SidecarContext, type SidecarEvent, type SidecarRegistration } from "./sidecar_state.ts";
 export { indexedRoots, watchInCache, type CacheWatchContext, type SidecarCacheTypes } from "./cache_watch.ts";
 export { COALESCE_MS, createProxyManager, sidecarRegistration, type LocalServices, type ProxyManager, type ProxyManagerDeps } from "./manager.ts";
+export type { ProxylessSnapshot, ProxylessUpstream } from "./proxyless_snapshot.ts";
+export {
+  ProxylessState, type ProxylessCommand, type ProxylessEvent, type ProxylessSource, type ProxylessUpdate, type ProxylessWatchRequest, type ProxylessWatchValues,
+} from "./proxyless_state.ts";
+export {
+  createProxylessManager, localServiceSource, PROXYLESS_IDLE_MS, PROXYLESS_INITIAL_WAIT_MS, type CatalogServicesRequest, type ProxylessCacheTypes,
+  type ProxylessManager, type ProxylessManagerDeps,
+} from "./proxyless_manager.ts";

@@ -4,53 +4,18 @@
  * coalesced, and a deregistered proxy is removed.
  */
 import { describe, expect, test } from "bun:test";
-import type { AgentCache, AgentService, CacheType, WatchHandlers } from "../agent/index.ts";
+import type { AgentService, CacheType } from "../agent/index.ts";
 import { silentLogger } from "../platform/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
 import type { SidecarCacheTypes } from "./cache_watch.ts";
 import { COALESCE_MS, createProxyManager } from "./manager.ts";
+import { agentWith, fakeCache, flush } from "./manager_kit.test.ts";
 import { chain, LEAF, node, registration } from "./sidecar_state_kit.test.ts";
 import type { SidecarSnapshot } from "./snapshot.ts";
-
-const flush = async () => {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
-};
-
-/** A cache whose watches the test answers by type name and request. */
-function fakeCache() {
-  const live = new Map<number, { type: string; req: unknown; h: WatchHandlers<unknown> }>();
-  let n = 0;
-  const cache: AgentCache = {
-    get: () => Promise.reject(new Error("not used")),
-    watch<Req, V, S>(type: CacheType<Req, V, S>, req: Req, h: WatchHandlers<V>) {
-      const id = ++n;
-      live.set(id, { type: type.name, req, h: h as WatchHandlers<unknown> });
-      return () => void live.delete(id);
-    },
-    close: () => live.clear(),
-  };
-  let index = 0;
-  const answer = (type: string, value: unknown, match: (req: any) => boolean = () => true) => {
-    let hit = 0;
-    for (const w of [...live.values()]) if (w.type === type && match(w.req)) (hit++, w.h.onUpdate({ value, index: ++index }));
-    return hit;
-  };
-  const watching = () => [...live.values()].map((w) => `${w.type} ${JSON.stringify(w.req)}`).sort();
-  return { cache, answer, watching };
-}
 
 const types = Object.fromEntries(
   (["roots", "leaf", "intentions", "configEntry", "chain", "health", "meshGateways", "preparedQuery"] as const).map((k) => [k, { name: k } as unknown as CacheType<unknown, unknown>]),
 ) as unknown as SidecarCacheTypes;
-
-function agentWith(services: Record<string, AgentService>) {
-  let listener: (() => void) | undefined;
-  return {
-    services,
-    agent: { agentServices: () => ({ ...services }), onChange: (fn: () => void) => ((listener = fn), () => (listener = undefined)) },
-    changed: () => listener?.(),
-  };
-}
 
 const reg = registration([{ DestinationName: "db", LocalBindPort: 9191 }]);
 const SIDECAR: AgentService = {

@@ -16,6 +16,7 @@
  * and the centralized configuration resolved (Consul resolves it before proxycfg sees the proxy).
  */
 import type { ConnectProxyConfig, ExposePath } from "../model/index.ts";
+import { reconcileWatches } from "./reconcile.ts";
 import { isServiceUpstream, mergeServiceConfig, resolveServiceConfig } from "./service_config.ts";
 import { upstreamDatacenter, upstreamIdentifier, type SidecarSnapshot } from "./snapshot.ts";
 import { watchIds, type ChainWatch, type WatchCommand, type WatchRequest, type WatchUpdate, type WatchValues } from "./watches.ts";
@@ -204,29 +205,9 @@ export class SidecarState {
 
   /** Cancels what is no longer wanted (dropping its value), then starts what is new, until stable. */
   private reconcile(): WatchCommand[] {
-    const out: WatchCommand[] = [];
-    // A cancelled chain can drop target watches, and nothing else cascades: two passes settle it.
-    for (let pass = 0; pass < 4; pass++) {
-      const want = this.desired();
-      const cancels: WatchCommand[] = [];
-      const starts: WatchCommand[] = [];
-      for (const [id, h] of [...this.held].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-        const w = want.get(id);
-        if (w && keyOf(w) === h.key) continue;
-        cancels.push({ op: "cancel", watchId: id });
-        this.held.delete(id);
-        if (this.values.delete(id)) this.dirty = true;
-      }
-      for (const id of [...want.keys()].sort()) {
-        if (this.held.has(id)) continue;
-        const request = want.get(id)!;
-        this.held.set(id, { key: keyOf(request), request });
-        starts.push({ op: "watch", watchId: id, request });
-      }
-      if (cancels.length === 0 && starts.length === 0) break;
-      out.push(...cancels, ...starts);
-    }
-    return out;
+    const { commands, dropped } = reconcileWatches(this.held, this.values, () => this.desired());
+    if (dropped) this.dirty = true;
+    return commands;
   }
 
   private build(): SidecarSnapshot | undefined {

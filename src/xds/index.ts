@@ -24,6 +24,7 @@ export { createUpdateLimiter, DEFAULT_UPDATES_PER_SECOND, type UpdateLimiter } f
 export type { RequestOutcome } from "./protocol/common.ts";
 export {
   envoyRegistry,
+  proxylessResources,
   ResourceGenerationError,
   sidecarClusters,
   sidecarEndpoints,
@@ -31,5 +32,6 @@ export {
   sidecarResources,
   sidecarRoutes,
   toResourceMap,
+  type ProxylessResources,
   type SidecarResources,
 } from "./resources/index.ts";

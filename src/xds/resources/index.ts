@@ -19,8 +19,9 @@ export { LOCAL_APP_CLUSTER, PUBLIC_LISTENER, ResourceGenerationError, customizeC
 export { envoyRegistry } from "./registry.ts";
 export { sidecarClusters, sidecarEndpoints, sidecarListeners, sidecarRoutes };
 export { parseProxyConfig, parseUpstreamConfig, type ProxyConfig, type UpstreamConfig } from "./config.ts";
+export { proxylessClusters, proxylessEndpoints, proxylessListeners, proxylessResources, proxylessRoutes, type ProxylessResources } from "./proxyless.ts";
 
-/** The four resource lists of one sidecar. */
+/** The four resource lists of one sidecar (or of one proxyless gRPC client: ./proxyless.ts). */
 export interface SidecarResources {
   readonly listeners: readonly Listener[];
   readonly clusters: readonly Cluster[];

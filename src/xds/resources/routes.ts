@@ -70,13 +70,15 @@ function chainRoutes(chain: CompiledDiscoveryChain) {
   }
 }
 
-function clusterName(targetId: string, chain: CompiledDiscoveryChain): string {
+/** The cluster a chain target is served by (its SNI name, customized when overrides change the chain). */
+export function clusterName(targetId: string, chain: CompiledDiscoveryChain): string {
   const t = chain.Targets[targetId];
   if (!t) throw new ResourceGenerationError(`discovery chain for ${chain.ServiceName} has no target ${targetId}`);
   return customizeClusterName(t.Name, chain);
 }
 
-function clusterAction(targetId: string, chain: CompiledDiscoveryChain): Init<RouteAction> {
+/** A route action to one chain target's cluster. */
+export function clusterAction(targetId: string, chain: CompiledDiscoveryChain): Init<RouteAction> {
   return { clusterSpecifier: { case: "cluster", value: clusterName(targetId, chain) } };
 }
 

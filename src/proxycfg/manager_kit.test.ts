@@ -1,0 +1,43 @@
+/**
+ * Test kit for the proxycfg managers: an agent cache whose watches the test answers by type name and
+ * request, a fake local agent whose services the test edits, and a microtask flush.
+ */
+import type { AgentCache, AgentService, CacheType, WatchHandlers } from "../agent/index.ts";
+
+/** Lets pending promise callbacks run. */
+export const flush = async () => {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+};
+
+/** A cache whose watches the test answers by type name and request. */
+export function fakeCache() {
+  const live = new Map<number, { type: string; req: unknown; h: WatchHandlers<unknown> }>();
+  let n = 0;
+  const cache: AgentCache = {
+    get: () => Promise.reject(new Error("not used")),
+    watch<Req, V, S>(type: CacheType<Req, V, S>, req: Req, h: WatchHandlers<V>) {
+      const id = ++n;
+      live.set(id, { type: type.name, req, h: h as WatchHandlers<unknown> });
+      return () => void live.delete(id);
+    },
+    close: () => live.clear(),
+  };
+  let index = 0;
+  const answer = (type: string, value: unknown, match: (req: any) => boolean = () => true) => {
+    let hit = 0;
+    for (const w of [...live.values()]) if (w.type === type && match(w.req)) (hit++, w.h.onUpdate({ value, index: ++index }));
+    return hit;
+  };
+  const watching = () => [...live.values()].map((w) => `${w.type} ${JSON.stringify(w.req)}`).sort();
+  return { cache, answer, watching };
+}
+
+/** A local agent over `services` (edit it, then call `changed`). */
+export function agentWith(services: Record<string, AgentService>) {
+  let listener: (() => void) | undefined;
+  return {
+    services,
+    agent: { agentServices: () => ({ ...services }), onChange: (fn: () => void) => ((listener = fn), () => (listener = undefined)) },
+    changed: () => listener?.(),
+  };
+}
