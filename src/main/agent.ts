@@ -23,7 +23,7 @@ import { snapshotApiOver } from "./snapshot_api.ts";
 import { autopilotHealthOver, operatorApiOver, raftStatusOver } from "./operator_api.ts";
 import { debugConfig } from "./debug_config.ts";
 import { startXds } from "./xds.ts";
-import { createConnectAccess, createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
+import { createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
 import { parseServer, serfStatsOf, type PoolMember } from "../membership/index.ts";
 import { agentStateFiles } from "./agent_state_files.ts";
 import { loadTlsFiles } from "./tls_files.ts";
@@ -255,12 +255,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         if (leader) localAgent.antiEntropy.triggerFullSync();
       });
     }
-    if (config.ports.grpc !== -1 && localAgent && stateAccess && stateCaller) {
+    if (config.ports.grpc !== -1 && localAgent && stateAccess && connectCa) {
       // Envoy's ADS on the gRPC port: proxycfg over the agent cache, for the local connect proxies.
-      const signer = createConnectAccess(stateCaller, {
-        datacenter: config.datacenter,
-        trustDomain: async () => (await stateAccess.read({ type: "ca-roots" }, { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0 })).value.trustDomain,
-      });
       const xds = await startXds({
         datacenter: config.datacenter,
         nodeName: config.nodeName,
@@ -272,7 +268,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         ...(tls ? { tls: { material: tls.material, verifyIncoming: config.tls.verifyIncoming } } : {}),
         localAgent,
         state: stateAccess,
-        signLeaf: (service) => signer.signLeaf(service),
+        connect: connectCa.shared,
         datacenters: () => {
           if (clientRpc) return clientRpc.datacenters();
           try {
@@ -282,7 +278,6 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           }
         },
         clock: systemClock(),
-        rng: cryptoRng(),
         logger: logger.named("xds"),
       });
       cleanups.push(() => xds.close());

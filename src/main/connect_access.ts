@@ -2,25 +2,34 @@
  * The HTTP API's Connect CA dependency for this agent: CA configuration and leaf signing through the
  * State service (src/agent/connect_signing.ts), leaves served from the agent cache.
  */
-import type { UnitRandom } from "../connect/index.ts";
+import type { IssuedCert, UnitRandom } from "../connect/index.ts";
 import type { HttpApiDeps, StateAccess } from "../http/index.ts";
 import type { Clock, Logger } from "../platform/index.ts";
 import type { StateCaller } from "../rpc/index.ts";
-import { caRootsType, createAgentCache, createConnectAccess, getLeaf, leafCertType } from "../agent/index.ts";
+import { caRootsType, createAgentCache, createConnectAccess, getLeaf, leafCertType, type AgentCache, type CacheType, type CaRoots, type CaRootsRequest, type LeafRequest, type LeafState } from "../agent/index.ts";
 
 /** The HTTP API's Connect CA dependency (declared by src/http). */
 type ConnectCaApi = NonNullable<HttpApiDeps["connectCa"]>;
 
+/** The agent's one cache with its CA roots and leaf types, shared by the HTTP API and the xDS server. */
+export interface SharedConnectCache {
+  readonly cache: AgentCache;
+  readonly roots: CacheType<CaRootsRequest, CaRoots>;
+  readonly leaf: CacheType<LeafRequest, IssuedCert, LeafState>;
+}
+
 /**
  * The HTTP API's Connect CA dependency for this agent: configuration through the State service, and
  * leaves from the agent cache: the leaf type signs through it and follows the CA roots type, a blocking
- * read of the roots through the State service. `close` stops the cache's renewals and refreshes.
+ * read of the roots through the State service. `shared` hands the same cache and types to the xDS
+ * server, so a service's leaf is signed once per agent (as Consul's one agent cache does). `close`
+ * stops the cache's renewals and refreshes; it owns the cache.
  */
 export function connectCaApiOver(
   caller: StateCaller,
   state: StateAccess,
   o: { readonly clock: Clock; readonly rng: UnitRandom; readonly logger: Logger; readonly datacenter: string },
-): ConnectCaApi & { close(): void } {
+): ConnectCaApi & { readonly shared: SharedConnectCache; close(): void } {
   const access = createConnectAccess(caller, {
     datacenter: o.datacenter,
     trustDomain: async () => (await state.read({ type: "ca-roots" }, { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0 })).value.trustDomain,
@@ -34,6 +43,7 @@ export function connectCaApiOver(
   return {
     setConfiguration: (config, datacenter) => access.setConfiguration(config, datacenter),
     leaf: (service, options) => getLeaf(cache, leaf, service, options),
+    shared: { cache, roots, leaf },
     close: () => cache.close(),
   };
 }

@@ -16,10 +16,10 @@
  * subscribes to; an ADS stream then sends only the names the client asked for.
  */
 import {
-  blockingQueryType, blockingRead, caRootsType, compiledChainType, configEntryType, createAgentCache, healthServicesType, intentionMatchType, leafCertType,
+  blockingQueryType, blockingRead, compiledChainType, configEntryType, healthServicesType, intentionMatchType,
   meshGatewaysOverCatalog, meshGatewaysType, preparedQueryType, type StateReader,
 } from "../agent/index.ts";
-import type { IssuedCert, UnitRandom } from "../connect/index.ts";
+import type { SharedConnectCache } from "./connect_access.ts";
 import type { Clock, Logger, TlsMaterial } from "../platform/index.ts";
 import {
   createProxylessManager, createProxyManager, type CatalogServicesRequest, type LocalServices, type ProxylessManager, type ProxyManager, type SidecarCacheTypes,
@@ -41,8 +41,11 @@ export interface StartXdsOptions {
   readonly localAgent: LocalServices;
   /** Reads of the replicated state (src/main's StateAccess). */
   readonly state: StateReader;
-  /** Signs a leaf for a service through a server (src/agent's ConnectCaAccess.signLeaf). */
-  signLeaf(service: string): Promise<IssuedCert>;
+  /**
+   * The agent's cache with its CA roots and leaf types (connect_access.ts), shared with the HTTP API so a
+   * leaf is signed once per agent. Its owner closes it; startXds adds its own types to it.
+   */
+  readonly connect: SharedConnectCache;
   /** Every known datacenter, nearest first (prepared-query failover). */
   datacenters(): readonly string[] | Promise<readonly string[]>;
   /** Node IDs served as proxyless gRPC clients without a local registration (every catalog service). */
@@ -50,7 +53,6 @@ export interface StartXdsOptions {
   /** xDS updates per second across streams (Consul's default 250). */
   readonly updatesPerSecond?: number;
   readonly clock: Clock;
-  readonly rng: UnitRandom;
   readonly logger: Logger;
 }
 
@@ -60,19 +62,15 @@ export interface RunningXds {
   readonly manager: ProxyManager;
   readonly proxyless: ProxylessManager;
   readonly cache: XdsCache;
-  /** Stops serving (streams end), the manager and the agent cache. Idempotent. */
+  /** Stops serving (streams end) and the managers (their cache watches end; the cache is its owner's). Idempotent. */
   close(): Promise<void>;
 }
 
 /** The cache types a sidecar watches, over `state` (built once per agent). */
-export function sidecarCacheTypes(o: Pick<StartXdsOptions, "state" | "datacenter" | "signLeaf" | "datacenters" | "clock" | "rng">, cache: ReturnType<typeof createAgentCache>): SidecarCacheTypes {
-  const roots = caRootsType(async (req, { minIndex, maxWaitMs }) => {
-    const r = await o.state.read({ type: "ca-roots" }, { datacenter: req.datacenter, consistency: "default", minIndex, maxWaitMs });
-    return { value: r.value, index: r.meta.index };
-  });
+export function sidecarCacheTypes(o: Pick<StartXdsOptions, "state" | "datacenter" | "connect" | "datacenters">): SidecarCacheTypes {
   return {
-    roots,
-    leaf: leafCertType({ cache, roots, clock: o.clock, rng: o.rng, sign: (req) => o.signLeaf(req.service) }),
+    roots: o.connect.roots,
+    leaf: o.connect.leaf,
     intentions: intentionMatchType(o.state),
     configEntry: configEntryType(o.state),
     chain: compiledChainType(o.state, o.datacenter),
@@ -97,9 +95,9 @@ export function catalogServicesType(state: StateReader) {
 /** Starts the xDS server. Rejects (with nothing left running) when the port cannot be bound. */
 export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
   const log = o.logger;
-  const agentCache = createAgentCache({ clock: o.clock, rng: o.rng, logger: log.named("cache") });
+  const agentCache = o.connect.cache;
   const xdsCache = createXdsCache();
-  const types = sidecarCacheTypes(o, agentCache);
+  const types = sidecarCacheTypes(o);
   const manager = createProxyManager({
     context: { datacenter: o.datacenter, nodeName: o.nodeName, advertiseAddrLan: o.advertiseAddr, intentionDefaultAllow: true },
     cache: agentCache,
@@ -164,7 +162,6 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
   } catch (err) {
     manager.close();
     proxyless.close();
-    agentCache.close();
     throw err;
   }
   let closing: Promise<void> | undefined;
@@ -177,7 +174,6 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
       (closing ??= (async () => {
         manager.close();
         proxyless.close();
-        agentCache.close();
         await server.close();
       })()),
   };
