@@ -3,12 +3,13 @@
  * registered services and checks, their runners, the critical-service reaper and anti-entropy to the
  * catalog, behind one object that the HTTP routes and src/main call.
  */
-import type { HealthStatus } from "../model/index.ts";
+import type { ExposePath, HealthStatus } from "../model/index.ts";
 import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
 import { createAntiEntropy, type AntiEntropy } from "./anti_entropy.ts";
 import { CheckRuntime } from "./check_runtime.ts";
 import { DEFAULT_SIDECAR_PORTS, expandSidecar, healthCheckOf, sidecarId, toNodeService } from "./convert.ts";
 import { badRequest, notFound } from "./errors.ts";
+import { CheckRoutes } from "./exposed_checks.ts";
 import { LocalState, type LocalCheck, type LocalService } from "./local_state.ts";
 import { maintenance, type Maintenance, type MaintenanceRecord } from "./maintenance.ts";
 import { CHECK_BUF_SIZE } from "./output.ts";
@@ -46,6 +47,8 @@ export interface LocalAgentOptions {
   readonly checkDeregisterIntervalMinMs?: number;
   /** Port range for sidecar_service ports (default 21000-21255). */
   readonly sidecarPorts?: { readonly min: number; readonly max: number };
+  /** Listener ports for exposed checks (Consul's ports.expose_min_port / expose_max_port, default 21500-21755). */
+  readonly exposePorts?: { readonly min: number; readonly max: number };
   /** Consul's enable_script_checks: script (and Docker) checks may be registered from any source. Default off. */
   readonly enableScriptChecks?: boolean;
   /** Consul's enable_local_script_checks: script (and Docker) checks only from config files. Default off. */
@@ -137,6 +140,11 @@ export interface LocalAgent extends Maintenance {
   agentService(id: string): AgentService | undefined;
   /** `GET /v1/agent/checks` body. */
   agentChecks(): Record<string, AgentCheck>;
+  /**
+   * The exposed check paths of a local connect proxy with `Proxy.Expose.Checks` (one per HTTP or gRPC
+   * check of its destination service, sorted by check ID); [] for any other service. Changes are announced through onChange.
+   */
+  exposedCheckPaths(proxyId: string): ExposePath[];
   /** Calls fn after every visible change (blocking agent queries). Returns the unsubscribe. */
   onChange(fn: () => void): Cancel;
   /** Updates node-level facts (address, tagged addresses, node meta, node ID); a difference is synced to the catalog. */
@@ -174,15 +182,29 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
     ...(o.aeRetryFailMs !== undefined ? { retryFailMs: o.aeRetryFailMs } : {}),
   });
   let reaper: Cancel | undefined;
+  const routes = new CheckRoutes(o.exposePorts, (msg) => logger.warn(`error exposing check: ${msg}`));
 
+  /** Starts a check's runner; an HTTP or gRPC check of a service whose proxy exposes its checks runs through the proxy. */
   const addCheck = (check: LocalCheck, type: CheckType): string[] => {
     runtime.stop(check.CheckID);
+    const run = routes.add(check.ServiceID, check.CheckID, type, state.services());
     state.addCheck(check);
-    return runtime.start(check.CheckID, type);
+    return runtime.start(check.CheckID, run);
+  };
+
+  /**
+   * After services changed: restarts the runners of checks whose exposure changed (a proxy with
+   * Expose.Checks registered, changed, turned it off, or went away) and announces the new paths.
+   */
+  const rerouteChecks = () => {
+    const changed = routes.reroute(state.services());
+    for (const { checkId, type } of changed) runtime.start(checkId, type);
+    if (changed.length) state.changed(false);
   };
 
   const removeCheck = (checkId: string): boolean => {
     runtime.stop(checkId);
+    routes.remove(checkId);
     const removed = state.removeCheck(checkId);
     if (removed) o.persistence?.removeCheck(checkId);
     return removed;
@@ -226,6 +248,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
             logger.info("check for service has been critical for too long; deregistered service", { check: checkId, service: serviceId });
           }
         }
+        rerouteChecks();
       });
     },
     stop() {
@@ -244,6 +267,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       const warnings = addService(service, reg.Checks, replace);
       // As in Consul, a sidecar left out of a re-registration stays until its parent is deregistered.
       if (sidecar) warnings.push(...addService(sidecar.service, sidecar.checks, replace, service.ID));
+      rerouteChecks();
       // The registration as given (its sidecar with it) is what comes back on restart.
       if ((opts.source ?? "api") === "api") o.persistence?.saveService(service.ID, reg);
       return warnings;
@@ -252,6 +276,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       if (!removeService(serviceId)) {
         throw notFound(`Unknown service ID ${JSON.stringify(serviceId)}. Ensure that the service ID is passed, not the service name.`);
       }
+      rerouteChecks();
     },
     registerCheck(reg, opts = {}) {
       const service = reg.ServiceID ? state.service(reg.ServiceID) : undefined;
@@ -309,6 +334,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       return s ? toAgentServiceWithHash(s) : undefined;
     },
     agentChecks: () => Object.fromEntries(state.checks().map((c) => [c.CheckID, toAgentCheck(c)])),
+    exposedCheckPaths: (proxyId) => routes.paths(state.service(proxyId)),
     onChange: (fn) => state.onChange(fn),
     setNodeInfo: (info) => state.setNodeInfo(info),
     syncChanges: () => antiEntropy.syncChanges(),

@@ -11,6 +11,7 @@ export type { AntiEntropy, AntiEntropyOptions, AntiEntropyStats } from "./anti_e
 export { MIN_CHECK_INTERVAL_MS, REMOTE_SCRIPTS_DISABLED, SCRIPTS_DISABLED } from "./check_runtime.ts";
 export { DEFAULT_SIDECAR_PORTS, sidecarId, toNodeService } from "./convert.ts";
 export { AgentError, badRequest, notFound } from "./errors.ts";
+export { DEFAULT_EXPOSE_PORTS } from "./exposed_checks.ts";
 export type { AgentErrorKind } from "./errors.ts";
 export { DEFAULT_CHECK_UPDATE_INTERVAL_MS, LocalState } from "./local_state.ts";
 export type { LocalCheck, LocalService, LocalStateOptions } from "./local_state.ts";

@@ -205,6 +205,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           },
           enableScriptChecks: config.enableScriptChecks,
           enableLocalScriptChecks: config.enableLocalScriptChecks,
+          sidecarPorts: { min: config.ports.sidecarMin, max: config.ports.sidecarMax },
+          exposePorts: { min: config.ports.exposeMin, max: config.ports.exposeMax },
           catalog: catalogPortOver(stateAccess),
           clusterSize: () => gossip.lan.members().length,
           ...(stateFiles ? { persistence: stateFiles } : {}),

@@ -11,7 +11,9 @@ describe("config", () => {
       { nodeName: "flag-node" },
     ]);
     expect(cfg).toMatchObject({ dev: true, server: true, datacenter: "west", nodeName: "flag-node", bindAddr: "127.0.0.1", logLevel: "debug", nodeMeta: { k: "v" } });
-    expect(cfg.ports).toEqual({ http: 9500, grpc: 8502, server: 9300, serfLan: 8301, serfWan: 8302, dns: 8600 });
+    expect(cfg.ports).toEqual({
+      http: 9500, grpc: 8502, server: 9300, serfLan: 8301, serfWan: 8302, dns: 8600, sidecarMin: 21000, sidecarMax: 21255, exposeMin: 21500, exposeMax: 21755,
+    });
   });
 
   test("without -dev the gRPC port is disabled and a data dir is required", () => {

@@ -19,6 +19,12 @@ export interface Ports {
   readonly serfLan: number;
   readonly serfWan: number;
   readonly dns: number;
+  /** `sidecar_min_port` / `sidecar_max_port`: where sidecar_service ports are chosen (inclusive). */
+  readonly sidecarMin: number;
+  readonly sidecarMax: number;
+  /** `expose_min_port` / `expose_max_port`: listener ports for checks exposed through a proxy (inclusive). */
+  readonly exposeMin: number;
+  readonly exposeMax: number;
 }
 
 export interface RuntimeConfig {
@@ -113,7 +119,9 @@ export type ConfigSource = {
 
 export class ConfigError extends Error {}
 
-export const DEFAULT_PORTS: Ports = { http: 8500, grpc: -1, server: 8300, serfLan: 8301, serfWan: 8302, dns: 8600 };
+export const DEFAULT_PORTS: Ports = {
+  http: 8500, grpc: -1, server: 8300, serfLan: 8301, serfWan: 8302, dns: 8600, sidecarMin: 21000, sidecarMax: 21255, exposeMin: 21500, exposeMax: 21755,
+};
 
 export function defaultConfig(hostname: string): RuntimeConfig {
   return {
@@ -246,6 +254,10 @@ const PORT_FIELDS: Record<string, keyof Ports> = {
   serf_lan: "serfLan",
   serf_wan: "serfWan",
   dns: "dns",
+  sidecar_min_port: "sidecarMin",
+  sidecar_max_port: "sidecarMax",
+  expose_min_port: "exposeMin",
+  expose_max_port: "exposeMax",
 };
 
 /** Converts one parsed JSON config document into a ConfigSource. `origin` names the file in errors. */
@@ -429,6 +441,9 @@ export function validateConfig(cfg: RuntimeConfig): void {
   if (cfg.nodeId && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(cfg.nodeId)) throw new ConfigError(`node_id "${cfg.nodeId}" must be a UUID`);
   if (!/^[a-zA-Z0-9.-]+$/.test(cfg.domain)) throw new ConfigError(`domain "${cfg.domain}" is not a valid DNS domain`);
   if (cfg.bootstrapExpect > 0 && !cfg.server) throw new ConfigError("bootstrap_expect requires server mode");
+  const p = cfg.ports;
+  if (p.sidecarMin > p.sidecarMax) throw new ConfigError(`ports.sidecar_min_port ${p.sidecarMin} must not exceed ports.sidecar_max_port ${p.sidecarMax}`);
+  if (p.exposeMin > p.exposeMax) throw new ConfigError(`ports.expose_min_port ${p.exposeMin} must not exceed ports.expose_max_port ${p.exposeMax}`);
   const t = cfg.tls;
   if ((t.certFile === "") !== (t.keyFile === "")) throw new ConfigError("cert_file and key_file must be set together");
   if ((t.verifyIncoming || t.verifyIncomingRpc || t.verifyOutgoing) && !t.caFile) {

@@ -52,3 +52,12 @@ describe("xds config block", () => {
     expect(() => parseConfigJson("x.json", { xds: { rate: 1 } })).toThrow("x.json: invalid config key xds.rate");
   });
 });
+
+describe("sidecar and expose port ranges", () => {
+  test("set in the ports block; a range whose minimum passes its maximum is refused", () => {
+    const c = buildConfig(defaultConfig("h"), [parseConfigJson("p.json", { data_dir: "/d", ports: { expose_min_port: 22000, expose_max_port: 22010, sidecar_min_port: 23000, sidecar_max_port: 23100 } })]);
+    expect([c.ports.exposeMin, c.ports.exposeMax, c.ports.sidecarMin, c.ports.sidecarMax]).toEqual([22000, 22010, 23000, 23100]);
+    expect(() => buildConfig(defaultConfig("h"), [parseConfigJson("p.json", { data_dir: "/d", ports: { expose_min_port: 22000, expose_max_port: 21999 } })]))
+      .toThrow("ports.expose_min_port 22000 must not exceed ports.expose_max_port 21999");
+  });
+});

@@ -9,6 +9,7 @@
  * published at once, later changes at most once per window, the newest one.
  */
 import type { AgentCache, AgentService } from "../agent/index.ts";
+import type { ExposePath } from "../model/index.ts";
 import type { Cancel, Clock, Logger } from "../platform/index.ts";
 import { watchInCache, type SidecarCacheTypes } from "./cache_watch.ts";
 import { SidecarState, type SidecarContext, type SidecarEvent, type SidecarRegistration } from "./sidecar_state.ts";
@@ -21,6 +22,12 @@ export const COALESCE_MS = 200;
 /** The local agent as the manager follows it (src/agent's LocalAgent fits). */
 export interface LocalServices {
   agentServices(): Record<string, AgentService>;
+  /**
+   * The paths of the destination's checks a proxy with `Proxy.Expose.Checks` exposes (the agent chose
+   * their listener ports and runs the checks through them); absent or [] when none. Changes must be
+   * announced through onChange.
+   */
+  exposedCheckPaths?(proxyId: string): readonly ExposePath[];
   onChange(fn: () => void): Cancel;
 }
 
@@ -52,8 +59,11 @@ export interface ProxyManager {
   close(): void;
 }
 
-/** The registration of a connect-proxy agent service, or undefined for any other service. */
-export function sidecarRegistration(s: AgentService): SidecarRegistration | undefined {
+/**
+ * The registration of a connect-proxy agent service, or undefined for any other service; `exposedCheckPaths`
+ * are the agent's paths for its destination's checks (Consul reads them from the agent at generation time).
+ */
+export function sidecarRegistration(s: AgentService, exposedCheckPaths: readonly ExposePath[] = []): SidecarRegistration | undefined {
   if (s.Kind !== "connect-proxy" || !s.Proxy || !s.Proxy.DestinationServiceName) return undefined;
   return {
     ProxyID: s.ID,
@@ -63,6 +73,7 @@ export function sidecarRegistration(s: AgentService): SidecarRegistration | unde
     Meta: s.Meta,
     TaggedAddresses: s.TaggedAddresses ?? {},
     Proxy: s.Proxy,
+    ...(exposedCheckPaths.length ? { ExposedCheckPaths: exposedCheckPaths } : {}),
   };
 }
 
@@ -137,7 +148,7 @@ export function createProxyManager(d: ProxyManagerDeps): ProxyManager {
     if (closed) return;
     const wanted = new Map<string, SidecarRegistration>();
     for (const s of Object.values(d.services.agentServices())) {
-      const reg = sidecarRegistration(s);
+      const reg = sidecarRegistration(s, d.services.exposedCheckPaths?.(s.ID));
       if (reg) wanted.set(s.ID, reg);
     }
     for (const [id, m] of [...proxies]) {

@@ -48,7 +48,8 @@ export interface ConnectProxySnapshot {
   readonly PreparedQueryEndpoints: Readonly<Record<string, readonly CheckServiceNode[]>>;
   /**
    * Paths derived from the destination service's HTTP and gRPC checks when `Proxy.Expose.Checks` is set
-   * (each with ParsedFromCheck true); Consul reads these from the agent's checks at generation time.
+   * (each with ParsedFromCheck true), as the local agent allocated their listener ports and runs the checks
+   * through them (LocalAgent.exposedCheckPaths; Consul reads them from the agent at generation time).
    */
   readonly ExposedCheckPaths: readonly ExposePath[];
 }
