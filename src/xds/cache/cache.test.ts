@@ -72,6 +72,31 @@ describe("xds cache", () => {
     expect(after.version).not.toBe(before.version);
   });
 
+  test("a message object shared by nodes is encoded once; a wrong type URL still throws for it", () => {
+    const cache = createXdsCache();
+    const shared = cla("c", 1);
+    cache.set("n1", set({ [ENDPOINT_TYPE]: { c: shared } }));
+    cache.set("n2", set({ [ENDPOINT_TYPE]: { c: shared, d: cla("d") } }));
+    const r1 = typeSnapshot(cache.get("n1"), ENDPOINT_TYPE).resources.get("c")!;
+    const r2 = typeSnapshot(cache.get("n2"), ENDPOINT_TYPE).resources.get("c")!;
+    expect(r2.bytes).toBe(r1.bytes);
+    expect(r2.version).toBe(resourceVersion(toBinary(ClusterLoadAssignmentSchema, cla("c", 1))));
+    expect(() => cache.set("n3", set({ [CLUSTER_TYPE]: { c: shared } }))).toThrow("is a envoy.config.endpoint.v3.ClusterLoadAssignment");
+    expect(cache.get("n3")).toBeUndefined();
+  });
+
+  test("a type whose resources are all unchanged keeps its snapshot; renaming one changes it", () => {
+    const cache = createXdsCache();
+    const a = cluster("a");
+    cache.set("n1", set({ [CLUSTER_TYPE]: { a, b: cluster("b") } }));
+    const before = typeSnapshot(cache.get("n1"), CLUSTER_TYPE);
+    expect(cache.set("n1", set({ [CLUSTER_TYPE]: { a, b: cluster("b") } }))).toEqual([]);
+    expect(typeSnapshot(cache.get("n1"), CLUSTER_TYPE)).toBe(before);
+    // Same count, one name swapped for a resource with the same bytes: a different set of names.
+    expect(cache.set("n1", set({ [CLUSTER_TYPE]: { a, c: cluster("b") } }))).toEqual([CLUSTER_TYPE]);
+    expect([...typeSnapshot(cache.get("n1"), CLUSTER_TYPE).resources.keys()]).toEqual(["a", "c"]);
+  });
+
   test("the first set of a node creates its snapshot even when empty", () => {
     const cache = createXdsCache();
     const events: CacheEvent[] = [];

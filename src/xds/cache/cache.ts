@@ -10,7 +10,8 @@
  * which writes fields in field-number order and map entries in insertion order. Producers must build
  * every map field (and every repeated field whose order carries no meaning) in sorted order, so that
  * equal configuration gives equal bytes and therefore an unchanged version (DESIGN.md section 2).
- * Values are treated as immutable: passing the same object (or byte array) again reuses its bytes.
+ * Values are treated as immutable: passing the same object (or byte array) again, for this node or any
+ * other, reuses its bytes and version.
  */
 import { createRegistry, toBinary } from "@bufbuild/protobuf";
 import type { Message, Registry } from "@bufbuild/protobuf";
@@ -118,6 +119,22 @@ export function createXdsCache(options: XdsCacheOptions = {}): XdsCache {
   const held = new Map<string, Held>();
   const watchers = new Map<string, Set<CacheWatcher>>();
 
+  // Bytes and version by value object, across nodes: producers share one message between the nodes
+  // whose resource is the same (src/xds/resources memoizes by input identity), so it is serialized and
+  // hashed once. Values are immutable (see the module comment), so an entry never goes stale.
+  const encoded = new WeakMap<object, { readonly bytes: Uint8Array; readonly version: string }>();
+  const encode = (typeUrl: string, name: string, value: ResourceValue) => {
+    let e = encoded.get(value);
+    if (!e) {
+      const bytes = serialize(typeUrl, name, value);
+      e = { bytes, version: resourceVersion(bytes) };
+      encoded.set(value, e);
+    } else if (!(value instanceof Uint8Array) && TYPE_URL_PREFIX + value.$typeName !== typeUrl) {
+      serialize(typeUrl, name, value); // throws the type mismatch
+    }
+    return e;
+  };
+
   const serialize = (typeUrl: string, name: string, value: ResourceValue): Uint8Array => {
     if (value instanceof Uint8Array) return value;
     const typeName = value.$typeName;
@@ -155,6 +172,8 @@ export function createXdsCache(options: XdsCacheOptions = {}): XdsCache {
         const prevType = prev?.snapshot.types.get(typeUrl);
         const prevSources = prev?.sources.get(typeUrl);
         const cached = new Map<string, CachedResource>();
+        // Whether every resource is the previous one (same name set): then so is the type's version.
+        let unchanged = prevType !== undefined && prevType.resources.size === byName.size;
         for (const name of [...byName.keys()].sort()) {
           if (name === "") throw new Error(`xds cache: empty resource name in ${typeUrl}`);
           const value = byName.get(name)!;
@@ -163,12 +182,19 @@ export function createXdsCache(options: XdsCacheOptions = {}): XdsCache {
             cached.set(name, old);
             continue;
           }
-          const bytes = serialize(typeUrl, name, value);
-          const version = resourceVersion(bytes);
-          cached.set(name, old && old.version === version ? old : { name, version, bytes });
+          const { bytes, version } = encode(typeUrl, name, value);
+          if (old && old.version === version) cached.set(name, old);
+          else {
+            cached.set(name, { name, version, bytes });
+            unchanged = false;
+          }
         }
-        const version = typeVersion([...cached.values()].map((r) => [r.name, r.version] as const));
-        types.set(typeUrl, prevType && prevType.version === version ? prevType : { typeUrl, version, resources: cached });
+        if (unchanged) {
+          types.set(typeUrl, prevType!);
+        } else {
+          const version = typeVersion([...cached.values()].map((r) => [r.name, r.version] as const));
+          types.set(typeUrl, prevType && prevType.version === version ? prevType : { typeUrl, version, resources: cached });
+        }
         sources.set(typeUrl, byName);
       }
       const changed = new Set<string>();

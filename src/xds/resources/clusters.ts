@@ -16,6 +16,7 @@ import { byName, customizeClusterName, durationMs, goDuration, isDefaultChain, L
 import { parseProxyConfig, parseUpstreamConfig, withUpstreamDefaults, type UpstreamConfig } from "./config.ts";
 import { clusterFromUserConfig } from "./escape_hatch.ts";
 import { firstHealthyTarget } from "./health.ts";
+import { createMemo } from "./memo.ts";
 import { exposeClusterName, exposedPaths, upstreamSni } from "./names.ts";
 import { serviceSpiffeId, upstreamTlsSocket } from "./tls.ts";
 
@@ -89,11 +90,23 @@ function nonNegative(n: number | undefined): number | undefined {
  * gateways the cluster keeps the primary's name but dials the first healthy target's SNI. The server's
  * certificate must carry the SPIFFE ID of the target or of one of its failover targets.
  * `envoy_cluster_json` replaces the cluster of a default chain only (Connect TLS is still injected).
+ * Memoized by input identity (./memo.ts): the clusters are shared, never mutate them.
  */
-export function chainClusters(snap: SidecarSnapshot, u: Upstream): Cluster[] {
+export function chainClusters(snap: SidecarSnapshot, u: Upstream): readonly Cluster[] {
   const id = upstreamIdentifier(u);
   const chain = snap.ConnectProxy.DiscoveryChain[id];
   if (!chain) return []; // not fetched yet
+  // Failover through mesh gateways depends on the targets' health (a per-snapshot record): not memoized.
+  if (resolverNodes(chain).some((n) => willFailoverThroughMeshGateway(chain, n))) return buildChainClusters(snap, u, id, chain);
+  // Otherwise the clusters depend on the chain, the leaf, the roots, the trust domain and the upstream's
+  // identifier and Config. (The roots array is the agent cache's; proxycfg wraps it per proxy.)
+  const key = JSON.stringify([id, u.Config ?? null, snap.Roots.TrustDomain]);
+  return chainClusterMemo.get([chain, snap.ConnectProxy.Leaf, snap.Roots.Roots], key, () => buildChainClusters(snap, u, id, chain));
+}
+
+const chainClusterMemo = createMemo<readonly Cluster[]>();
+
+function buildChainClusters(snap: SidecarSnapshot, u: Upstream, id: string, chain: CompiledDiscoveryChain): Cluster[] {
   const cfg = parseUpstreamConfig(u.Config, id).config;
   const protocol = cfg.protocol || chain.Protocol || "tcp";
   const out: Cluster[] = [];

@@ -19,6 +19,7 @@ import { byName, customizeClusterName, isDefaultChain, resolverNodes, socketAddr
 import { parseUpstreamConfig } from "./config.ts";
 import { clusterFromUserConfig } from "./escape_hatch.ts";
 import { bestAddress, endpointHealthAndWeight, firstHealthyTarget, HealthStatus } from "./health.ts";
+import { createMemo } from "./memo.ts";
 import { upstreamSni } from "./names.ts";
 
 /** Failover bands: no traffic to band N+1 while band N has any healthy endpoint. */
@@ -113,8 +114,17 @@ export function endpointGroup(
  * `makeLoadAssignment`: one LocalityLbEndpoints per group with priority = its index; more than one group
  * sets the overprovisioning factor. Addresses are WAN ones for instances in another datacenter.
  * Endpoints within a band are ordered by address and port, so result order never churns versions.
+ * Memoized by the identity of the groups' endpoint arrays (./memo.ts): the result is shared, never mutate it.
  */
 export function makeLoadAssignment(clusterName: string, groups: readonly EndpointGroup[], localDatacenter: string): ClusterLoadAssignment {
+  // Every proxy with an upstream to the same target holds the same health array: one message for all.
+  const key = JSON.stringify([clusterName, localDatacenter, ...groups.map((g) => [g.onlyPassing, g.overrideHealth ?? null])]);
+  return loadAssignments.get(groups.map((g) => g.endpoints), key, () => buildLoadAssignment(clusterName, groups, localDatacenter));
+}
+
+const loadAssignments = createMemo<ClusterLoadAssignment>();
+
+function buildLoadAssignment(clusterName: string, groups: readonly EndpointGroup[], localDatacenter: string): ClusterLoadAssignment {
   return create(ClusterLoadAssignmentSchema, {
     clusterName,
     endpoints: groups.map((g, priority) => ({

@@ -7,12 +7,14 @@ import { create } from "@bufbuild/protobuf";
 import { TrafficDirection } from "../../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema, type Listener } from "../../gen/envoy/config/listener/v3/listener_pb.ts";
 import { FilterChainMatchSchema, FilterChainSchema } from "../../gen/envoy/config/listener/v3/listener_components_pb.ts";
+import type { CompiledDiscoveryChain } from "../../connect/index.ts";
 import type { ExposePath, Upstream } from "../../model/index.ts";
 import { upstreamDatacenter, upstreamIdentifier, type SidecarSnapshot } from "../../proxycfg/index.ts";
 import { parseProxyConfig, parseUpstreamConfig, withUpstreamDefaults, isHttpProtocol } from "./config.ts";
 import { byName, customizeClusterName, isDefaultChain, LOCAL_APP_CLUSTER, PUBLIC_LISTENER, ResourceGenerationError, socketAddress } from "./common.ts";
 import { listenerFromUserConfig } from "./escape_hatch.ts";
 import { makeListenerFilter } from "./http_filter.ts";
+import { createMemo } from "./memo.ts";
 import { rbacHttpFilter, rbacNetworkFilter } from "./rbac.ts";
 import { downstreamTlsSocket } from "./tls.ts";
 import { exposeClusterName, exposedPaths, upstreamSni } from "./names.ts";
@@ -35,8 +37,17 @@ export function sidecarListeners(snap: SidecarSnapshot): Listener[] {
  * (network RBAC first for tcp, HTTP RBAC before the router for http/http2/grpc), then local_app. An
  * `envoy_public_listener_json` escape hatch replaces it, but every filter chain still gets the network
  * RBAC filter first and the Connect TLS context (Consul's injectConnectFilters).
+ * Memoized by input identity (./memo.ts): the listener is shared, never mutate it.
  */
 export function publicListener(snap: SidecarSnapshot): Listener {
+  const cp = snap.ConnectProxy;
+  const key = JSON.stringify([snap.Proxy.Config ?? null, snap.Address, snap.Port, cp.IntentionDefaultAllow, snap.Roots.TrustDomain]);
+  return publicListeners.get([cp.Leaf, snap.Roots.Roots, cp.Intentions], key, () => buildPublicListener(snap));
+}
+
+const publicListeners = createMemo<Listener>();
+
+function buildPublicListener(snap: SidecarSnapshot): Listener {
   const { config: cfg } = parseProxyConfig(snap.Proxy.Config);
   const cp = snap.ConnectProxy;
   if (cfg.publicListenerJson !== "") {
@@ -68,10 +79,20 @@ export function publicListener(snap: SidecarSnapshot): Listener {
  * `<upstreamID>:<bind addr>:<bind port>` (bind address default 127.0.0.1). A default chain (or a prepared
  * query) goes straight to its cluster; a tcp chain to its start resolver's cluster; an L7 chain through
  * RDS named after the upstream. `envoy_listener_json` replaces the listener for default chains only.
+ * Memoized by input identity when the upstream has a chain (./memo.ts): never mutate the result.
  */
 export function upstreamListener(snap: SidecarSnapshot, u: Upstream): Listener {
   const id = upstreamIdentifier(u);
   const chain = u.DestinationType === "prepared_query" ? undefined : snap.ConnectProxy.DiscoveryChain[id];
+  if (!chain) return buildUpstreamListener(snap, u, id, chain);
+  // Depends on the chain, the whole upstream, the trust domain (SNI) and the datacenter.
+  const key = JSON.stringify([u, snap.Roots.TrustDomain, snap.Datacenter]);
+  return upstreamListeners.get([chain], key, () => buildUpstreamListener(snap, u, id, chain));
+}
+
+const upstreamListeners = createMemo<Listener>();
+
+function buildUpstreamListener(snap: SidecarSnapshot, u: Upstream, id: string, chain: CompiledDiscoveryChain | undefined): Listener {
   const parsed = parseUpstreamConfig(u.Config, id).config;
   const isDefault = chain === undefined || isDefaultChain(chain);
   if (isDefault && parsed.listenerJson !== "") return listenerFromUserConfig(`upstream ${id} envoy_listener_json`, parsed.listenerJson);

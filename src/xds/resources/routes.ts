@@ -12,6 +12,7 @@ import type { CompiledDiscoveryChain, DiscoverySplit } from "../../connect/index
 import type { ServiceRouteHTTPMatch } from "../../model/index.ts";
 import { upstreamIdentifier, type SidecarSnapshot } from "../../proxycfg/index.ts";
 import { byName, customizeClusterName, goDuration, isDefaultChain, ResourceGenerationError } from "./common.ts";
+import { createMemo } from "./memo.ts";
 
 type Init<T> = Partial<Omit<T, "$typeName" | "$unknown">>;
 
@@ -23,16 +24,21 @@ export function sidecarRoutes(snap: SidecarSnapshot): RouteConfiguration[] {
     const id = upstreamIdentifier(u);
     const chain = snap.ConnectProxy.DiscoveryChain[id];
     if (!chain || isDefaultChain(chain)) continue;
-    out.push(
-      create(RouteConfigurationSchema, {
-        name: id,
-        virtualHosts: [{ name: id, domains: ["*"], routes: chainRoutes(chain) }],
-        // RDS defaults validate_clusters to false; true keeps a route to a missing cluster from null-routing.
-        validateClusters: true,
-      }),
-    );
+    out.push(routeMemo.get([chain], id, () => chainRouteConfiguration(id, chain)));
   }
   return byName(out, (r) => r.name);
+}
+
+/** Memoized by the chain's identity and the upstream identifier: shared, never mutate the result. */
+const routeMemo = createMemo<RouteConfiguration>();
+
+function chainRouteConfiguration(id: string, chain: CompiledDiscoveryChain): RouteConfiguration {
+  return create(RouteConfigurationSchema, {
+    name: id,
+    virtualHosts: [{ name: id, domains: ["*"], routes: chainRoutes(chain) }],
+    // RDS defaults validate_clusters to false; true keeps a route to a missing cluster from null-routing.
+    validateClusters: true,
+  });
 }
 
 const CATCH_ALL: Init<RouteMatch> = { pathSpecifier: { case: "prefix", value: "/" } };

@@ -16,6 +16,7 @@ import {
 import type { SidecarSnapshot } from "../../proxycfg/index.ts";
 import { spiffeServiceId } from "../../connect/index.ts";
 import { pack } from "./common.ts";
+import { createMemo } from "./memo.ts";
 
 /** Leaf certificate and key inline, all root certificates concatenated as the trusted CA. */
 export function commonTlsContext(snap: SidecarSnapshot, matchSpiffeIds: readonly string[] = []): CommonTlsContext {
@@ -41,25 +42,33 @@ export function commonTlsContext(snap: SidecarSnapshot, matchSpiffeIds: readonly
 
 /** The public listener's TLS: the proxy's leaf, client certificates required and verified against the roots. */
 export function downstreamTlsSocket(snap: SidecarSnapshot): TransportSocket {
-  return create(TransportSocketSchema, {
+  return tlsSockets.get([snap.ConnectProxy.Leaf, snap.Roots.Roots], "", () => create(TransportSocketSchema, {
     name: "tls",
     configType: {
       case: "typedConfig",
       value: pack(DownstreamTlsContextSchema, { commonTlsContext: commonTlsContext(snap), requireClientCertificate: true }),
     },
-  });
+  }));
 }
 
 /** An upstream cluster's TLS: the leaf as client certificate, `sni`, and the allowed server SPIFFE IDs. */
 export function upstreamTlsSocket(snap: SidecarSnapshot, sni: string, spiffeIds: readonly string[]): TransportSocket {
-  return create(TransportSocketSchema, {
+  const key = JSON.stringify([sni, ...spiffeIds]);
+  return tlsSockets.get([snap.ConnectProxy.Leaf, snap.Roots.Roots], key, () => create(TransportSocketSchema, {
     name: "tls",
     configType: {
       case: "typedConfig",
       value: pack(UpstreamTlsContextSchema, { commonTlsContext: commonTlsContext(snap, spiffeIds), sni }),
     },
-  });
+  }));
 }
+
+/**
+ * Transport sockets by leaf and root list (the agent cache's objects) and, upstream, SNI and SPIFFE IDs
+ * (key "" is the downstream socket): packing the certificates is costly and the same for every resource
+ * of the proxies of one service. Shared: never mutate a returned socket.
+ */
+const tlsSockets = createMemo<TransportSocket>();
 
 /** The SPIFFE ID a target service's certificates carry. */
 export function serviceSpiffeId(snap: SidecarSnapshot, service: string, namespace: string, datacenter: string): string {
