@@ -2,7 +2,8 @@
  * Prepared-query failover between two datacenters with real agent processes: dc1 and dc2 servers meet
  * in the WAN pool; `web` has only a critical instance in dc1 and a passing one in dc2; a query created in
  * dc1 fails over to dc2 (explicit Datacenters, then NearestN) and says so (Failovers 1, Datacenter
- * "dc2"). A template query rendered in dc1 is shipped to dc2 as rendered (Consul's ExecuteRemote).
+ * "dc2"). A template query rendered in dc1 is shipped to dc2 as rendered (Consul's ExecuteRemote). The
+ * servers' WAN coordinates of both datacenters are served by /v1/coordinate/datacenters.
  * Servers talk across datacenters only over TLS, so both run with certificates of one test CA.
  */
 import { afterAll, expect, test } from "bun:test";
@@ -92,4 +93,16 @@ test("a query with no healthy instance in dc1 fails over to dc2 and reports Fail
   expect(await execute("web-local")).toMatchObject({ Failovers: 0, Datacenter: "dc1", Nodes: [] });
   // In dc2 itself the query is not known (prepared queries live in one datacenter).
   expect((await fetch(`${dc2.httpUrl}/v1/query/web-explicit/execute`)).status).toBe(404);
+
+  // The servers' WAN coordinates, learned from gossip acks across the datacenters, are what NearestN
+  // and /v1/catalog/datacenters rank by: both datacenters show up with their server's coordinate.
+  type DatacenterMap = { Datacenter: string; AreaID: string; Coordinates: { Node: string; Coord: { Vec: number[] } }[] };
+  const maps = await poll(
+    async () => (await (await fetch(`${dc1.httpUrl}/v1/coordinate/datacenters`)).json()) as DatacenterMap[],
+    (v) => v.length === 2 && v.every((m) => m.Coordinates.length === 1),
+    30_000,
+    "WAN coordinates of both datacenters",
+  );
+  expect(maps.map((m) => [m.Datacenter, m.AreaID, m.Coordinates[0]!.Coord.Vec.length]).sort()).toEqual([["dc1", "wan", 8], ["dc2", "wan", 8]]);
+  expect(await (await fetch(`${dc1.httpUrl}/v1/catalog/datacenters`)).json()).toEqual(["dc1", "dc2"]);
 }, 120_000);
