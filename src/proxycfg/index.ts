@@ -5,6 +5,7 @@
  */
 export { upstreamDatacenter, upstreamIdentifier } from "./snapshot.ts";
 export type { ConnectProxySnapshot, SidecarSnapshot } from "./snapshot.ts";
+export type { MeshGatewaySnapshot, MeshGatewayState } from "./mesh_gateway_snapshot.ts";
 export { isServiceUpstream, mergeServiceConfig, resolveServiceConfig, type ResolvedServiceConfig } from "./service_config.ts";
 export { watchIds, type ChainWatch, type WatchCommand, type WatchKind, type WatchRequest, type WatchUpdate, type WatchValues } from "./watches.ts";
 export { SidecarState, type SidecarContext, type SidecarEvent, type SidecarRegistration } from "./sidecar_state.ts";

@@ -22,6 +22,7 @@ export { createAdsService, TOO_MANY_STREAMS, type AdsService, type AdsServiceOpt
 export { serveAds, type AdsServer, type ServeAdsOptions } from "./serve.ts";
 export { createUpdateLimiter, DEFAULT_UPDATES_PER_SECOND, type UpdateLimiter } from "./rate_limit.ts";
 export type { RequestOutcome } from "./protocol/common.ts";
+export { meshGatewayResources, type MeshGatewayResources } from "./resources/index.ts";
 export {
   envoyRegistry,
   proxylessResources,

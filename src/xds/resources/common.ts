@@ -7,7 +7,7 @@ import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf"
 import { anyPack, type Any, type Duration } from "@bufbuild/protobuf/wkt";
 import { AddressSchema, type Address } from "../../gen/envoy/config/core/v3/address_pb.ts";
 import type { CompiledDiscoveryChain, DiscoveryGraphNode } from "../../connect/index.ts";
-import { parseDuration } from "../../lib/index.ts";
+import { parseDuration, parseIp } from "../../lib/index.ts";
 
 /** Thrown when a snapshot cannot be turned into resources (bad escape-hatch JSON, a chain missing its start). */
 export class ResourceGenerationError extends Error {
@@ -77,4 +77,14 @@ export function statPrefix(protocol: string, prefix: string, filterName: string)
 /** Sorts by name, the order resources are returned in (stable versions and diffable goldens). */
 export function byName<T>(items: T[], name: (t: T) => string): T[] {
   return items.sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
+}
+
+/** Whether `address` is an IPv4 or IPv6 literal (not a host name). */
+export function isIpLiteral(address: string): boolean {
+  try {
+    parseIp(address);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -19,6 +19,7 @@ export { LOCAL_APP_CLUSTER, PUBLIC_LISTENER, ResourceGenerationError, customizeC
 export { envoyRegistry } from "./registry.ts";
 export { sidecarClusters, sidecarEndpoints, sidecarListeners, sidecarRoutes };
 export { parseProxyConfig, parseUpstreamConfig, type ProxyConfig, type UpstreamConfig } from "./config.ts";
+export { meshGatewayClusters, meshGatewayEndpoints, meshGatewayListeners, meshGatewayResources, type MeshGatewayResources } from "./mesh_gateway.ts";
 export { proxylessClusters, proxylessEndpoints, proxylessListeners, proxylessResources, proxylessRoutes, type ProxylessResources } from "./proxyless.ts";
 
 /** The four resource lists of one sidecar (or of one proxyless gRPC client: ./proxyless.ts). */

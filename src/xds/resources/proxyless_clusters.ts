@@ -16,10 +16,9 @@ import { create } from "@bufbuild/protobuf";
 import { ClusterSchema, Cluster_DiscoveryType, Cluster_LbPolicy, type Cluster } from "../../gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { ApiVersion } from "../../gen/envoy/config/core/v3/config_source_pb.ts";
 import { ClusterLoadAssignmentSchema, type ClusterLoadAssignment } from "../../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import { parseIp } from "../../lib/index.ts";
 import type { CheckServiceNode } from "../../model/index.ts";
 import type { ProxylessSnapshot } from "../../proxycfg/index.ts";
-import { byName, customizeClusterName, goDuration, resolverNodes, ResourceGenerationError, socketAddress } from "./common.ts";
+import { byName, customizeClusterName, goDuration, isIpLiteral, resolverNodes, ResourceGenerationError, socketAddress } from "./common.ts";
 import { bestAddress, endpointHealthAndWeight } from "./health.ts";
 
 /** One EDS cluster per resolver of every upstream chain, sorted by name (first occurrence wins). */
@@ -72,15 +71,6 @@ export function proxylessEndpoints(snap: ProxylessSnapshot): ClusterLoadAssignme
     }
   }
   return byName([...out.values()], (c) => c.clusterName);
-}
-
-function isIpLiteral(address: string): boolean {
-  try {
-    parseIp(address);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The band's endpoints ordered by address and port; host names and addresses already `seen` left out. */

@@ -1,0 +1,62 @@
+/**
+ * What the mesh gateway's listeners, clusters and endpoints agree on (Consul 1.8 agent/xds and
+ * agent/proxycfg): the remote datacenters (configSnapshotMeshGateway.Datacenters), where a datacenter's
+ * gateways come from, which of them are addressed by host name (proxycfg hostnameEndpoints), the
+ * datacenter cluster name (connect.DatacenterSNI) and the local services' cluster names.
+ */
+import type { CheckServiceNode } from "../../model/index.ts";
+import type { MeshGatewaySnapshot } from "../../proxycfg/index.ts";
+import { serviceSni } from "../../connect/index.ts";
+import { bestAddress } from "./health.ts";
+import { isIpLiteral } from "./common.ts";
+
+/** `DatacenterSNI`: `<dc>.internal.<trust domain>`, the cluster of a remote datacenter's gateways. */
+export function datacenterSni(dc: string, trustDomain: string): string {
+  return `${dc}.internal.${trustDomain}`;
+}
+
+/**
+ * The other datacenters that have gateways, sorted: those of GatewayGroups and FedStateGateways, without
+ * the local one. Datacenters whose lists are empty are left out (Consul never stores them).
+ */
+export function remoteDatacenters(snap: MeshGatewaySnapshot): string[] {
+  const mg = snap.MeshGateway;
+  const dcs = new Set<string>();
+  for (const groups of [mg.GatewayGroups, mg.FedStateGateways]) {
+    for (const [dc, nodes] of Object.entries(groups)) if (nodes.length > 0 && dc !== snap.Datacenter) dcs.add(dc);
+  }
+  return [...dcs].sort();
+}
+
+/** A datacenter's gateways: from its catalog (GatewayGroups) if known there, else from federation states. */
+export function datacenterGateways(snap: MeshGatewaySnapshot, dc: string): readonly CheckServiceNode[] {
+  const mg = snap.MeshGateway;
+  const fromCatalog = mg.GatewayGroups[dc];
+  return fromCatalog && fromCatalog.length > 0 ? fromCatalog : (mg.FedStateGateways[dc] ?? []);
+}
+
+/**
+ * `hostnameEndpoints`: the instances whose best address (WAN for another datacenter) is not an IP
+ * literal. With a mix of host names and IPs only the host names are used (Consul warns and does the same).
+ */
+export function hostnameEndpoints(localDc: string, nodes: readonly CheckServiceNode[]): CheckServiceNode[] {
+  return nodes.filter((n) => !isIpLiteral(bestAddress(n, localDc !== n.Node.Datacenter).address));
+}
+
+/** The cluster of a local service (`subset` "" for the unnamed one): its SNI in the gateway's datacenter. */
+export function localServiceCluster(snap: MeshGatewaySnapshot, service: string, subset: string): string {
+  return serviceSni(service, subset, "default", snap.Datacenter, snap.Roots.TrustDomain);
+}
+
+/** The local services with instances, sorted (only those get clusters and endpoints: Consul PR #7294). */
+export function localServices(snap: MeshGatewaySnapshot): string[] {
+  return Object.entries(snap.MeshGateway.ServiceGroups)
+    .filter(([, nodes]) => nodes.length > 0)
+    .map(([svc]) => svc)
+    .sort();
+}
+
+/** A resolver's subset names, sorted. */
+export function subsetNames(snap: MeshGatewaySnapshot, service: string): string[] {
+  return Object.keys(snap.MeshGateway.ServiceResolvers[service]?.Subsets ?? {}).sort();
+}
