@@ -1,26 +1,11 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import {
   createCertificationRequest, digest, generateEcPrivateKey, issueCertificate, parseCertificate, parseCertificationRequest, publicKeySpki,
   reissueCertificate, serialBytes, toSec1Pem,
 } from "./index.ts";
+import { opensslWorkspace } from "../../test/harness/openssl.ts";
 
-const OPENSSL = "/usr/bin/openssl";
-const dir = mkdtempSync(join(tmpdir(), "causeway-x509-issue-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const file = (text: string) => {
-  const p = join(dir, `f${n++}.pem`);
-  writeFileSync(p, text);
-  return p;
-};
-const openssl = (...args: string[]) => {
-  const r = spawnSync(OPENSSL, args, { encoding: "utf8" });
-  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
-};
+const { file, openssl } = opensslWorkspace("causeway-x509-issue-");
 const T = Date.UTC(2030, 0, 1);
 
 describe("serialBytes", () => {

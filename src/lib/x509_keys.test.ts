@@ -1,23 +1,9 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { generatePrivateKey, importSigningKey, pemEncode, privateKeyInfo, publicKeySpki } from "./index.ts";
+import { OPENSSL, opensslWorkspace } from "../../test/harness/openssl.ts";
 
-const OPENSSL = "/usr/bin/openssl";
-const dir = mkdtempSync(join(tmpdir(), "causeway-x509-keys-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const file = (text: string) => {
-  const p = join(dir, `k${n++}.pem`);
-  writeFileSync(p, text);
-  return p;
-};
-const openssl = (...args: string[]) => {
-  const r = spawnSync(OPENSSL, args, { encoding: "utf8" });
-  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
-};
+const { file, openssl } = opensslWorkspace("causeway-x509-keys-");
 
 describe("generatePrivateKey", () => {
   test.each([[256, "prime256v1"], [384, "secp384r1"], [521, "secp521r1"]])("ec %p: SEC1 PEM on curve %s that openssl checks", async (bits: number, curve: string) => {

@@ -2,31 +2,17 @@
  * Roots, leaves and rotation checked by real openssl (`openssl verify`, `openssl x509 -text`).
  * Key material comes from WebCrypto; everything else (times, serials, cluster ID) is fixed.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCertificationRequest, generateEcPrivateKey, parseCertificate, parseCertificates } from "../../lib/index.ts";
 import {
   caRootFromPem, crossSignRoot, generateRoot, importRoot, leafSigningKeyId, rotateRoots, shouldRotateLeaf, signCsr, signLeaf,
   spiffeServiceId, trustDomain,
 } from "./index.ts";
+import { OPENSSL, opensslWorkspace } from "../../../test/harness/openssl.ts";
 
-const OPENSSL = "/usr/bin/openssl";
-const dir = mkdtempSync(join(tmpdir(), "causeway-connect-ca-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const file = (text: string) => {
-  const p = join(dir, `f${n++}.pem`);
-  writeFileSync(p, text);
-  return p;
-};
-const openssl = (...args: string[]) => {
-  const r = spawnSync(OPENSSL, args, { encoding: "utf8" });
-  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
-};
-const text = (pem: string) => openssl("x509", "-text", "-noout", "-in", file(pem)).out;
+const { file, openssl, text } = opensslWorkspace("causeway-connect-ca-");
 /** openssl verify at a fixed time (seconds), so the test does not depend on the wall clock. */
 const verify = (at: number, caFile: string, leafPem: string, untrusted?: string) =>
   openssl("verify", "-attime", String(Math.floor(at / 1000)), "-CAfile", caFile, ...(untrusted ? ["-untrusted", untrusted] : []), file(leafPem));

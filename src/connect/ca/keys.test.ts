@@ -3,31 +3,15 @@
  * an operator (keys and self-signed roots made by openssl, in SEC1, PKCS#1 and PKCS#8 PEM) -- sign leaves
  * that openssl verifies, and cross-sign each other across key types.
  */
-import { afterAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { createCertificationRequest, generateEcPrivateKey, parseCertificate } from "../../lib/index.ts";
 import {
   caRootFromPem, crossSignRoot, generateRoot, importRoot, keySettings, leafSigningKeyId, namesKeySettings, signCsr, trustDomain,
   type RootWithKey,
 } from "./index.ts";
+import { opensslWorkspace } from "../../../test/harness/openssl.ts";
 
-const OPENSSL = "/usr/bin/openssl";
-const dir = mkdtempSync(join(tmpdir(), "causeway-ca-keys-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const file = (text: string) => {
-  const p = join(dir, `f${n++}.pem`);
-  writeFileSync(p, text);
-  return p;
-};
-const openssl = (...args: string[]) => {
-  const r = spawnSync(OPENSSL, args, { encoding: "utf8" });
-  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
-};
-const text = (pem: string) => openssl("x509", "-text", "-noout", "-in", file(pem)).out;
+const { file, openssl, text } = opensslWorkspace("causeway-ca-keys-");
 
 const CLUSTER = "11111111-2222-3333-4444-555555555555";
 const TD = trustDomain(CLUSTER);
