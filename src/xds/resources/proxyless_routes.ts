@@ -17,7 +17,7 @@ import type { CompiledDiscoveryChain, DiscoverySplit } from "../../connect/index
 import type { ServiceRouteDestination } from "../../model/index.ts";
 import type { ProxylessSnapshot } from "../../proxycfg/index.ts";
 import { byName, goDuration, ResourceGenerationError } from "./common.ts";
-import { clusterAction, clusterName, routeMatch } from "./routes.ts";
+import { clusterAction, clusterName, routeMatch, routeNextAction } from "./routes.ts";
 
 type Init<T> = Partial<Omit<T, "$typeName" | "$unknown">>;
 
@@ -42,11 +42,7 @@ function chainRoutes(chain: CompiledDiscoveryChain) {
   switch (start.Type) {
     case "router":
       return (start.Routes ?? []).map((dr) => {
-        const next = chain.Nodes[dr.NextNode];
-        let action: Init<RouteAction>;
-        if (next?.Type === "splitter") action = splitterAction(next.Splits ?? [], chain);
-        else if (next?.Type === "resolver" && next.Resolver) action = clusterAction(next.Resolver.Target, chain);
-        else throw new ResourceGenerationError(`unexpected graph node after route ${JSON.stringify(next?.Type ?? dr.NextNode)}`);
+        const action = routeNextAction(chain, dr.NextNode, splitterAction);
         return route(routeMatch(dr.Definition.Match?.HTTP), { ...action, ...destinationOptions(dr.Definition.Destination) });
       });
     case "splitter":

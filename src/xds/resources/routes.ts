@@ -49,11 +49,7 @@ function chainRoutes(chain: CompiledDiscoveryChain) {
   switch (start.Type) {
     case "router":
       return (start.Routes ?? []).map((dr) => {
-        const next = chain.Nodes[dr.NextNode];
-        let action: Init<RouteAction>;
-        if (next?.Type === "splitter") action = splitterAction(next.Splits ?? [], chain);
-        else if (next?.Type === "resolver" && next.Resolver) action = clusterAction(next.Resolver.Target, chain);
-        else throw new ResourceGenerationError(`unexpected graph node after route ${JSON.stringify(next?.Type ?? dr.NextNode)}`);
+        const action = routeNextAction(chain, dr.NextNode, splitterAction);
         const dest = dr.Definition.Destination;
         if (dest?.PrefixRewrite) action.prefixRewrite = dest.PrefixRewrite;
         const timeout = dest?.RequestTimeout ? goDuration(dest.RequestTimeout) : undefined;
@@ -74,6 +70,21 @@ function chainRoutes(chain: CompiledDiscoveryChain) {
     case "resolver":
       return [{ match: CATCH_ALL, action: { case: "route" as const, value: clusterAction(start.Resolver!.Target, chain) } }];
   }
+}
+
+/**
+ * The action of a router's route: the splitter it leads to (rendered by `split`, which differs between
+ * Envoy and proxyless gRPC) or its resolver's cluster. A route must lead to one of those two.
+ */
+export function routeNextAction(
+  chain: CompiledDiscoveryChain,
+  nextNode: string,
+  split: (splits: readonly DiscoverySplit[], chain: CompiledDiscoveryChain) => Init<RouteAction>,
+): Init<RouteAction> {
+  const next = chain.Nodes[nextNode];
+  if (next?.Type === "splitter") return split(next.Splits ?? [], chain);
+  if (next?.Type === "resolver" && next.Resolver) return clusterAction(next.Resolver.Target, chain);
+  throw new ResourceGenerationError(`unexpected graph node after route ${JSON.stringify(next?.Type ?? nextNode)}`);
 }
 
 /** The cluster a chain target is served by (its SNI name, customized when overrides change the chain). */
