@@ -1,7 +1,7 @@
 /**
  * The agent's xDS server, wired: the agent cache types proxies watch (over the replicated state as this
- * agent reaches it), the proxycfg manager following the local agent's connect proxies, the xDS cache it
- * fills with each proxy's sidecar resources, and the ADS service on `ports.grpc` (Consul 1.8 serves it
+ * agent reaches it), the proxycfg manager following the local agent's connect proxies and mesh gateways,
+ * the xDS cache it fills with each one's sidecar or gateway resources, and the ADS service on `ports.grpc` (Consul 1.8 serves it
  * with TLS whenever the agent has TLS configured, verifying clients when verify_incoming is set;
  * plaintext otherwise). A stream's node must be a registered local proxy service ID (or its
  * node.cluster); a registered proxy whose snapshot is not ready yet waits for it instead of being refused.
@@ -16,16 +16,17 @@
  * subscribes to; an ADS stream then sends only the names the client asked for.
  */
 import {
-  blockingQueryType, blockingRead, compiledChainType, configEntryType, healthServicesType, intentionMatchType,
+  catalogServicesType, compiledChainType, configEntriesType, configEntryType, datacentersType, healthServicesType, intentionMatchType,
   meshGatewaysOverCatalog, meshGatewaysType, preparedQueryType, type StateReader,
 } from "../agent/index.ts";
 import type { SharedConnectCache } from "./connect_access.ts";
 import type { Clock, Logger, TlsMaterial } from "../platform/index.ts";
 import {
-  createProxylessManager, createProxyManager, type CatalogServicesRequest, type LocalServices, type ProxylessManager, type ProxyManager, type SidecarCacheTypes,
+  createProxylessManager, createProxyManager, type LocalServices, type MeshGatewayCacheTypes, type ProxylessManager, type ProxyManager, type ProxySnapshot,
+  type SidecarCacheTypes,
 } from "../proxycfg/index.ts";
 import {
-  createAdsService, createXdsCache, proxylessResources, resolveByProxyId, serveAds, sidecarResources, toResourceMap, type XdsCache,
+  createAdsService, createXdsCache, meshGatewayResources, proxylessResources, resolveByProxyId, serveAds, sidecarResources, toResourceMap, type XdsCache,
 } from "../xds/index.ts";
 
 export interface StartXdsOptions {
@@ -66,8 +67,8 @@ export interface RunningXds {
   close(): Promise<void>;
 }
 
-/** The cache types a sidecar watches, over `state` (built once per agent). */
-export function sidecarCacheTypes(o: Pick<StartXdsOptions, "state" | "datacenter" | "connect" | "datacenters">): SidecarCacheTypes {
+/** The cache types sidecars and mesh gateways watch, over `state` (built once per agent). */
+export function proxyCacheTypes(o: Pick<StartXdsOptions, "state" | "datacenter" | "connect" | "datacenters">): SidecarCacheTypes & MeshGatewayCacheTypes {
   return {
     roots: o.connect.roots,
     leaf: o.connect.leaf,
@@ -77,19 +78,15 @@ export function sidecarCacheTypes(o: Pick<StartXdsOptions, "state" | "datacenter
     health: healthServicesType(o.state),
     meshGateways: meshGatewaysType(meshGatewaysOverCatalog(o.state)),
     preparedQuery: preparedQueryType({ reader: o.state, datacenters: () => o.datacenters() }),
+    catalogServices: catalogServicesType(o.state),
+    configEntries: configEntriesType(o.state),
+    datacenters: datacentersType(() => o.datacenters()),
   };
 }
 
-/** The service names of a datacenter's catalog, over `state`. */
-export function catalogServicesType(state: StateReader) {
-  return blockingQueryType<CatalogServicesRequest, readonly string[]>({
-    name: "catalog-services",
-    key: (r) => r.datacenter ?? "",
-    async query(r, options) {
-      const res = await blockingRead(state, { type: "catalog-services" }, r.datacenter, options);
-      return { index: res.index, value: Object.keys(res.value).sort() };
-    },
-  });
+/** A proxy's resources by kind. Throws ResourceGenerationError when the snapshot cannot be rendered. */
+function proxyResources(snapshot: ProxySnapshot) {
+  return snapshot.Kind === "mesh-gateway" ? meshGatewayResources(snapshot) : sidecarResources(snapshot);
 }
 
 /** Starts the xDS server. Rejects (with nothing left running) when the port cannot be bound. */
@@ -97,7 +94,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
   const log = o.logger;
   const agentCache = o.connect.cache;
   const xdsCache = createXdsCache();
-  const types = sidecarCacheTypes(o);
+  const types = proxyCacheTypes(o);
   const manager = createProxyManager({
     context: { datacenter: o.datacenter, nodeName: o.nodeName, advertiseAddrLan: o.advertiseAddr, intentionDefaultAllow: true },
     cache: agentCache,
@@ -109,7 +106,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
       // A snapshot that cannot be rendered keeps the proxy on its previous resources (Consul fails the
       // xDS response and Envoy keeps its last configuration).
       try {
-        xdsCache.set(proxyId, toResourceMap(sidecarResources(snapshot)));
+        xdsCache.set(proxyId, toResourceMap(proxyResources(snapshot)));
       } catch (err) {
         log.error("xds: cannot generate the proxy's resources; it keeps its previous configuration", { proxy: proxyId, error: err });
       }
@@ -119,7 +116,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
   const proxyless = createProxylessManager({
     datacenter: o.datacenter,
     cache: agentCache,
-    types: { chain: types.chain, health: types.health, catalogServices: catalogServicesType(o.state) },
+    types: { chain: types.chain, health: types.health, catalogServices: types.catalogServices },
     services: o.localAgent,
     identities: o.proxylessClients ?? [],
     clock: o.clock,
@@ -133,7 +130,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
     },
     remove: (nodeId) => void xdsCache.remove(nodeId),
   });
-  // Sidecars first: a connect-proxy ID is always an Envoy's.
+  // Sidecars and gateways first: a connect-proxy or mesh-gateway ID is always an Envoy's.
   const isProxyless = (id: string) => !manager.has(id) && proxyless.accepts(id);
   const streamCache: XdsCache = {
     ...xdsCache,

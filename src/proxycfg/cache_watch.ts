@@ -1,15 +1,17 @@
 /**
- * Watch requests of the sidecar state machine, served by the agent cache: each request kind maps to one
- * cache type (roots, leaf, intention match, config entry, compiled chain, health, mesh gateways,
- * prepared query) and its values to the machine's value types.
+ * Watch requests of the sidecar and mesh gateway state machines, served by the agent cache: each request
+ * kind maps to one cache type (roots, leaf, intention match, config entry, compiled chain, health, mesh
+ * gateways, prepared query; service list, config entries of a kind, datacenters) and its values to the
+ * machine's value types.
  */
 import type { CompiledDiscoveryChain, IssuedCert } from "../connect/index.ts";
 import type {
-  AgentCache, CacheType, CaRoots, CaRootsRequest, CompiledChainRequest, ConfigEntryRequest, HealthServicesRequest, IntentionMatchRequest,
-  LeafRequest, LeafState, MeshGatewaysRequest, PreparedQueryRequest,
+  AgentCache, CacheType, CaRoots, CaRootsRequest, CatalogServicesRequest, CompiledChainRequest, ConfigEntriesRequest, ConfigEntryRequest,
+  DatacentersRequest, HealthServicesRequest, IntentionMatchRequest, LeafRequest, LeafState, MeshGatewaysRequest, PreparedQueryRequest,
 } from "../agent/index.ts";
 import type { CheckServiceNode, ConfigEntry, IndexedCARoots, Intention } from "../model/index.ts";
 import type { Cancel } from "../platform/index.ts";
+import type { MeshGatewayUpdate, MeshGatewayWatchRequest } from "./mesh_gateway_watches.ts";
 import type { WatchRequest, WatchUpdate } from "./watches.ts";
 
 /** The cache types a sidecar's watches are served by (built once per agent, shared by every proxy). */
@@ -85,5 +87,40 @@ export function watchInCache(
       const req: PreparedQueryRequest = { idOrName: request.name, source, ...(dc ? { datacenter: dc } : {}) };
       return cache.watch(types.preparedQuery, req, on((value: readonly CheckServiceNode[]) => ({ kind: "prepared-query", watchId, value })));
     }
+  }
+}
+
+/** The cache types a mesh gateway's watches are served by (built once per agent). */
+export type MeshGatewayCacheTypes = Pick<SidecarCacheTypes, "roots" | "configEntry" | "health" | "meshGateways"> & {
+  readonly catalogServices: CacheType<CatalogServicesRequest, readonly string[]>;
+  readonly configEntries: CacheType<ConfigEntriesRequest, readonly ConfigEntry[]>;
+  readonly datacenters: CacheType<DatacentersRequest, readonly string[]>;
+};
+
+/** Starts the cache watch for a mesh gateway's `request`, as {@link watchInCache} does for a sidecar's. */
+export function watchMeshGatewayInCache(
+  cache: AgentCache,
+  types: MeshGatewayCacheTypes,
+  watchId: string,
+  request: MeshGatewayWatchRequest,
+  onUpdate: (u: MeshGatewayUpdate) => void,
+  onError: (err: unknown) => void,
+): Cancel {
+  const on = <V>(f: (v: V) => MeshGatewayUpdate) => ({ onUpdate: (r: { value: V }) => onUpdate(f(r.value)), onError });
+  switch (request.kind) {
+    case "roots":
+      return cache.watch(types.roots, {}, on((v: CaRoots) => ({ kind: "roots", watchId, value: indexedRoots(v) })));
+    case "config-entry":
+      return cache.watch(types.configEntry, { kind: request.entryKind, name: request.name }, on((value: ConfigEntry | null) => ({ kind: "config-entry", watchId, value })));
+    case "service-list":
+      return cache.watch(types.catalogServices, {}, on((value: readonly string[]) => ({ kind: "service-list", watchId, value })));
+    case "datacenters":
+      return cache.watch(types.datacenters, {}, on((value: readonly string[]) => ({ kind: "datacenters", watchId, value })));
+    case "service-resolvers":
+      return cache.watch(types.configEntries, { kind: "service-resolver" }, on((value: readonly ConfigEntry[]) => ({ kind: "service-resolvers", watchId, value })));
+    case "connect-service":
+      return cache.watch(types.health, { service: request.service, connect: true }, on((value: readonly CheckServiceNode[]) => ({ kind: "connect-service", watchId, value })));
+    case "mesh-gateways":
+      return cache.watch(types.meshGateways, { datacenter: request.datacenter }, on((value: readonly CheckServiceNode[]) => ({ kind: "mesh-gateways", watchId, value })));
   }
 }

@@ -4,18 +4,15 @@
  * the agent when Expose.Checks is turned off and on again.
  */
 import { describe, expect, test } from "bun:test";
-import { createLocalAgent, createMemoryCatalog, parseServiceRegistration, type CacheType } from "../agent/index.ts";
+import { createLocalAgent, createMemoryCatalog, parseServiceRegistration } from "../agent/index.ts";
 import { seededRng, silentLogger } from "../platform/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
-import type { SidecarCacheTypes } from "./cache_watch.ts";
 import { COALESCE_MS, createProxyManager } from "./manager.ts";
-import { fakeCache, flush } from "./manager_kit.test.ts";
+import { fakeCache, fakeTypes, flush } from "./manager_kit.test.ts";
 import { LEAF } from "./sidecar_state_kit.test.ts";
 import type { SidecarSnapshot } from "./snapshot.ts";
 
-const types = Object.fromEntries(
-  (["roots", "leaf", "intentions", "configEntry", "chain", "health", "meshGateways", "preparedQuery"] as const).map((k) => [k, { name: k } as unknown as CacheType<unknown, unknown>]),
-) as unknown as SidecarCacheTypes;
+const types = fakeTypes;
 
 const web = (exposeChecks: boolean) => parseServiceRegistration({
   Name: "web", Port: 8080,

@@ -4,18 +4,15 @@
  * coalesced, and a deregistered proxy is removed.
  */
 import { describe, expect, test } from "bun:test";
-import type { AgentService, CacheType } from "../agent/index.ts";
+import type { AgentService } from "../agent/index.ts";
 import { silentLogger } from "../platform/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
-import type { SidecarCacheTypes } from "./cache_watch.ts";
 import { COALESCE_MS, createProxyManager } from "./manager.ts";
-import { agentWith, fakeCache, flush } from "./manager_kit.test.ts";
+import { agentWith, fakeCache, fakeTypes, flush } from "./manager_kit.test.ts";
 import { chain, LEAF, node, registration } from "./sidecar_state_kit.test.ts";
 import type { SidecarSnapshot } from "./snapshot.ts";
 
-const types = Object.fromEntries(
-  (["roots", "leaf", "intentions", "configEntry", "chain", "health", "meshGateways", "preparedQuery"] as const).map((k) => [k, { name: k } as unknown as CacheType<unknown, unknown>]),
-) as unknown as SidecarCacheTypes;
+const types = fakeTypes;
 
 const reg = registration([{ DestinationName: "db", LocalBindPort: 9191 }]);
 const SIDECAR: AgentService = {
@@ -32,7 +29,7 @@ function setup() {
   const manager = createProxyManager({
     context: { datacenter: "dc1", nodeName: "node1", advertiseAddrLan: "10.0.0.9", intentionDefaultAllow: true },
     cache: fc.cache, types, services: local.agent, clock, logger: silentLogger(),
-    publish: (id, snap) => published.push({ id, snap }),
+    publish: (id, snap) => published.push({ id, snap: snap as SidecarSnapshot }),
     remove: (id) => removed.push(id),
   });
   /** Answers everything a sidecar needs to be valid, with a db chain and one healthy db instance. */
@@ -116,6 +113,40 @@ describe("proxycfg manager", () => {
     clock.advance(COALESCE_MS);
     await flush();
     expect(published).toHaveLength(before);
+    manager.close();
+  });
+
+  test("runs a mesh gateway's machine for a Kind mesh-gateway service; one that stops being a gateway is stopped and removed", async () => {
+    const { manager, fc, local, published, removed, clock } = setup();
+    const gateway: AgentService = {
+      Kind: "mesh-gateway", ID: "mesh-gateway", Service: "mesh-gateway", Tags: [], Meta: {}, Port: 8443, Address: "10.0.0.5",
+      Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, Proxy: { MeshGateway: {}, Expose: {} },
+    };
+    local.services[gateway.ID] = gateway;
+    local.changed();
+    expect(manager.proxies()).toEqual(["mesh-gateway", "web-sidecar-proxy"]);
+    expect(fc.watching()).toContain("catalogServices {}");
+    expect(fc.watching()).toContain('configEntries {"kind":"service-resolver"}');
+    fc.answer("roots", { roots: [], trustDomain: "td.consul", activeRootId: "r1" });
+    fc.answer("configEntry", null);
+    fc.answer("datacenters", ["dc1", "dc2"]);
+    fc.answer("catalogServices", ["db"]);
+    await flush();
+    expect(fc.watching()).toContain('meshGateways {"datacenter":"dc2"}');
+    expect(fc.watching()).toContain('health {"service":"db","connect":true}');
+    fc.answer("health", [node("n1", "db")], (r) => r.service === "db");
+    clock.advance(COALESCE_MS);
+    await flush();
+    const snap = manager.snapshot("mesh-gateway")!;
+    expect(snap.Kind).toBe("mesh-gateway");
+    expect(published.at(-1)!.id).toBe("mesh-gateway");
+    expect(snap.Kind === "mesh-gateway" && Object.keys(snap.MeshGateway.ServiceGroups)).toEqual(["db"]);
+    // The same ID registered as a plain service: the gateway stops and is removed.
+    local.services[gateway.ID] = { ...gateway, Kind: undefined, Proxy: undefined } as unknown as AgentService;
+    local.changed();
+    expect(manager.has("mesh-gateway")).toBe(false);
+    expect(removed).toEqual(["mesh-gateway"]);
+    expect(fc.watching().some((w) => w.startsWith("catalogServices"))).toBe(false);
     manager.close();
   });
 });

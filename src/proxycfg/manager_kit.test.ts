@@ -3,6 +3,13 @@
  * request, a fake local agent whose services the test edits, and a microtask flush.
  */
 import type { AgentCache, AgentService, CacheType, WatchHandlers } from "../agent/index.ts";
+import type { MeshGatewayCacheTypes, SidecarCacheTypes } from "./cache_watch.ts";
+
+/** Every cache type a manager uses, each a bare `{ name }` the fake cache below answers by. */
+export const fakeTypes = Object.fromEntries(
+  (["roots", "leaf", "intentions", "configEntry", "chain", "health", "meshGateways", "preparedQuery", "catalogServices", "configEntries", "datacenters"] as const)
+    .map((k) => [k, { name: k } as unknown as CacheType<unknown, unknown>]),
+) as unknown as SidecarCacheTypes & MeshGatewayCacheTypes;
 
 /** Lets pending promise callbacks run. */
 export const flush = async () => {

@@ -8,11 +8,8 @@ import type { CheckServiceNode, ServiceResolverConfigEntry } from "../model/inde
 import type { SidecarSnapshot } from "./snapshot.ts";
 
 /** Per-gateway state (configSnapshotMeshGateway). */
-export interface MeshGatewayState {
-  /**
-   * The local datacenter's services that have Connect-capable instances (sidecars or native), sorted:
-   * the services the gateway watches.
-   */
+export interface MeshGatewaySnapshotState {
+  /** The local datacenter's catalog services, sorted: the services whose Connect instances the gateway watches. */
   readonly WatchedServices: readonly string[];
   /**
    * Local instances per watched service (`/v1/health/connect/:service`), every one of them, passing or
@@ -45,5 +42,5 @@ export interface MeshGatewayState {
 export interface MeshGatewaySnapshot
   extends Pick<SidecarSnapshot, "ProxyID" | "Service" | "Address" | "Port" | "ServiceMeta" | "TaggedAddresses" | "Proxy" | "Datacenter" | "Roots"> {
   readonly Kind: "mesh-gateway";
-  readonly MeshGateway: MeshGatewayState;
+  readonly MeshGateway: MeshGatewaySnapshotState;
 }

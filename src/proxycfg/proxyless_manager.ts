@@ -13,7 +13,7 @@
  * after `initialWaitMs`, whichever comes first; later ones at most once per `coalesceMs` (as ./manager.ts).
  * A local service that is deregistered (and is not a configured identity) stops its machine and is removed.
  */
-import type { AgentCache, AgentService, CacheType } from "../agent/index.ts";
+import type { AgentCache, AgentService, CacheType, CatalogServicesRequest } from "../agent/index.ts";
 import type { Cancel, Clock, Logger } from "../platform/index.ts";
 import type { SidecarCacheTypes } from "./cache_watch.ts";
 import { COALESCE_MS, type LocalServices } from "./manager.ts";
@@ -24,12 +24,6 @@ import { ProxylessState, type ProxylessCommand, type ProxylessSource, type Proxy
 export const PROXYLESS_IDLE_MS = 60_000;
 /** The longest the first snapshot waits for every chain and target to be fetched. */
 export const PROXYLESS_INITIAL_WAIT_MS = 2_000;
-
-/** The service names of a datacenter's catalog. */
-export interface CatalogServicesRequest {
-  /** undefined = this agent's datacenter. */
-  readonly datacenter?: string;
-}
 
 /** The cache types proxyless machines watch: chains and health as sidecars do, plus the catalog's services. */
 export type ProxylessCacheTypes = Pick<SidecarCacheTypes, "chain" | "health"> & {

@@ -20,7 +20,7 @@
 import type { CompiledDiscoveryChain } from "../connect/index.ts";
 import type { CheckServiceNode, Upstream } from "../model/index.ts";
 import type { ProxylessSnapshot, ProxylessUpstream } from "./proxyless_snapshot.ts";
-import { reconcileWatches, type Command } from "./reconcile.ts";
+import { WatchMachine, type Command } from "./reconcile.ts";
 import { isServiceUpstream } from "./service_config.ts";
 import { upstreamDatacenter, upstreamIdentifier } from "./snapshot.ts";
 import { watchIds, type ChainWatch } from "./watches.ts";
@@ -60,57 +60,22 @@ export type ProxylessCommand = Command<ProxylessWatchRequest>;
 const NOT_UPSTREAMS: ReadonlySet<string> = new Set(["consul"]);
 const CATALOG_WATCH = "catalog-services";
 const targetWatchId = (upstream: string, targetId: string) => `proxyless-target:${targetId}:${upstream}`;
-const keyOf = (r: ProxylessWatchRequest) => JSON.stringify(r);
 
-export class ProxylessState {
-  private readonly held = new Map<string, { readonly key: string; readonly request: ProxylessWatchRequest }>();
-  private readonly values = new Map<string, ProxylessWatchValues[keyof ProxylessWatchValues]>();
-  private cached: ProxylessSnapshot | undefined;
-  private dirty = true;
-  private closed = false;
-
+export class ProxylessState extends WatchMachine<ProxylessWatchRequest, ProxylessWatchValues[keyof ProxylessWatchValues], ProxylessSnapshot, ProxylessSource> {
   constructor(
     private readonly context: { readonly datacenter: string },
     private readonly nodeId: string,
-    private source: ProxylessSource,
-  ) {}
-
-  /** The first watches. Call once. */
-  start(): ProxylessCommand[] {
-    return this.reconcile();
+    source: ProxylessSource,
+  ) {
+    super(source);
   }
 
   /** Applies one event; returns the watches to cancel (first) and to start. Stale updates change nothing. */
   handle(ev: ProxylessEvent): ProxylessCommand[] {
     if (this.closed) return [];
-    if (ev.kind === "source") {
-      if (JSON.stringify(ev.source) === JSON.stringify(this.source)) return [];
-      this.source = ev.source;
-      this.dirty = true;
-      return this.reconcile();
-    }
-    const held = this.held.get(ev.watchId);
-    if (!held || held.request.kind !== ev.kind) return [];
-    if (this.values.has(ev.watchId) && JSON.stringify(this.values.get(ev.watchId)) === JSON.stringify(ev.value)) return [];
-    this.values.set(ev.watchId, ev.value);
-    this.dirty = true;
+    if (ev.kind === "source") return this.replaceInput(ev.source);
+    if (!this.accept(ev.watchId, ev.kind, ev.value, true)) return [];
     return ev.kind === "instances" ? [] : this.reconcile();
-  }
-
-  /** Cancels every watch; later events are ignored. */
-  close(): ProxylessCommand[] {
-    if (this.closed) return [];
-    this.closed = true;
-    const out: ProxylessCommand[] = [...this.held.keys()].sort().map((watchId) => ({ op: "cancel", watchId }));
-    this.held.clear();
-    this.values.clear();
-    this.cached = undefined;
-    return out;
-  }
-
-  /** The watches held now, by ID (sorted). */
-  watches(): ReadonlyMap<string, ProxylessWatchRequest> {
-    return new Map([...this.held.keys()].sort().map((id) => [id, this.held.get(id)!.request]));
   }
 
   /** Whether every watch held has its value (the upstream list, every chain, every target's instances). */
@@ -118,17 +83,9 @@ export class ProxylessState {
     return [...this.held.keys()].every((id) => this.values.has(id));
   }
 
-  /** The current snapshot when valid, else undefined. The same object until something changes. */
-  snapshot(): ProxylessSnapshot | undefined {
-    if (!this.dirty) return this.cached;
-    this.dirty = false;
-    this.cached = this.build();
-    return this.cached;
-  }
-
   /** The upstreams now, or undefined while the catalog has not answered. */
   private upstreams(): readonly Upstream[] | undefined {
-    if (this.source.kind === "upstreams") return this.source.upstreams.filter(isServiceUpstream);
+    if (this.input.kind === "upstreams") return this.input.upstreams.filter(isServiceUpstream);
     const names = this.values.get(CATALOG_WATCH) as ProxylessWatchValues["catalog-services"] | undefined;
     if (!names) return undefined;
     return names.filter((n) => !NOT_UPSTREAMS.has(n)).map((n) => ({ DestinationName: n, LocalBindPort: 0 }));
@@ -148,15 +105,15 @@ export class ProxylessState {
     };
   }
 
-  private desired(): Map<string, ProxylessWatchRequest> {
+  protected desired(): Map<string, ProxylessWatchRequest> {
     const d = new Map<string, ProxylessWatchRequest>();
-    if (this.source.kind === "catalog") d.set(CATALOG_WATCH, { kind: "catalog-services" });
+    if (this.input.kind === "catalog") d.set(CATALOG_WATCH, { kind: "catalog-services" });
     for (const u of this.upstreams() ?? []) {
       const id = upstreamIdentifier(u);
       const chainId = watchIds.chain(id);
       const req: ProxylessWatchRequest = { kind: "chain", upstream: id, chain: this.chainWatch(u) };
       d.set(chainId, req);
-      const chain = this.held.get(chainId)?.key === keyOf(req) ? (this.values.get(chainId) as CompiledDiscoveryChain | undefined) : undefined;
+      const chain = this.valueOfRequest<CompiledDiscoveryChain>(chainId, req);
       if (!chain) continue;
       for (const tid of Object.keys(chain.Targets).sort()) {
         const t = chain.Targets[tid]!;
@@ -166,14 +123,7 @@ export class ProxylessState {
     return d;
   }
 
-  /** Cancels what is no longer wanted (dropping its value), then starts what is new, until stable. */
-  private reconcile(): ProxylessCommand[] {
-    const { commands, dropped } = reconcileWatches(this.held, this.values, () => this.desired());
-    if (dropped) this.dirty = true;
-    return commands;
-  }
-
-  private build(): ProxylessSnapshot | undefined {
+  protected build(): ProxylessSnapshot | undefined {
     if (this.closed || this.upstreams() === undefined) return undefined;
     const upstreams: Record<string, ProxylessUpstream> = {};
     const endpoints: Record<string, Record<string, readonly CheckServiceNode[]>> = {};

@@ -50,3 +50,95 @@ export function reconcileWatches<R>(
   }
   return { commands, dropped };
 }
+
+/**
+ * What every proxycfg state machine shares: the watches held with their values, the cached snapshot,
+ * start/close/watches/snapshot. A machine states which watches it wants now (`desired`, which may read
+ * the values and the input) and how a snapshot is made of them (`build`, undefined while not valid);
+ * its `handle` stores values through `accept` and calls `reconcile` when the wanted set may have changed.
+ */
+export abstract class WatchMachine<R extends { readonly kind: string }, V, S, I> {
+  /** Watches held: ID -> request and its JSON. */
+  protected readonly held = new Map<string, HeldWatch<R>>();
+  protected readonly values = new Map<string, V>();
+  protected closed = false;
+  private cached: S | undefined;
+  private dirty = true;
+
+  /** `input`: what the machine is for (a registration), replaced through {@link replaceInput}. */
+  constructor(protected input: I) {}
+
+  /** Every watch wanted now, by ID. */
+  protected abstract desired(): ReadonlyMap<string, R>;
+  /** The snapshot of the values held, or undefined while it would not be valid. */
+  protected abstract build(): S | undefined;
+
+  /** The first watches. Call once. */
+  start(): Command<R>[] {
+    return this.reconcile();
+  }
+
+  /** Cancels every watch; later events are ignored. */
+  close(): Command<R>[] {
+    if (this.closed) return [];
+    this.closed = true;
+    const out: Command<R>[] = [...this.held.keys()].sort().map((watchId) => ({ op: "cancel", watchId }));
+    this.held.clear();
+    this.values.clear();
+    this.cached = undefined;
+    return out;
+  }
+
+  /** The watches held now, by ID (sorted). */
+  watches(): ReadonlyMap<string, R> {
+    return new Map([...this.held.keys()].sort().map((id) => [id, this.held.get(id)!.request]));
+  }
+
+  /** The current snapshot when valid, else undefined. The same object until something changes. */
+  snapshot(): S | undefined {
+    if (!this.dirty) return this.cached;
+    this.dirty = false;
+    this.cached = this.closed ? undefined : this.build();
+    return this.cached;
+  }
+
+  /**
+   * Stores a watch's new value; false (nothing changed) when the machine is closed, the watch is not held
+   * as a request of `kind` (a stale update), or `skipEqual` and the value equals the one held.
+   */
+  protected accept(watchId: string, kind: string, value: V, skipEqual = false): boolean {
+    if (this.closed) return false;
+    const held = this.held.get(watchId);
+    if (!held || held.request.kind !== kind) return false;
+    if (skipEqual && this.values.has(watchId) && JSON.stringify(this.values.get(watchId)) === JSON.stringify(value)) return false;
+    this.values.set(watchId, value);
+    this.dirty = true;
+    return true;
+  }
+
+  /** Takes a new input (a changed registration); an equal one changes nothing. */
+  protected replaceInput(next: I): Command<R>[] {
+    if (this.closed || JSON.stringify(next) === JSON.stringify(this.input)) return [];
+    this.input = next;
+    this.dirty = true;
+    return this.reconcile();
+  }
+
+  /** The value of watch `id` if it is held as a request of `kind`. */
+  protected valueOfKind<T extends V>(id: string, kind: R["kind"]): T | undefined {
+    const h = this.held.get(id);
+    return h && h.request.kind === kind && this.values.has(id) ? (this.values.get(id) as T) : undefined;
+  }
+
+  /** The value of watch `id` if it is held with exactly `request`. */
+  protected valueOfRequest<T extends V>(id: string, request: R): T | undefined {
+    return this.held.get(id)?.key === JSON.stringify(request) && this.values.has(id) ? (this.values.get(id) as T) : undefined;
+  }
+
+  /** Cancels what is no longer wanted (dropping its value), then starts what is new, until stable. */
+  protected reconcile(): Command<R>[] {
+    const { commands, dropped } = reconcileWatches(this.held, this.values, () => this.desired());
+    if (dropped) this.dirty = true;
+    return commands;
+  }
+}

@@ -16,7 +16,7 @@
  * and the centralized configuration resolved (Consul resolves it before proxycfg sees the proxy).
  */
 import type { ConnectProxyConfig, ExposePath } from "../model/index.ts";
-import { reconcileWatches } from "./reconcile.ts";
+import { WatchMachine } from "./reconcile.ts";
 import { isServiceUpstream, mergeServiceConfig, resolveServiceConfig } from "./service_config.ts";
 import { upstreamDatacenter, upstreamIdentifier, type SidecarSnapshot } from "./snapshot.ts";
 import { watchIds, type ChainWatch, type WatchCommand, type WatchRequest, type WatchUpdate, type WatchValues } from "./watches.ts";
@@ -50,74 +50,25 @@ function reducedUpstreamConfig(cfg: Readonly<Record<string, unknown>> | undefine
   return { protocol: typeof p === "string" ? p : typeof p === "number" ? String(p) : "", connectTimeoutMs: Number.isFinite(ms) && ms > 0 ? Math.trunc(ms) : 0 };
 }
 
-const keyOf = (r: WatchRequest) => JSON.stringify(r);
-
-export class SidecarState {
-  private registration: SidecarRegistration;
-  /** Watches held: ID -> request key (JSON) and request. */
-  private readonly held = new Map<string, { readonly key: string; readonly request: WatchRequest }>();
-  private readonly values = new Map<string, WatchValues[keyof WatchValues]>();
-  private cached: SidecarSnapshot | undefined;
-  private dirty = true;
-  private closed = false;
-
+export class SidecarState extends WatchMachine<WatchRequest, WatchValues[keyof WatchValues], SidecarSnapshot, SidecarRegistration> {
   constructor(
     private readonly context: SidecarContext,
     registration: SidecarRegistration,
   ) {
-    this.registration = registration;
-  }
-
-  /** The first watches (roots, leaf, intentions, config entries). Call once. */
-  start(): WatchCommand[] {
-    return this.reconcile();
+    super(registration);
   }
 
   /** Applies one event; returns the watches to cancel (first) and to start. Stale updates change nothing. */
   handle(ev: SidecarEvent): WatchCommand[] {
     if (this.closed) return [];
-    if (ev.kind === "registration") {
-      if (JSON.stringify(ev.registration) === JSON.stringify(this.registration)) return [];
-      this.registration = ev.registration;
-      this.dirty = true;
-      return this.reconcile();
-    }
-    const held = this.held.get(ev.watchId);
-    if (!held || held.request.kind !== ev.kind) return [];
-    if (ev.kind === "chain" && this.values.has(ev.watchId) && JSON.stringify(this.values.get(ev.watchId)) === JSON.stringify(ev.value)) return [];
-    this.values.set(ev.watchId, ev.value);
-    this.dirty = true;
+    if (ev.kind === "registration") return this.replaceInput(ev.registration);
+    if (!this.accept(ev.watchId, ev.kind, ev.value, ev.kind === "chain")) return [];
     return ev.kind === "config-entry" || ev.kind === "chain" ? this.reconcile() : [];
   }
 
-  /** Cancels every watch; later events are ignored. */
-  close(): WatchCommand[] {
-    if (this.closed) return [];
-    this.closed = true;
-    const out: WatchCommand[] = [...this.held.keys()].sort().map((watchId) => ({ op: "cancel", watchId }));
-    this.held.clear();
-    this.values.clear();
-    this.cached = undefined;
-    return out;
-  }
-
-  /** The watches held now, by ID (sorted). */
-  watches(): ReadonlyMap<string, WatchRequest> {
-    return new Map([...this.held.keys()].sort().map((id) => [id, this.held.get(id)!.request]));
-  }
-
-  /** The current snapshot when valid, else undefined. The same object until something changes. */
-  snapshot(): SidecarSnapshot | undefined {
-    if (!this.dirty) return this.cached;
-    this.dirty = false;
-    this.cached = this.build();
-    return this.cached;
-  }
-
   /** The value of watch `id` if it is held with exactly `request`. */
-  private valueOf<K extends keyof WatchValues>(id: string, request: WatchRequest & { kind: K }): WatchValues[K] | undefined {
-    if (this.held.get(id)?.key !== keyOf(request) || !this.values.has(id)) return undefined;
-    return this.values.get(id) as WatchValues[K];
+  private heldValue<K extends keyof WatchValues>(id: string, request: WatchRequest & { kind: K }): WatchValues[K] | undefined {
+    return this.valueOfRequest<WatchValues[K]>(id, request);
   }
 
   private configRequests(): Map<string, WatchRequest & { kind: "config-entry" }> {
@@ -125,8 +76,8 @@ export class SidecarState {
     const add = (entryKind: "proxy-defaults" | "service-defaults", name: string) =>
       out.set(watchIds.configEntry(entryKind, name), { kind: "config-entry", entryKind, name });
     add("proxy-defaults", "global");
-    add("service-defaults", this.registration.Proxy.DestinationServiceName ?? "");
-    for (const u of this.registration.Proxy.Upstreams ?? []) if (isServiceUpstream(u)) add("service-defaults", u.DestinationName);
+    add("service-defaults", this.input.Proxy.DestinationServiceName ?? "");
+    for (const u of this.input.Proxy.Upstreams ?? []) if (isServiceUpstream(u)) add("service-defaults", u.DestinationName);
     return out;
   }
 
@@ -139,26 +90,26 @@ export class SidecarState {
     const reqs = this.configRequests();
     const value = (id: string) => {
       const req = reqs.get(id);
-      return req ? this.valueOf(id, req) : undefined;
+      return req ? this.heldValue(id, req) : undefined;
     };
-    const dest = this.registration.Proxy.DestinationServiceName ?? "";
+    const dest = this.input.Proxy.DestinationServiceName ?? "";
     const global = value(watchIds.configEntry("proxy-defaults", "global"));
     const service = value(watchIds.configEntry("service-defaults", dest));
     if (global === undefined || service === undefined) return undefined;
     const upstreamDefaults = new Map<string, WatchValues["config-entry"]>();
     const pending = new Set<string>();
-    for (const u of this.registration.Proxy.Upstreams ?? []) {
+    for (const u of this.input.Proxy.Upstreams ?? []) {
       if (!isServiceUpstream(u)) continue;
       const v = value(watchIds.configEntry("service-defaults", u.DestinationName));
       if (v === undefined) pending.add(u.DestinationName);
       else upstreamDefaults.set(u.DestinationName, v);
     }
-    return { proxy: mergeServiceConfig(this.registration.Proxy, resolveServiceConfig(global, service, upstreamDefaults)), pending };
+    return { proxy: mergeServiceConfig(this.input.Proxy, resolveServiceConfig(global, service, upstreamDefaults)), pending };
   }
 
   /** Every watch wanted now, by ID. */
-  private desired(): Map<string, WatchRequest> {
-    const dest = this.registration.Proxy.DestinationServiceName ?? "";
+  protected desired(): Map<string, WatchRequest> {
+    const dest = this.input.Proxy.DestinationServiceName ?? "";
     const d = new Map<string, WatchRequest>();
     d.set(watchIds.roots, { kind: "roots" });
     d.set(watchIds.leaf, { kind: "leaf", service: dest });
@@ -188,7 +139,7 @@ export class SidecarState {
       const chainId = watchIds.chain(id);
       const chainReq: WatchRequest & { kind: "chain" } = { kind: "chain", upstream: id, chain };
       d.set(chainId, chainReq);
-      const compiled = this.valueOf(chainId, chainReq);
+      const compiled = this.heldValue(chainId, chainReq);
       if (!compiled) continue;
       const gatewayDcs = new Set<string>();
       for (const tid of Object.keys(compiled.Targets).sort()) {
@@ -203,19 +154,9 @@ export class SidecarState {
     return d;
   }
 
-  /** Cancels what is no longer wanted (dropping its value), then starts what is new, until stable. */
-  private reconcile(): WatchCommand[] {
-    const { commands, dropped } = reconcileWatches(this.held, this.values, () => this.desired());
-    if (dropped) this.dirty = true;
-    return commands;
-  }
-
-  private build(): SidecarSnapshot | undefined {
-    const reg = this.registration;
-    const get = <K extends keyof WatchValues>(id: string, kind: K): WatchValues[K] | undefined => {
-      const h = this.held.get(id);
-      return h && h.request.kind === kind && this.values.has(id) ? (this.values.get(id) as WatchValues[K]) : undefined;
-    };
+  protected build(): SidecarSnapshot | undefined {
+    const reg = this.input;
+    const get = <K extends keyof WatchValues>(id: string, kind: K): WatchValues[K] | undefined => this.valueOfKind<WatchValues[K]>(id, kind);
     const roots = get(watchIds.roots, "roots");
     const leaf = get(watchIds.leaf, "leaf");
     const intentions = get(watchIds.intentions, "intentions");

@@ -5,7 +5,8 @@
 import { compileDiscoveryChain, decodeConfigEntry, validateConfigEntry, type CompiledDiscoveryChain, type IssuedCert } from "../connect/index.ts";
 import type { CheckServiceNode, ConfigEntry, IndexedCARoots, Intention, Upstream } from "../model/index.ts";
 import { SidecarState, type SidecarEvent, type SidecarRegistration } from "./sidecar_state.ts";
-import type { WatchCommand, WatchRequest } from "./watches.ts";
+import type { Command } from "./reconcile.ts";
+import type { WatchRequest } from "./watches.ts";
 
 export const TRUST = "11111111-2222-3333-4444-555555555555.consul";
 export const ROOTS: IndexedCARoots = { ActiveRootID: "r1", TrustDomain: TRUST, Roots: [] };
@@ -51,11 +52,13 @@ export function intention(source: string): Intention {
   } as Intention;
 }
 
-/** A machine with the watch set a runner would keep; `send` returns the commands as short lines. */
-export function driver(reg = registration()) {
-  const m = new SidecarState({ datacenter: "dc1", advertiseAddrLan: "10.0.0.9", intentionDefaultAllow: true }, reg);
-  const held = new Map<string, WatchRequest>();
-  const apply = (cmds: readonly WatchCommand[]) => {
+/**
+ * The watch set a runner keeps for a machine's commands; `apply` throws on a cancel of a watch not held
+ * or a watch started twice, and returns the commands as short lines ("watch <id>", "cancel <id>").
+ */
+export function watchTracker<R>() {
+  const held = new Map<string, R>();
+  const apply = (cmds: readonly Command<R>[]) => {
     for (const c of cmds) {
       if (c.op === "cancel") {
         if (!held.delete(c.watchId)) throw new Error(`cancel of a watch not held: ${c.watchId}`);
@@ -66,12 +69,19 @@ export function driver(reg = registration()) {
     }
     return cmds.map((c) => `${c.op} ${c.watchId}`);
   };
+  return { held, apply, ids: () => [...held.keys()].sort() };
+}
+
+/** A machine with the watch set a runner would keep; `send` returns the commands as short lines. */
+export function driver(reg = registration()) {
+  const m = new SidecarState({ datacenter: "dc1", advertiseAddrLan: "10.0.0.9", intentionDefaultAllow: true }, reg);
+  const t = watchTracker<WatchRequest>();
   return {
     machine: m,
-    held,
-    start: () => apply(m.start()),
-    send: (ev: SidecarEvent) => apply(m.handle(ev)),
-    ids: () => [...held.keys()].sort(),
+    held: t.held,
+    start: () => t.apply(m.start()),
+    send: (ev: SidecarEvent) => t.apply(m.handle(ev)),
+    ids: t.ids,
   };
 }
 

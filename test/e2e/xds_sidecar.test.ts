@@ -6,20 +6,16 @@
  * for `web` changes the public listener, both observed over the same stream.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import * as grpc from "@grpc/grpc-js";
-import { create, fromBinary, toJsonString } from "@bufbuild/protobuf";
+import { fromBinary, toJsonString } from "@bufbuild/protobuf";
 import { ClusterSchema } from "../../src/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { HealthStatus } from "../../src/gen/envoy/config/core/v3/health_check_pb.ts";
 import { ClusterLoadAssignmentSchema } from "../../src/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import { ListenerSchema } from "../../src/gen/envoy/config/listener/v3/listener_pb.ts";
-import { DiscoveryRequestSchema, type DiscoveryResponse } from "../../src/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { DiscoveryResponse } from "../../src/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { envoyRegistry } from "../../src/xds/index.ts";
-import { openAdsStream } from "../harness/net_helpers.ts";
+import { adsClient, CDS, EDS, LDS } from "../harness/ads_client.ts";
 import { poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 
-const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
-const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
-const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
 
 let agent: AgentProcess;
 let grpcAddr = "";
@@ -39,43 +35,6 @@ const put = async (path: string, body?: unknown) => {
   return res;
 };
 
-/** Responses of one ADS stream by type URL, in order, with a bounded wait for the next one of a type. */
-function adsClient(target: string, nodeId: string) {
-  const { client, call } = openAdsStream(target, grpc.credentials.createInsecure());
-  const queues = new Map<string, DiscoveryResponse[]>();
-  const waiters = new Map<string, (r: DiscoveryResponse) => void>();
-  let failure: Error | undefined;
-  call.on("data", (r: DiscoveryResponse) => {
-    const w = waiters.get(r.typeUrl);
-    if (w) {
-      waiters.delete(r.typeUrl);
-      w(r);
-    } else queues.set(r.typeUrl, [...(queues.get(r.typeUrl) ?? []), r]);
-  });
-  call.on("error", (e: Error) => (failure = e));
-  let first = true;
-  const request = (typeUrl: string, names: string[] = [], ack?: DiscoveryResponse) => {
-    call.write(create(DiscoveryRequestSchema, {
-      typeUrl, resourceNames: names,
-      ...(first ? { node: { id: nodeId, cluster: "web" } } : {}),
-      ...(ack ? { versionInfo: ack.versionInfo, responseNonce: ack.nonce } : {}),
-    }));
-    first = false;
-  };
-  const next = (typeUrl: string, ms = 15_000) =>
-    new Promise<DiscoveryResponse>((resolve, reject) => {
-      if (failure) return reject(failure);
-      const q = queues.get(typeUrl);
-      if (q?.length) return resolve(q.shift()!);
-      const timer = setTimeout(() => reject(new Error(`no ${typeUrl} response within ${ms} ms${failure ? `: ${failure.message}` : ""}`)), ms);
-      waiters.set(typeUrl, (r) => {
-        clearTimeout(timer);
-        resolve(r);
-      });
-    });
-  return { request, next, close: () => { call.cancel(); client.close(); } };
-}
-
 test("a sidecar gets clusters, endpoints and listeners; a health change and an intention reach it over the stream", async () => {
   expect(grpcAddr).not.toBe("");
   await poll(() => fetch(`${agent.httpUrl}/v1/connect/ca/roots`).then((r) => r.json()), (r) => typeof r?.ActiveRootID === "string" && r.ActiveRootID !== "", 20_000, "an active CA root");
@@ -89,7 +48,7 @@ test("a sidecar gets clusters, endpoints and listeners; a health change and an i
     Connect: { SidecarService: { Port: 21000, Proxy: { Upstreams: [{ DestinationName: "db", LocalBindPort: 9191 }] }, Checks: [{ Name: "web alias", AliasService: "web" }] } },
   });
 
-  const ads = adsClient(grpcAddr, "web-sidecar-proxy");
+  const ads = adsClient(grpcAddr, "web-sidecar-proxy", "web");
   try {
     ads.request(CDS);
     const cds = await ads.next(CDS);

@@ -7,7 +7,7 @@ import type { CheckServiceNode, Intention, ReadQuery } from "../../model/index.t
 import { silentLogger } from "../../platform/index.ts";
 import { simClock } from "../../../test/harness/sim_clock.ts";
 import {
-  compiledChainType, configEntryType, createAgentCache, healthServicesType, intentionMatchType, meshGatewaysOverCatalog, meshGatewaysType,
+  catalogServicesType, compiledChainType, configEntriesType, configEntryType, createAgentCache, DATACENTERS_POLL_MS, datacentersType, healthServicesType, intentionMatchType, meshGatewaysOverCatalog, meshGatewaysType,
   NO_CA_CONFIG, PREPARED_QUERY_POLL_MS, preparedQueryType, type StateReader,
 } from "./index.ts";
 
@@ -114,6 +114,43 @@ describe("proxycfg cache types", () => {
     // The first read, then the background refresh blocking on its index: both the one kind read in dc2.
     expect(reads.every((x) => x.query.type === "health-service-kind-nodes" && x.datacenter === "dc2")).toBe(true);
     expect(reads[0]!.minIndex).toBe(0);
+    c.close();
+  });
+
+  test("catalog services: the sorted names of a datacenter's catalog", async () => {
+    const { r, reads } = reader({ "catalog-services": () => ({ web: [], consul: [], db: ["v1"] }) }, 9);
+    const { cache: c } = cache();
+    const got = await c.get(catalogServicesType(r), {});
+    expect(got).toMatchObject({ value: ["consul", "db", "web"], index: 9 });
+    expect(reads[0]!.datacenter).toBeUndefined();
+    c.close();
+  });
+
+  test("config entries of one kind: one list read", async () => {
+    const { r, reads } = reader({ "config-entry-list": () => [] });
+    const { cache: c } = cache();
+    expect((await c.get(configEntriesType(r), { kind: "service-resolver" })).value).toEqual([]);
+    expect(reads[0]!.query).toEqual({ type: "config-entry-list", kind: "service-resolver" });
+    c.close();
+  });
+
+  test("datacenters: polled every 30 s, sorted, a new index only when the list changed", async () => {
+    let dcs = ["dc2", "dc1"];
+    let calls = 0;
+    const { cache: c, clock } = cache();
+    const seen: { dcs: readonly string[]; index: number }[] = [];
+    const stop = c.watch(datacentersType(() => (calls++, dcs)), {}, { onUpdate: (v) => seen.push({ dcs: v.value, index: v.index }) });
+    await flush();
+    expect(seen).toEqual([{ dcs: ["dc1", "dc2"], index: 1 }]);
+    clock.advance(DATACENTERS_POLL_MS);
+    await flush();
+    expect(calls).toBe(2);
+    expect(seen).toHaveLength(1);
+    dcs = ["dc1", "dc2", "dc3"];
+    clock.advance(DATACENTERS_POLL_MS);
+    await flush();
+    expect(seen.at(-1)).toEqual({ dcs: ["dc1", "dc2", "dc3"], index: 2 });
+    stop();
     c.close();
   });
 });

@@ -5,7 +5,7 @@
  * cover (named after Consul's agent/xds/testdata mesh-gateway*.golden where one matches).
  */
 import type { CheckServiceNode, ServiceResolverConfigEntry } from "../../model/index.ts";
-import type { MeshGatewaySnapshot, MeshGatewayState } from "../../proxycfg/index.ts";
+import type { MeshGatewaySnapshot, MeshGatewaySnapshotState } from "../../proxycfg/index.ts";
 import { gateways, instance, TRUST_DOMAIN } from "./sidecar_kit.test.ts";
 
 /** Two sidecars of `service` in dc1: versions 1 and 2, at `10.10.<net>.1` and `.2`. */
@@ -15,7 +15,7 @@ function services(service: string, net: number, statuses: readonly ("passing" | 
   );
 }
 
-export function meshGatewaySnapshot(mg: Partial<MeshGatewayState> = {}, config: Record<string, unknown> = {}): MeshGatewaySnapshot {
+export function meshGatewaySnapshot(mg: Partial<MeshGatewaySnapshotState> = {}, config: Record<string, unknown> = {}): MeshGatewaySnapshot {
   return {
     Kind: "mesh-gateway",
     ProxyID: "mesh-gateway",
