@@ -127,7 +127,7 @@ describe("causeway connect envoy errors", () => {
     await fails(["-sidecar-for", "api", "-bootstrap"], "No sidecar proxy registered for api\n");
     agent.reset(routes({ "GET /v1/agent/services": { body: { ...SERVICES, "web-proxy-2": proxy("web-proxy-2", "web") } } }));
     await fails(["-sidecar-for", "web", "-bootstrap"], "More than one sidecar proxy registered for web.\n    Start proxy with -proxy-id and one of the following IDs: web-proxy-2, web-sidecar-proxy\n");
-    await fails(["-bootstrap"], "No proxy ID specified. One of -proxy-id or -sidecar-for is required");
+    await fails(["-bootstrap"], "No proxy ID specified. One of -proxy-id, -sidecar-for, or -gateway is required");
     agent.reset({});
     await fails(["-sidecar-for", "web", "-bootstrap"], "Failed looking up sidecar proxy info for web: Unexpected response code: 404 (not found)");
   });

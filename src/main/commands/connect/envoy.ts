@@ -1,19 +1,21 @@
 /**
- * `causeway connect envoy`: Consul 1.8's command/connect/envoy for sidecars. Finds the proxy (by
- * `-proxy-id`, or `-sidecar-for` through GET /v1/agent/services), reads its registration (GET
+ * `causeway connect envoy`: Consul 1.8's command/connect/envoy for sidecars and mesh gateways. Finds the
+ * proxy (by `-proxy-id`, `-sidecar-for` through GET /v1/agent/services, or `-gateway=mesh`, which can
+ * also register the gateway first: envoy_gateway.ts), reads its registration (GET
  * /v1/agent/service/<id>) for the cluster name and the `envoy_*` Proxy.Config keys, builds the Envoy v3
  * bootstrap (envoy_bootstrap.ts), and prints it (`-bootstrap`) or runs Envoy with it (envoy_exec.ts),
- * passing the arguments after `--` to Envoy. Gateways (`-gateway`, `-register`, ...) plug in where the
- * proxy ID and cluster are chosen (`resolveProxyId`, `proxyCluster`) and through `readyBindAddr`.
+ * passing the arguments after `--` to Envoy. Ingress gateways would plug in through `readyBindAddr`.
  */
 import { readFile } from "node:fs/promises";
 import { lookup } from "node:dns/promises";
 import type { Command, CommandIo } from "../../command.ts";
-import type { FlagSpec, ParsedFlags } from "../../flags.ts";
+import { UsageError, type FlagSpec, type ParsedFlags } from "../../flags.ts";
 import { HTTP_ADDR_FLAG, HTTP_TOKEN_ENV, TOKEN_FLAG, type AgentHttpClient, type Env } from "../support/http_client.ts";
-import { boolFlag, clientOrExit, commandHelp, parseHttpCommandLine, processCliDeps, stringFlag, type CliDeps } from "../support/index.ts";
+import { boolFlag, clientOrExit, commandHelp, parseHttpCommandLine, processCliDeps, stringFlag, usageFailure, type CliDeps } from "../support/index.ts";
 import { buildEnvoyBootstrap, type EnvoyBootstrapSettings } from "./envoy_bootstrap.ts";
 import { execEnvoy, lookPath } from "./envoy_exec.ts";
+import { localInterfaceIps } from "./envoy_gateway_address.ts";
+import { GATEWAY_FLAGS, gatewayOptions, gatewayProxy, registerGateway, type GatewayOptions } from "./envoy_gateway.ts";
 import { parseAdminBind, parseGrpcAddress, sidecarProxyId } from "./envoy_settings.ts";
 
 /** Consul 1.8's default `-envoy-version` (the newest Envoy it supported), reported in node metadata. */
@@ -66,6 +68,7 @@ const FLAGS: readonly FlagSpec[] = [
     usage: `Set the agent's gRPC address and port (in http(s)://host:port format, or unix:///path). Also taken from ${GRPC_ADDR_ENV.join(" or ")}.`,
   },
   { name: "envoy-version", kind: "string", arg: "<version>", usage: `Sets the envoy-version that the envoy binary has. Default "${DEFAULT_ENVOY_VERSION}".` },
+  ...GATEWAY_FLAGS,
 ];
 
 const HTTP_FLAGS: readonly FlagSpec[] = [HTTP_ADDR_FLAG, TOKEN_FLAG, CA_FILE_FLAG];
@@ -97,6 +100,14 @@ const HELP = commandHelp(
   dash followed by a list of options.
 
     $ causeway connect envoy -sidecar-for web -- --log-level debug
+
+  The example below registers a mesh gateway with the local agent, listening on
+  a LAN address and advertising a WAN address to other datacenters, and runs
+  Envoy as that gateway. Without -register it runs the mesh gateway already
+  registered with the agent.
+
+    $ causeway connect envoy -gateway=mesh -register \\
+        -address 10.0.0.5:8443 -wan-address 203.0.113.5:8443
 `,
   FLAGS,
   HTTP_FLAGS,
@@ -105,21 +116,6 @@ const HELP = commandHelp(
 /** The first non-empty of `flag` and the named environment variables. */
 function fromFlagOrEnv(flag: string | undefined, env: Env, names: readonly string[]): string | undefined {
   return flag ?? names.map((n) => env[n]).find((v) => v !== undefined && v !== "");
-}
-
-/** The proxy's ID: `-proxy-id`, else the one sidecar for `-sidecar-for`; throws Consul's errors. */
-async function resolveProxyId(client: AgentHttpClient, proxyId: string, sidecarFor: string): Promise<string> {
-  if (proxyId) return proxyId;
-  if (sidecarFor) {
-    let services: unknown;
-    try {
-      services = await client.getJson("/v1/agent/services");
-    } catch (err) {
-      throw new Error(`Failed looking up sidecar proxy info for ${sidecarFor}: ${(err as Error).message}`);
-    }
-    return sidecarProxyId(services, sidecarFor);
-  }
-  throw new Error("No proxy ID specified. One of -proxy-id or -sidecar-for is required");
 }
 
 /**
@@ -169,10 +165,44 @@ async function resolveAdminHost(host: string): Promise<string> {
   }
 }
 
-/** Everything up to the bootstrap JSON; throws an Error whose message is for the user. */
-async function generate(parsed: ParsedFlags, client: AgentHttpClient, env: Env, io: CommandIo): Promise<string> {
-  const sidecarFor = fromFlagOrEnv(stringFlag(parsed, "sidecar-for"), env, ["CONNECT_SIDECAR_FOR"]) ?? "";
-  const proxyId = await resolveProxyId(client, fromFlagOrEnv(stringFlag(parsed, "proxy-id"), env, ["CONNECT_PROXY_ID"]) ?? "", sidecarFor);
+/** What the command runs as, decided before it talks to the agent. */
+interface Target {
+  /** `-proxy-id` or CONNECT_PROXY_ID ("" when neither). */
+  readonly proxyIdFlag: string;
+  /** `-sidecar-for` or CONNECT_SIDECAR_FOR ("" when neither). */
+  readonly sidecarFor: string;
+  /** Set for `-gateway=mesh` (or `-mesh-gateway`). */
+  readonly gateway?: GatewayOptions;
+}
+
+/**
+ * The proxy ID (Envoy's node id) and the node cluster to use unless the registration names one:
+ * the gateway's (envoy_gateway.ts), `-proxy-id`, or the one sidecar for `-sidecar-for` (looked up
+ * through GET /v1/agent/services). Throws Consul's errors.
+ */
+async function resolveProxy(client: AgentHttpClient, t: Target): Promise<{ proxyId: string; cluster: string }> {
+  if (t.gateway) {
+    const gw = await gatewayProxy(client, t.gateway, t.proxyIdFlag);
+    return { proxyId: gw.proxyId, cluster: gw.service };
+  }
+  if (t.proxyIdFlag) return { proxyId: t.proxyIdFlag, cluster: t.sidecarFor || t.proxyIdFlag };
+  if (!t.sidecarFor) throw new Error("No proxy ID specified. One of -proxy-id, -sidecar-for, or -gateway is required");
+  let services: unknown;
+  try {
+    services = await client.getJson("/v1/agent/services");
+  } catch (err) {
+    throw new Error(`Failed looking up sidecar proxy info for ${t.sidecarFor}: ${(err as Error).message}`);
+  }
+  return { proxyId: sidecarProxyId(services, t.sidecarFor), cluster: t.sidecarFor };
+}
+
+/**
+ * Everything up to the bootstrap JSON; throws an Error whose message is for the user. A gateway is
+ * registered (`-register`) once the proxy ID is known and the local inputs (gRPC address, CA file, admin
+ * bind) have been checked, so a command that is bound to fail registers nothing (Consul registers first).
+ */
+async function generate(parsed: ParsedFlags, t: Target, client: AgentHttpClient, env: Env, io: CommandIo, hostIps: () => readonly string[]): Promise<string> {
+  const { proxyId, cluster } = await resolveProxy(client, t);
   const grpcAddr = fromFlagOrEnv(stringFlag(parsed, "grpc-addr"), env, GRPC_ADDR_ENV) ?? (await defaultGrpcAddr(client, io));
   const caFile = fromFlagOrEnv(stringFlag(parsed, "ca-file"), env, CA_FILE_ENV);
   const grpc = parseGrpcAddress({ grpcAddr, caFileGiven: !!caFile, httpSslEnv: env.CONSUL_HTTP_SSL, httpAddrIsHttps: client.baseUrl.startsWith("https:") });
@@ -187,10 +217,11 @@ async function generate(parsed: ParsedFlags, client: AgentHttpClient, env: Env, 
   if (grpc.tls && !caPem) io.err("WARNING: the agent's gRPC port uses TLS but no CA file was given (-ca-file); Envoy will not verify its certificate.\n");
   const admin = parseAdminBind(stringFlag(parsed, "admin-bind") ?? "localhost:19000");
   const adminAddress = admin.needsLookup ? await resolveAdminHost(admin.host) : admin.host;
+  if (t.gateway?.register) await registerGateway(client, t.gateway, proxyId, hostIps(), io, boolFlag(parsed, "bootstrap"));
   const reg = boolFlag(parsed, "no-central-config") ? {} : await proxyRegistration(client, proxyId);
   const settings: EnvoyBootstrapSettings = {
     proxyId,
-    proxyCluster: reg.cluster ?? (sidecarFor || proxyId),
+    proxyCluster: reg.cluster ?? cluster,
     namespace: "default",
     envoyVersion: stringFlag(parsed, "envoy-version") ?? DEFAULT_ENVOY_VERSION,
     adminAccessLogPath: stringFlag(parsed, "admin-access-log-path") || "/dev/null",
@@ -204,24 +235,43 @@ async function generate(parsed: ParsedFlags, client: AgentHttpClient, env: Env, 
   return JSON.stringify(buildEnvoyBootstrap(settings, reg.config), null, 2);
 }
 
+/** The flags' target; on a bad gateway flag prints Consul's error (with the help for a bad value) and returns 1. */
+function targetOrExit(parsed: ParsedFlags, env: Env, io: CommandIo): Target | number {
+  const sidecarFor = fromFlagOrEnv(stringFlag(parsed, "sidecar-for"), env, ["CONNECT_SIDECAR_FOR"]) ?? "";
+  const proxyIdFlag = fromFlagOrEnv(stringFlag(parsed, "proxy-id"), env, ["CONNECT_PROXY_ID"]) ?? "";
+  try {
+    const gateway = gatewayOptions(parsed, sidecarFor);
+    return { proxyIdFlag, sidecarFor, ...(gateway ? { gateway } : {}) };
+  } catch (err) {
+    if (err instanceof UsageError) return usageFailure(io, err.message, HELP);
+    io.err(`${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
 const NO_ENVOY_HINT =
   "Use the -bootstrap option to print the bootstrap JSON instead, and run Envoy with it yourself " +
   "(envoy --config-path <file>), for example in a container or VM that has Envoy.\n";
 
-/** Builds `causeway connect envoy` over the given environment and fetch. */
-export function createConnectEnvoyCommand(deps: CliDeps = processCliDeps): Command {
+/**
+ * Builds `causeway connect envoy` over the given environment and fetch. `hostIps` lists this host's
+ * interface addresses (for a registering gateway's bind decision); tests pass their own.
+ */
+export function createConnectEnvoyCommand(deps: CliDeps = processCliDeps, hostIps: () => readonly string[] = localInterfaceIps): Command {
   return {
     name: "envoy",
     synopsis: "Runs or Configures Envoy as a Connect proxy",
     async run(argv, io) {
       const parsed = parseHttpCommandLine(FLAGS, argv, io, HELP, HTTP_FLAGS);
       if (typeof parsed === "number") return parsed;
+      const env = deps.env();
+      const target = targetOrExit(parsed, env, io);
+      if (typeof target === "number") return target;
       const client = clientOrExit(parsed, deps, io);
       if (typeof client === "number") return client;
-      const env = deps.env();
       let json: string;
       try {
-        json = await generate(parsed, client, env, io);
+        json = await generate(parsed, target, client, env, io, hostIps);
       } catch (err) {
         io.err(`${(err as Error).message}\n`);
         return 1;

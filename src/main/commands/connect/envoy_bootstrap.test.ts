@@ -106,6 +106,12 @@ const SCENARIOS: Record<string, { settings: EnvoyBootstrapSettings; config?: Rec
     },
   },
   "ready-listener": { settings: { ...BASE, proxyId: "ingress-gateway", proxyCluster: "ingress-gateway", readyBindAddr: "127.0.0.1:21000" } },
+  // A registered mesh gateway (also what `connect envoy -gateway=mesh -register -bootstrap` prints: see
+  // envoy_gateway.test.ts): node id and cluster are the gateway's; its bind options are not bootstrap keys.
+  "mesh-gateway": {
+    settings: { ...BASE, proxyId: "mesh-gateway", proxyCluster: "mesh-gateway" },
+    config: { envoy_gateway_no_default_bind: true, envoy_gateway_bind_tagged_addresses: true },
+  },
 };
 
 /** Strict decode against Envoy's v3 Bootstrap plus its PGV rules; returns the violations. */
