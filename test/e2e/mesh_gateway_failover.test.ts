@@ -1,9 +1,10 @@
 /**
  * Mesh gateways across two real datacenters (one `agent -dev` server each, joined over WAN gossip):
- * a mesh gateway registered in each; dc1's gateway's xDS stream holds dc2's gateway cluster with dc2's
+ * a mesh gateway registered in each through `connect envoy -gateway=mesh -register -bootstrap`; dc1's gateway's xDS stream holds dc2's gateway cluster with dc2's
  * WAN address. A dc1 sidecar whose upstream `db` fails over to dc2 through the local gateway (mode
  * "local" from proxy-defaults) sees its db cluster's SNI and endpoints switch to dc2 through dc1's
- * gateway when every dc1 db instance turns critical, and switch back when they recover.
+ * gateway when every dc1 db instance turns critical, and switch back when they recover; with mode
+ * "remote" the same failure sends it to dc2's gateway at its WAN address.
  *
  * Servers talk across datacenters only over TLS, so both run with certificates of one test CA; the
  * agents' gRPC ports then serve TLS too (as Consul 1.8's do).
@@ -69,11 +70,19 @@ const put = async (dc: string, path: string, body?: unknown) => {
   if (res.status !== 200) throw new Error(`${dc} ${path}: ${res.status} ${await res.text()}`);
 };
 
-/** A mesh gateway on 127.0.0.1:<lan> whose WAN address is `wan`:443. */
-const gateway = (lan: number, wan: string) => ({
-  Kind: "mesh-gateway", Name: "mesh-gateway", Address: "127.0.0.1", Port: lan,
-  TaggedAddresses: { lan: { Address: "127.0.0.1", Port: lan }, wan: { Address: wan, Port: 443 } },
-});
+/**
+ * Registers a mesh gateway on 127.0.0.1:<lan> with WAN address `wan`:443 the way an operator does
+ * (`connect envoy -gateway=mesh -register -bootstrap`) and returns the printed Envoy bootstrap.
+ */
+async function registerGateway(dc: string, lan: number, wan: string): Promise<{ node: { id: string; cluster: string } }> {
+  const proc = Bun.spawn([
+    process.execPath, cli, "connect", "envoy", "-gateway=mesh", "-register", "-bootstrap", "-address", `127.0.0.1:${lan}`, "-wan-address", `${wan}:443`,
+    "-http-addr", agents[dc]!.http, "-grpc-addr", `https://${agents[dc]!.grpc}`, "-ca-file", join(work, dc, "ca.pem"),
+  ], { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`connect envoy in ${dc} exited ${code}: ${err}`);
+  return JSON.parse(out);
+}
 
 /** db with a TTL check the test flips, and a sidecar on `port` that follows db's health. */
 const db = (port: number) => ({
@@ -94,9 +103,10 @@ const endpointsOf = (r: DiscoveryResponse) =>
     return `${sa?.address}:${sa?.portSpecifier.case === "portValue" ? sa.portSpecifier.value : "?"}`;
   })));
 
-test("a gateway sees the other datacenter's gateways; a sidecar fails over to dc2 through dc1's gateway and back", async () => {
-  await put("dc1", "/v1/agent/service/register", gateway(18443, "127.0.0.2"));
-  await put("dc2", "/v1/agent/service/register", gateway(28443, "127.0.0.3"));
+test("a gateway sees the other datacenter's gateways; a sidecar fails over to dc2 through dc1's gateway and back, then through dc2's", async () => {
+  const bootstrap = await registerGateway("dc1", 18443, "127.0.0.2");
+  expect(bootstrap.node).toMatchObject({ id: "mesh-gateway", cluster: "mesh-gateway" });
+  await registerGateway("dc2", 28443, "127.0.0.3");
   await put("dc1", "/v1/agent/service/register", db(21001));
   await put("dc2", "/v1/agent/service/register", db(22001));
   await put("dc1", "/v1/config", { Kind: "proxy-defaults", Name: "global", MeshGateway: { Mode: "local" } });
@@ -145,6 +155,11 @@ test("a gateway sees the other datacenter's gateways; a sidecar fails over to dc
     // dc1's db recovers: back to its own instance and SNI.
     await put("dc1", "/v1/agent/check/pass/db-ttl");
     await followUntil(ads, subs, state({ sni: dbCluster, endpoint: "127.0.0.1:21001" }));
+
+    // Mode "remote": the failover goes straight to dc2's gateways at their WAN address.
+    await put("dc1", "/v1/config", { Kind: "proxy-defaults", Name: "global", MeshGateway: { Mode: "remote" } });
+    await put("dc1", "/v1/agent/check/fail/db-ttl");
+    await followUntil(ads, subs, state({ sni: `db.default.dc2.internal.${td}`, endpoint: "127.0.0.3:443" }));
   } finally {
     ads.close();
   }
