@@ -176,6 +176,28 @@ describe("sidecar state machine", () => {
     expect(snap.Proxy.Upstreams![1]).toEqual(GEO);
   });
 
+  test("mesh gateway mode precedence: upstream, then the registered proxy, then service-defaults, then proxy-defaults", () => {
+    type Mode = "" | "none" | "local" | "remote";
+    const cases: { name: string; global: Mode; service: Mode; proxy: Mode; upstream: Mode; want: Mode }[] = [
+      { name: "nothing set", global: "", service: "", proxy: "", upstream: "", want: "" },
+      { name: "proxy-defaults only", global: "local", service: "", proxy: "", upstream: "", want: "local" },
+      { name: "the destination's service-defaults over proxy-defaults", global: "local", service: "remote", proxy: "", upstream: "", want: "remote" },
+      { name: "the registered proxy over central config", global: "local", service: "remote", proxy: "none", upstream: "", want: "none" },
+      { name: "the upstream over everything", global: "local", service: "remote", proxy: "none", upstream: "local", want: "local" },
+    ];
+    for (const c of cases) {
+      const reg = registration([{ ...DB, ...(c.upstream ? { MeshGateway: { Mode: c.upstream } } : {}) }]);
+      const d = driver({ ...reg, Proxy: { ...reg.Proxy, MeshGateway: c.proxy ? { Mode: c.proxy } : {} } });
+      d.start();
+      const meshGateway = (m: Mode) => (m ? { MeshGateway: { Mode: m } } : {});
+      d.send({ kind: "config-entry", watchId: "config-entry:proxy-defaults:global", value: entry({ Kind: "proxy-defaults", Name: "global", ...meshGateway(c.global) }) });
+      d.send({ kind: "config-entry", watchId: "config-entry:service-defaults:web", value: entry({ Kind: "service-defaults", Name: "web", ...meshGateway(c.service) }) });
+      d.send({ kind: "config-entry", watchId: "config-entry:service-defaults:db", value: null });
+      const chain = (d.held.get("discovery-chain:db") as WatchRequest & { kind: "chain" }).chain;
+      expect({ name: c.name, mode: chain.overrideMeshGatewayMode }).toEqual({ name: c.name, mode: c.want });
+    }
+  });
+
   test("a protocol set in the registration is not overridden by defaults", () => {
     const d = driver(registration([{ ...DB, Config: { protocol: "tcp", connect_timeout_ms: "2500" } }], { protocol: "tcp" }));
     d.start();
