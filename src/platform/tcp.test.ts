@@ -38,6 +38,44 @@ describe("tcp", () => {
     await listener.close(); // idempotent
   });
 
+  test("stopAccepting() refuses new connections but keeps accepted ones open", async () => {
+    const listener = await listenTcp({ host: HOST, port: 0, onConnection: (s) => s.on("data", (d) => s.write(d)) });
+    try {
+      const c = await dialTcp({ host: HOST, port: listener.port });
+      await listener.stopAccepting();
+      const echoed = new Promise<string>((r) => c.once("data", (d) => r(String(d))));
+      c.write("still here");
+      expect(await echoed).toBe("still here");
+      await expect(dialTcp({ host: HOST, port: listener.port, timeoutMs: 2000 })).rejects.toThrow("ECONNREFUSED");
+      c.destroy();
+    } finally {
+      await listener.close();
+    }
+  });
+
+  test("allowHalfOpen: the accepted side can still answer after the peer's FIN", async () => {
+    const listener = await listenTcp({
+      host: HOST, port: 0, allowHalfOpen: true,
+      onConnection: (s) => {
+        let got = "";
+        s.on("data", (d) => (got += String(d)));
+        s.on("end", () => s.end(`got ${got}`));
+      },
+    });
+    try {
+      const c = await dialTcp({ host: HOST, port: listener.port, allowHalfOpen: true });
+      let reply = "";
+      c.on("data", (d) => (reply += String(d)));
+      const ended = new Promise((r) => c.once("end", r));
+      c.end("question");
+      await ended;
+      expect(reply).toBe("got question");
+      c.destroy();
+    } finally {
+      await listener.close();
+    }
+  });
+
   test("dialing a closed port rejects naming host:port", async () => {
     const listener = await listenTcp({ host: HOST, port: 0, onConnection: (s) => s.destroy() });
     const port = listener.port;

@@ -15,6 +15,11 @@ export interface TcpListener {
    * Idempotent.
    */
   close(): Promise<void>;
+  /**
+   * Stops accepting new connections at once but leaves the accepted ones open (a draining listener).
+   * A later close() still destroys what is left. Idempotent.
+   */
+  stopAccepting(): Promise<void>;
 }
 
 export interface ListenTcpOptions {
@@ -28,6 +33,11 @@ export interface ListenTcpOptions {
    * the process.
    */
   onConnection(socket: net.Socket): void;
+  /**
+   * Keep the write side open when the peer half-closes (node's allowHalfOpen), for proxies that forward
+   * a FIN instead of answering it; default false (the socket ends its side too).
+   */
+  allowHalfOpen?: boolean;
 }
 
 /**
@@ -37,7 +47,7 @@ export function listenTcp(options: ListenTcpOptions): Promise<TcpListener> {
   const open = new Set<net.Socket>();
   // noDelay: RPC, Raft and gossip streams carry small request/response messages; Nagle's algorithm
   // with delayed ACKs would hold each one back ~40 ms.
-  const server = net.createServer({ pauseOnConnect: false, noDelay: true }, (socket) => {
+  const server = net.createServer({ pauseOnConnect: false, noDelay: true, allowHalfOpen: options.allowHalfOpen ?? false }, (socket) => {
     socket.setNoDelay(true);
     open.add(socket);
     socket.on("error", () => {});
@@ -53,17 +63,22 @@ export function listenTcp(options: ListenTcpOptions): Promise<TcpListener> {
       server.off("error", onError);
       server.on("error", () => {});
       const addr = server.address() as net.AddressInfo;
-      let closing: Promise<void> | undefined;
+      // node's server.close() stops listening at once but reports 'close' only after the last
+      // accepted connection ended.
+      let closed: Promise<void> | undefined;
+      const stopListening = () => (closed ??= new Promise<void>((done) => server.close(() => done())));
       resolve({
         host: addr.address,
         port: addr.port,
+        stopAccepting() {
+          void stopListening();
+          return Promise.resolve();
+        },
         close() {
-          closing ??= new Promise<void>((done) => {
-            server.close(() => done());
-            for (const s of open) s.destroy();
-            open.clear();
-          });
-          return closing;
+          const done = stopListening();
+          for (const s of open) s.destroy();
+          open.clear();
+          return done;
         },
       });
     });
@@ -75,6 +90,8 @@ export interface DialTcpOptions {
   port: number;
   /** Connect deadline in milliseconds; default 10000. */
   timeoutMs?: number;
+  /** As {@link ListenTcpOptions.allowHalfOpen}; default false. */
+  allowHalfOpen?: boolean;
 }
 
 /**
@@ -86,7 +103,7 @@ export function dialTcp(options: DialTcpOptions): Promise<net.Socket> {
   const { host, port } = options;
   const timeoutMs = options.timeoutMs ?? 10_000;
   return new Promise<net.Socket>((resolve, reject) => {
-    const socket = net.connect({ host, port, noDelay: true });
+    const socket = net.connect({ host, port, noDelay: true, allowHalfOpen: options.allowHalfOpen ?? false });
     const fail = (message: string, code: string | undefined, cause?: unknown) => {
       clearTimeout(timer);
       socket.off("connect", onConnect);
