@@ -1,7 +1,8 @@
 /**
  * Clusters of a connect-proxy sidecar (Consul 1.8 agent/xds/clusters.go, v3 shapes): `local_app`, one
  * cluster per exposed local port, one EDS cluster per resolver of every upstream chain (named by the
- * target's SNI, `<hash>~` when overrides customized the chain), and one per prepared-query upstream.
+ * target's SNI, `<hash>~` when overrides customized the chain; a DNS cluster when reached through mesh
+ * gateways addressed by host name: ./sidecar_dns.ts), and one per prepared-query upstream.
  * Upstream clusters carry mTLS (leaf, roots, SNI, accepted SPIFFE IDs), the connect timeout, outlier
  * detection (`passive_health_check`, Envoy defaults when empty) and circuit breakers (`limits`).
  * Returned sorted by name, first occurrence winning for duplicate names.
@@ -9,15 +10,18 @@
 import { create } from "@bufbuild/protobuf";
 import { ClusterSchema, Cluster_DiscoveryType, type Cluster } from "../../gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { ApiVersion } from "../../gen/envoy/config/core/v3/config_source_pb.ts";
-import type { CompiledDiscoveryChain } from "../../connect/index.ts";
+import type { CompiledDiscoveryChain, DiscoveryGraphNode } from "../../connect/index.ts";
 import type { Upstream } from "../../model/index.ts";
 import { upstreamDatacenter, upstreamIdentifier, type SidecarSnapshot } from "../../proxycfg/index.ts";
 import { byName, customizeClusterName, durationMs, goDuration, isDefaultChain, LOCAL_APP_CLUSTER, resolverNodes, ResourceGenerationError, socketAddress, willFailoverThroughMeshGateway } from "./common.ts";
 import { parseProxyConfig, parseUpstreamConfig, withUpstreamDefaults, type UpstreamConfig } from "./config.ts";
+import { dnsClusterFields, type DnsEndpoint } from "./dns_cluster.ts";
+import { resolverEndpointGroups } from "./endpoints.ts";
 import { clusterFromUserConfig } from "./escape_hatch.ts";
 import { firstHealthyTarget } from "./health.ts";
 import { createMemo } from "./memo.ts";
 import { exposeClusterName, exposedPaths, upstreamSni } from "./names.ts";
+import { gatewayDnsEndpoint, sidecarDnsDiscoveryType } from "./sidecar_dns.ts";
 import { serviceSpiffeId, upstreamTlsSocket } from "./tls.ts";
 
 /** All clusters of the sidecar, sorted by name. Throws ResourceGenerationError on a bad escape hatch. */
@@ -59,14 +63,25 @@ export function appCluster(snap: SidecarSnapshot, name: string, pathProtocol: st
   });
 }
 
-function edsClusterInit(name: string, connectTimeout: ReturnType<typeof durationMs>, cfg: UpstreamConfig) {
+/**
+ * How an upstream cluster finds its endpoints: EDS over ADS, or when `dns` is given a DNS cluster carrying
+ * that endpoint inline (./sidecar_dns.ts, ./dns_cluster.ts), `setting` being `envoy_dns_discovery_type`.
+ */
+function discovery(name: string, dns: DnsEndpoint | undefined, setting: unknown) {
+  if (dns) return dnsClusterFields(name, setting, dns);
+  return {
+    clusterDiscoveryType: { case: "type" as const, value: Cluster_DiscoveryType.EDS },
+    edsClusterConfig: { edsConfig: { resourceApiVersion: ApiVersion.V3, configSourceSpecifier: { case: "ads" as const, value: {} } } },
+  };
+}
+
+/** Name, connect timeout, circuit breakers and outlier detection of an upstream cluster (its discovery aside). */
+function upstreamClusterInit(name: string, connectTimeout: ReturnType<typeof durationMs>, cfg: UpstreamConfig) {
   const lim = cfg.limits;
   const limited = lim.maxConnections !== undefined || lim.maxPendingRequests !== undefined || lim.maxConcurrentRequests !== undefined;
   const phc = cfg.passiveHealthCheck;
   return {
     name,
-    clusterDiscoveryType: { case: "type" as const, value: Cluster_DiscoveryType.EDS },
-    edsClusterConfig: { edsConfig: { resourceApiVersion: ApiVersion.V3, configSourceSpecifier: { case: "ads" as const, value: {} } } },
     connectTimeout,
     circuitBreakers: {
       thresholds: limited
@@ -86,7 +101,8 @@ function nonNegative(n: number | undefined): number | undefined {
 }
 
 /**
- * `makeUpstreamClustersForDiscoveryChain`: one EDS cluster per resolver node. With failover through mesh
+ * `makeUpstreamClustersForDiscoveryChain`: one cluster per resolver node, EDS unless it is reached through
+ * mesh gateways addressed by host name (then a DNS cluster: ./sidecar_dns.ts). With failover through mesh
  * gateways the cluster keeps the primary's name but dials the first healthy target's SNI. The server's
  * certificate must carry the SPIFFE ID of the target or of one of its failover targets.
  * `envoy_cluster_json` replaces the cluster of a default chain only (Connect TLS is still injected).
@@ -96,19 +112,31 @@ export function chainClusters(snap: SidecarSnapshot, u: Upstream): readonly Clus
   const id = upstreamIdentifier(u);
   const chain = snap.ConnectProxy.DiscoveryChain[id];
   if (!chain) return []; // not fetched yet
+  const nodes = resolverNodes(chain);
   // Failover through mesh gateways depends on the targets' health (a per-snapshot record): not memoized.
-  if (resolverNodes(chain).some((n) => willFailoverThroughMeshGateway(chain, n))) return buildChainClusters(snap, u, id, chain);
+  if (nodes.some((n) => willFailoverThroughMeshGateway(chain, n))) return buildChainClusters(snap, u, id, chain);
   // Otherwise the clusters depend on the chain, the leaf, the roots, the trust domain and the upstream's
-  // identifier and Config. (The roots array is the agent cache's; proxycfg wraps it per proxy.)
-  const key = JSON.stringify([id, u.Config ?? null, snap.Roots.TrustDomain]);
+  // identifier and Config, and, for a target reached through gateways addressed by host name, on the
+  // endpoint its DNS cluster carries and the proxy's `envoy_dns_discovery_type` (which decide the type).
+  // (The roots array is the agent cache's; proxycfg wraps it per proxy.)
+  const dns = nodes.map((n) => resolverDnsEndpoint(snap, id, chain, n) ?? null);
+  const dnsKey = dns.some((d) => d !== null) ? [dns, sidecarDnsDiscoveryType(snap) ?? null] : null;
+  const key = JSON.stringify([id, u.Config ?? null, snap.Roots.TrustDomain, dnsKey]);
   return chainClusterMemo.get([chain, snap.ConnectProxy.Leaf, snap.Roots.Roots], key, () => buildChainClusters(snap, u, id, chain));
 }
 
 const chainClusterMemo = createMemo<readonly Cluster[]>();
 
+/** The endpoint of the resolver's DNS cluster, undefined when it is an EDS cluster. */
+function resolverDnsEndpoint(snap: SidecarSnapshot, id: string, chain: CompiledDiscoveryChain, node: DiscoveryGraphNode): DnsEndpoint | undefined {
+  const groups = resolverEndpointGroups(snap, id, chain, node);
+  return groups && gatewayDnsEndpoint(groups, snap.Datacenter);
+}
+
 function buildChainClusters(snap: SidecarSnapshot, u: Upstream, id: string, chain: CompiledDiscoveryChain): Cluster[] {
   const cfg = parseUpstreamConfig(u.Config, id).config;
   const protocol = cfg.protocol || chain.Protocol || "tcp";
+  const dnsSetting = sidecarDnsDiscoveryType(snap);
   const out: Cluster[] = [];
   for (const node of resolverNodes(chain)) {
     const r = node.Resolver!;
@@ -122,7 +150,8 @@ function buildChainClusters(snap: SidecarSnapshot, u: Upstream, id: string, chai
     }
     const name = customizeClusterName(target.Name, chain);
     const c = create(ClusterSchema, {
-      ...edsClusterInit(name, goDuration(r.ConnectTimeout || "5s"), cfg),
+      ...upstreamClusterInit(name, goDuration(r.ConnectTimeout || "5s"), cfg),
+      ...discovery(name, resolverDnsEndpoint(snap, id, chain, node), dnsSetting),
       altStatName: name,
       // A zero panic threshold: never spread load over unhealthy hosts.
       commonLbConfig: { healthyPanicThreshold: {} },
@@ -162,7 +191,8 @@ export function preparedQueryCluster(snap: SidecarSnapshot, u: Upstream): Cluste
     cfg.clusterJson !== ""
       ? clusterFromUserConfig(`upstream ${id} envoy_cluster_json`, cfg.clusterJson)
       : create(ClusterSchema, {
-          ...edsClusterInit(sni, durationMs(cfg.connectTimeoutMs), cfg),
+          ...upstreamClusterInit(sni, durationMs(cfg.connectTimeoutMs), cfg),
+          ...discovery(sni, undefined, undefined),
           ...(cfg.protocol === "http2" || cfg.protocol === "grpc" ? { http2ProtocolOptions: {} } : {}),
         });
   const ids = new Set<string>();

@@ -4,7 +4,9 @@
  * Failover without gateways is one priority band per target with an overprovisioning factor of 100000
  * (the next band takes traffic only when no endpoint of the previous is healthy). Failover through mesh
  * gateways cannot vary SNI per endpoint, so the first healthy target is chosen here: its gateways become
- * the endpoints, with the health of the target's real instances. Returned sorted by cluster name.
+ * the endpoints, with the health of the target's real instances. Gateways addressed by host name cannot
+ * go into EDS: their cluster is a DNS cluster instead and gets no assignment (./sidecar_dns.ts).
+ * Returned sorted by cluster name.
  */
 import { create } from "@bufbuild/protobuf";
 import {
@@ -12,7 +14,7 @@ import {
   type ClusterLoadAssignment,
 } from "../../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import type { LbEndpoint } from "../../gen/envoy/config/endpoint/v3/endpoint_components_pb.ts";
-import type { CompiledDiscoveryChain } from "../../connect/index.ts";
+import type { CompiledDiscoveryChain, DiscoveryGraphNode } from "../../connect/index.ts";
 import type { CheckServiceNode, Upstream } from "../../model/index.ts";
 import { upstreamDatacenter, upstreamIdentifier, type SidecarSnapshot } from "../../proxycfg/index.ts";
 import { byName, customizeClusterName, isDefaultChain, resolverNodes, socketAddress, willFailoverThroughMeshGateway } from "./common.ts";
@@ -21,6 +23,7 @@ import { clusterFromUserConfig } from "./escape_hatch.ts";
 import { bestAddress, endpointHealthAndWeight, firstHealthyTarget, HealthStatus } from "./health.ts";
 import { createMemo } from "./memo.ts";
 import { upstreamSni } from "./names.ts";
+import { gatewayDnsEndpoint } from "./sidecar_dns.ts";
 
 /** Failover bands: no traffic to band N+1 while band N has any healthy endpoint. */
 export const FAILOVER_OVERPROVISIONING_FACTOR = 100000;
@@ -49,7 +52,13 @@ function edsName(u: Upstream, id: string, name: string, chain: CompiledDiscovery
   return clusterFromUserConfig(`upstream ${id} envoy_cluster_json`, json).name || name;
 }
 
-/** The load assignments of one upstream: one per resolver of its chain, or one for a prepared query. */
+/**
+ * The load assignments of one upstream: one per resolver of its chain, or one for a prepared query. A
+ * resolver whose cluster is a DNS cluster (reached through mesh gateways addressed by host name,
+ * ./sidecar_dns.ts) gets none: its cluster carries the endpoint, and EDS cannot carry host names. Not
+ * even under an `envoy_cluster_json` cluster: one assignment with a host name would have Envoy reject the
+ * whole EDS response (every cluster's endpoints), a missing one only leaves that cluster without hosts.
+ */
 export function upstreamLoadAssignments(snap: SidecarSnapshot, u: Upstream): ClusterLoadAssignment[] {
   const id = upstreamIdentifier(u);
   const cp = snap.ConnectProxy;
@@ -61,29 +70,42 @@ export function upstreamLoadAssignments(snap: SidecarSnapshot, u: Upstream): Clu
   }
   const chain = cp.DiscoveryChain[id];
   if (!chain) return [];
-  const health = cp.WatchedUpstreamEndpoints[id];
-  const gateways = cp.WatchedGatewayEndpoints[id];
   const out: ClusterLoadAssignment[] = [];
   for (const node of resolverNodes(chain)) {
-    let targetId = node.Resolver!.Target;
-    const primary = chain.Targets[targetId];
+    const primary = chain.Targets[node.Resolver!.Target];
     if (!primary) continue;
-    let failovers = node.Resolver!.Failover?.Targets ?? [];
-    if (willFailoverThroughMeshGateway(chain, node)) {
-      targetId = firstHealthyTarget(chain, health, targetId, failovers);
-      failovers = [];
-    }
-    const first = endpointGroup(chain, health, gateways, targetId, snap.Datacenter);
-    if (!first) continue; // still populating the snapshot
-    const groups = [first];
-    for (const f of failovers) {
-      const g = endpointGroup(chain, health, gateways, f, snap.Datacenter);
-      if (g) groups.push(g);
-    }
+    const groups = resolverEndpointGroups(snap, id, chain, node);
+    if (!groups) continue; // still populating the snapshot
+    if (gatewayDnsEndpoint(groups, snap.Datacenter)) continue;
     const name = edsName(u, id, customizeClusterName(primary.Name, chain), chain);
     out.push(makeLoadAssignment(name, groups, snap.Datacenter));
   }
   return out;
+}
+
+/**
+ * The endpoint groups of one resolver's cluster: the target's, then one per failover target (priority
+ * bands); with failover through mesh gateways only the first healthy target's (its gateways). Undefined
+ * while the first group is not fetched yet. Shared with ./clusters.ts, which decides the cluster's type
+ * from them.
+ */
+export function resolverEndpointGroups(snap: SidecarSnapshot, id: string, chain: CompiledDiscoveryChain, node: DiscoveryGraphNode): EndpointGroup[] | undefined {
+  const health = snap.ConnectProxy.WatchedUpstreamEndpoints[id];
+  const gateways = snap.ConnectProxy.WatchedGatewayEndpoints[id];
+  let targetId = node.Resolver!.Target;
+  let failovers = node.Resolver!.Failover?.Targets ?? [];
+  if (willFailoverThroughMeshGateway(chain, node)) {
+    targetId = firstHealthyTarget(chain, health, targetId, failovers);
+    failovers = [];
+  }
+  const first = endpointGroup(chain, health, gateways, targetId, snap.Datacenter);
+  if (!first) return undefined;
+  const groups = [first];
+  for (const f of failovers) {
+    const g = endpointGroup(chain, health, gateways, f, snap.Datacenter);
+    if (g) groups.push(g);
+  }
+  return groups;
 }
 
 /**

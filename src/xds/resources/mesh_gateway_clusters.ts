@@ -5,18 +5,15 @@
  * TLS (the gateway passes TLS through) and never hash-based load balancing. Sorted by name.
  */
 import { create } from "@bufbuild/protobuf";
-import { ClusterSchema, Cluster_DiscoveryType, Cluster_DnsLookupFamily, type Cluster } from "../../gen/envoy/config/cluster/v3/cluster_pb.ts";
+import { ClusterSchema, Cluster_DiscoveryType, type Cluster } from "../../gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { ApiVersion } from "../../gen/envoy/config/core/v3/config_source_pb.ts";
 import type { CheckServiceNode } from "../../model/index.ts";
 import type { MeshGatewaySnapshot } from "../../proxycfg/index.ts";
 import { parseDuration } from "../../lib/index.ts";
-import { byName, durationMs, socketAddress } from "./common.ts";
-import { bestAddress, endpointHealthAndWeight, HealthStatus } from "./health.ts";
+import { byName, durationMs } from "./common.ts";
+import { dnsClusterFields, hostnameEndpoints, pickDnsEndpoint } from "./dns_cluster.ts";
 import { parseGatewayConfig, type GatewayConfig } from "./mesh_gateway_config.ts";
-import { datacenterGateways, datacenterSni, hostnameEndpoints, localServiceCluster, localServices, remoteDatacenters, subsetNames } from "./mesh_gateway_names.ts";
-
-/** DNS clusters re-resolve every 10 s (Consul's fixed value). */
-const DNS_REFRESH_MS = 10_000;
+import { datacenterGateways, datacenterSni, localServiceCluster, localServices, remoteDatacenters, subsetNames } from "./mesh_gateway_names.ts";
 
 /** All clusters of the gateway, sorted by name. */
 export function meshGatewayClusters(snap: MeshGatewaySnapshot): Cluster[] {
@@ -46,10 +43,8 @@ function resolverTimeoutMs(text: string | undefined): number {
 
 /**
  * `makeGatewayCluster`: connect timeout (the resolver's, else `connect_timeout_ms`), outlier detection with
- * Envoy's defaults, and EDS over ADS; when instances are addressed by host name (EDS cannot carry host
- * names, Consul #7999): LOGICAL_DNS (STRICT_DNS with `envoy_dns_discovery_type: strict_dns`), refresh
- * 10 s, IPv4 only, and an inline assignment with ONE endpoint: the first healthy host name, else the
- * last unhealthy one (LOGICAL_DNS takes a single host).
+ * Envoy's defaults, and EDS over ADS; when instances are addressed by host name, a DNS cluster
+ * (./dns_cluster.ts: LOGICAL_DNS, or STRICT_DNS by `envoy_dns_discovery_type`, one endpoint).
  */
 function gatewayCluster(cfg: GatewayConfig, name: string, timeoutMs: number, hostnames: readonly CheckServiceNode[], isRemote: boolean): Cluster {
   const base = {
@@ -64,28 +59,5 @@ function gatewayCluster(cfg: GatewayConfig, name: string, timeoutMs: number, hos
       edsClusterConfig: { edsConfig: { resourceApiVersion: ApiVersion.V3, configSourceSpecifier: { case: "ads", value: {} } } },
     });
   }
-  let chosen: ReturnType<typeof lbEndpoint> | undefined;
-  let fallback: ReturnType<typeof lbEndpoint> | undefined;
-  for (const ep of hostnames) {
-    const e = lbEndpoint(ep, isRemote);
-    if (e.healthStatus === HealthStatus.UNHEALTHY) fallback = e;
-    else chosen ??= e;
-  }
-  return create(ClusterSchema, {
-    ...base,
-    clusterDiscoveryType: { case: "type", value: cfg.dnsDiscoveryType === "strict_dns" ? Cluster_DiscoveryType.STRICT_DNS : Cluster_DiscoveryType.LOGICAL_DNS },
-    dnsRefreshRate: durationMs(DNS_REFRESH_MS),
-    dnsLookupFamily: Cluster_DnsLookupFamily.V4_ONLY,
-    loadAssignment: { clusterName: name, endpoints: [{ lbEndpoints: [(chosen ?? fallback)!] }] },
-  });
-}
-
-function lbEndpoint(ep: CheckServiceNode, isRemote: boolean) {
-  const { address, port } = bestAddress(ep, isRemote);
-  const { health, weight } = endpointHealthAndWeight(ep, false);
-  return {
-    hostIdentifier: { case: "endpoint" as const, value: { address: socketAddress(address, port) } },
-    healthStatus: health,
-    loadBalancingWeight: weight,
-  };
+  return create(ClusterSchema, { ...base, ...dnsClusterFields(name, cfg.dnsDiscoveryType, pickDnsEndpoint(hostnames, () => isRemote)) });
 }

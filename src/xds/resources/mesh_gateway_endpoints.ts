@@ -13,7 +13,8 @@ import type { CheckServiceNode, ServiceResolverSubset } from "../../model/index.
 import type { MeshGatewaySnapshot } from "../../proxycfg/index.ts";
 import { byName, ResourceGenerationError } from "./common.ts";
 import { makeLoadAssignment, type EndpointGroup } from "./endpoints.ts";
-import { datacenterGateways, datacenterSni, hostnameEndpoints, localServiceCluster, localServices, subsetNames, remoteDatacenters } from "./mesh_gateway_names.ts";
+import { hostnameEndpoints } from "./dns_cluster.ts";
+import { datacenterGateways, datacenterSni, localServiceCluster, localServices, subsetNames, remoteDatacenters } from "./mesh_gateway_names.ts";
 
 /** All load assignments of the gateway, sorted by cluster name. Throws ResourceGenerationError on a bad subset filter. */
 export function meshGatewayEndpoints(snap: MeshGatewaySnapshot): ClusterLoadAssignment[] {

@@ -1,14 +1,12 @@
 /**
  * What the mesh gateway's listeners, clusters and endpoints agree on (Consul 1.8 agent/xds and
  * agent/proxycfg): the remote datacenters (configSnapshotMeshGateway.Datacenters), where a datacenter's
- * gateways come from, which of them are addressed by host name (proxycfg hostnameEndpoints), the
- * datacenter cluster name (connect.DatacenterSNI) and the local services' cluster names.
+ * gateways come from, the datacenter cluster name (connect.DatacenterSNI) and the local services' cluster
+ * names. Which gateways are addressed by host name: ./dns_cluster.ts hostnameEndpoints.
  */
 import type { CheckServiceNode } from "../../model/index.ts";
 import type { MeshGatewaySnapshot } from "../../proxycfg/index.ts";
 import { serviceSni } from "../../connect/index.ts";
-import { bestAddress } from "./health.ts";
-import { isIpLiteral } from "./common.ts";
 
 /** `DatacenterSNI`: `<dc>.internal.<trust domain>`, the cluster of a remote datacenter's gateways. */
 export function datacenterSni(dc: string, trustDomain: string): string {
@@ -33,14 +31,6 @@ export function datacenterGateways(snap: MeshGatewaySnapshot, dc: string): reado
   const mg = snap.MeshGateway;
   const fromCatalog = mg.GatewayGroups[dc];
   return fromCatalog && fromCatalog.length > 0 ? fromCatalog : (mg.FedStateGateways[dc] ?? []);
-}
-
-/**
- * `hostnameEndpoints`: the instances whose best address (WAN for another datacenter) is not an IP
- * literal. With a mix of host names and IPs only the host names are used (Consul warns and does the same).
- */
-export function hostnameEndpoints(localDc: string, nodes: readonly CheckServiceNode[]): CheckServiceNode[] {
-  return nodes.filter((n) => !isIpLiteral(bestAddress(n, localDc !== n.Node.Datacenter).address));
 }
 
 /** The cluster of a local service (`subset` "" for the unnamed one): its SNI in the gateway's datacenter. */

@@ -3,17 +3,28 @@
  * each a snapshot built from the sidecar kit.
  */
 import type { SidecarSnapshot } from "../../proxycfg/index.ts";
-import type { Upstream } from "../../model/index.ts";
-import { baseSnapshot, chain, dbInstances, DB, gateways, instance, intention, withProxyConfig, withUpstream } from "./sidecar_kit.test.ts";
+import type { CheckServiceNode, Upstream } from "../../model/index.ts";
+import { baseSnapshot, chain, dbInstances, DB, gateways, hostnameGateways, instance, intention, withProxyConfig, withUpstream } from "./sidecar_kit.test.ts";
 
 const HTTP_DEFAULTS = { Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } };
 
-function dbWith(config: Record<string, unknown>, o: Parameters<typeof chain>[1] = {}, endpoints = { "db.default.dc1": dbInstances() }): SidecarSnapshot {
+function dbWith(
+  config: Record<string, unknown>,
+  o: Parameters<typeof chain>[1] = {},
+  endpoints: Readonly<Record<string, readonly CheckServiceNode[]>> = { "db.default.dc1": dbInstances() },
+): SidecarSnapshot {
   const u: Upstream = { ...DB, Config: config };
   return withUpstream(baseSnapshot(), u, chain("db", o), endpoints);
 }
 
-function failoverThroughGateway(mode: "local" | "remote", dcs: string[], triggered: boolean): SidecarSnapshot {
+interface GatewayOptions {
+  /** The gateways of a datacenter (default: `gateways`, addressed by IP). */
+  readonly gateways?: (dc: string) => CheckServiceNode[];
+  /** The proxy's Proxy.Config. */
+  readonly config?: Record<string, unknown>;
+}
+
+function failoverThroughGateway(mode: "local" | "remote", dcs: string[], triggered: boolean, o: GatewayOptions = {}): SidecarSnapshot {
   // The mode comes from proxy-defaults (as in Consul's fixtures), so the chain is not customized.
   const entries = [
     { Kind: "proxy-defaults", Name: "global", MeshGateway: { Mode: mode } },
@@ -21,9 +32,13 @@ function failoverThroughGateway(mode: "local" | "remote", dcs: string[], trigger
   ];
   const endpoints: Record<string, ReturnType<typeof dbInstances>> = { "db.default.dc1": dbInstances("dc1", triggered ? "critical" : "passing") };
   for (const [i, dc] of dcs.entries()) endpoints[`db.default.${dc}`] = dbInstances(dc, triggered && i < dcs.length - 1 ? "critical" : "passing");
-  const gws: Record<string, ReturnType<typeof gateways>> = mode === "local" ? { dc1: gateways("dc1") } : Object.fromEntries(dcs.map((dc) => [dc, gateways(dc)]));
-  return withUpstream(baseSnapshot(), DB, chain("db", { entries }), endpoints, gws);
+  const gw = o.gateways ?? gateways;
+  const gws: Record<string, CheckServiceNode[]> = mode === "local" ? { dc1: gw("dc1") } : Object.fromEntries(dcs.map((dc) => [dc, gw(dc)]));
+  return withUpstream(withProxyConfig(baseSnapshot(), o.config ?? {}), DB, chain("db", { entries }), endpoints, gws);
 }
+
+/** Gateways addressed by host name, the first critical, plus a healthy one addressed by IP (the mix). */
+const mixedHostnameGateways = (dc: string) => hostnameGateways(dc, ["critical", "passing"], true);
 
 const ROUTER = {
   Kind: "service-router",
@@ -146,6 +161,27 @@ export const SCENARIOS: Readonly<Record<string, () => SidecarSnapshot>> = {
   "connect-proxy-with-tcp-chain-failover-through-local-gateway-triggered": () => failoverThroughGateway("local", ["dc2"], true),
   "connect-proxy-with-tcp-chain-double-failover-through-local-gateway": () => failoverThroughGateway("local", ["dc2", "dc3"], false),
   "connect-proxy-with-tcp-chain-double-failover-through-local-gateway-triggered": () => failoverThroughGateway("local", ["dc2", "dc3"], true),
+  // Gateways addressed by host name: the cluster is a DNS cluster while it dials them (no assignment), EDS
+  // while it dials the local instances.
+  "connect-proxy-with-tcp-chain-failover-through-remote-gateway-hostname": () =>
+    failoverThroughGateway("remote", ["dc2"], false, { gateways: mixedHostnameGateways }),
+  "connect-proxy-with-tcp-chain-failover-through-remote-gateway-hostname-triggered": () =>
+    failoverThroughGateway("remote", ["dc2"], true, { gateways: mixedHostnameGateways }),
+  "connect-proxy-with-tcp-chain-failover-through-remote-gateway-hostname-triggered-strict-dns": () =>
+    failoverThroughGateway("remote", ["dc2"], true, { gateways: mixedHostnameGateways, config: { envoy_dns_discovery_type: "STRICT_DNS" } }),
+  "connect-proxy-with-tcp-chain-failover-through-local-gateway-hostname": () =>
+    failoverThroughGateway("local", ["dc2"], false, { gateways: mixedHostnameGateways }),
+  "connect-proxy-with-tcp-chain-failover-through-local-gateway-hostname-triggered": () =>
+    failoverThroughGateway("local", ["dc2"], true, { gateways: mixedHostnameGateways }),
+  // dc2's gateways are host names but dc2 is down too: dc3's gateways (IPs) are dialed, over EDS.
+  "connect-proxy-with-tcp-chain-double-failover-through-remote-gateway-hostname-triggered": () =>
+    failoverThroughGateway("remote", ["dc2", "dc3"], true, { gateways: (dc) => (dc === "dc2" ? hostnameGateways(dc) : gateways(dc)) }),
+  // No failover: an upstream in dc2 reached through dc2's gateways (mode remote), addressed by host name.
+  "upstream-in-other-datacenter-through-remote-gateway-hostname": () => {
+    const u: Upstream = { ...DB, DestinationName: "cache", Datacenter: "dc2", LocalBindPort: 9292 };
+    const c = chain("cache", { datacenter: "dc2", entries: [{ Kind: "proxy-defaults", Name: "global", MeshGateway: { Mode: "remote" } }] });
+    return withUpstream(baseSnapshot(), u, c, { "cache.default.dc2": dbInstances("dc2", "passing", "cache") }, { dc2: hostnameGateways("dc2") });
+  },
   "connect-proxy-with-chain-and-splitter": () => {
     const entries = [HTTP_DEFAULTS, { ...SPLIT_3_WAYS, Name: "db" }];
     return dbWith({}, { entries }, {

@@ -95,6 +95,19 @@ export function gateways(dc: string): CheckServiceNode[] {
   );
 }
 
+/**
+ * Mesh gateways of `dc` addressed by host name, one per status: LAN `gw<i>.<dc>.lan.example.com:8443`,
+ * WAN `gw<i>.<dc>.example.com:443`. With `ipToo` a last, healthy gateway addressed by IP (`gateways`'
+ * first, node `<dc>-gw-ip`) makes the mix that Consul resolves in favour of the host names.
+ */
+export function hostnameGateways(dc: string, statuses: readonly HealthStatus[] = ["passing", "passing"], ipToo = false): CheckServiceNode[] {
+  const named = statuses.map((status, j) =>
+    instance({ node: `${dc}-gw${j + 1}`, address: `gw${j + 1}.${dc}.lan.example.com`, datacenter: dc, kind: "mesh-gateway", port: 8443, status, wan: { Address: `gw${j + 1}.${dc}.example.com`, Port: 443 } }),
+  );
+  const ip = { ...gateways(dc)[0]!, Node: { ...gateways(dc)[0]!.Node, Node: `${dc}-gw-ip` } };
+  return ipToo ? [...named, ip] : named;
+}
+
 export const DB: Upstream = { DestinationType: "service", DestinationName: "db", LocalBindPort: 9191 };
 export const GEO_CACHE: Upstream = { DestinationType: "prepared_query", DestinationName: "geo-cache", LocalBindAddress: "127.10.10.10", LocalBindPort: 8181 };
 
