@@ -14,6 +14,7 @@ import { LocalState, type LocalCheck, type LocalService } from "./local_state.ts
 import { maintenance, type Maintenance, type MaintenanceRecord } from "./maintenance.ts";
 import { CHECK_BUF_SIZE } from "./output.ts";
 import type { CatalogPort, Probes } from "./ports.ts";
+import { RegistrationOrder, ServiceManager, type CentralConfigSource, type CentralConfigValues } from "./service_manager.ts";
 import type { AgentCheck, AgentService, CheckRegistration, CheckType, NodeInfo, ServiceRegistration } from "./types.ts";
 import { toAgentCheck, toAgentService, toAgentServiceWithHash } from "./views.ts";
 
@@ -53,6 +54,12 @@ export interface LocalAgentOptions {
   readonly enableScriptChecks?: boolean;
   /** Consul's enable_local_script_checks: script (and Docker) checks only from config files. Default off. */
   readonly enableLocalScriptChecks?: boolean;
+  /**
+   * Centralized service configuration (service_manager.ts): proxies and mesh gateways are registered with
+   * proxy-defaults and service-defaults folded in, followed through this cache. Absent: registered as given
+   * (an agent without servers to ask).
+   */
+  readonly centralConfig?: CentralConfigSource;
 }
 
 export interface RegisterServiceOptions {
@@ -109,6 +116,15 @@ export interface LocalAgent extends Maintenance {
    * before writing anything when a check may not run here (scripts disabled for its source, no Docker socket, a missing port).
    */
   registerService(reg: ServiceRegistration, opts?: RegisterServiceOptions): string[];
+  /**
+   * registerService as Consul's HTTP API registers (`waitForCentralConfig: true`): a connect proxy or mesh
+   * gateway (or the sidecar of `reg`) is registered only once the config entries of its central config are
+   * read, merged with them. Rejects, registering nothing, with a refusal of registerService or with "could not
+   * retrieve initial service_defaults config for service "<id>": <error>" when an entry cannot be read (the
+   * servers cannot be reached). A registration superseded while it waited (the service registered again or
+   * removed meanwhile) is dropped and resolves with no warnings. Without centralConfig, registerService.
+   */
+  registerServiceWithCentralConfig(reg: ServiceRegistration, opts?: RegisterServiceOptions): Promise<string[]>;
   /** Deregisters a service, its checks and its sidecar_service proxy. Throws AgentError("not-found"). */
   deregisterService(serviceId: string): void;
   /**
@@ -183,6 +199,10 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
   });
   let reaper: Cancel | undefined;
   const routes = new CheckRoutes(o.exposePorts, (msg) => logger.warn(`error exposing check: ${msg}`));
+  const order = new RegistrationOrder();
+  const central = o.centralConfig
+    ? new ServiceManager({ ...o.centralConfig, logger: logger.named("service_manager"), onUpdate: (id, merged) => applyCentralConfig(id, merged) })
+    : undefined;
 
   /** Starts a check's runner; an HTTP or gRPC check of a service whose proxy exposes its checks runs through the proxy. */
   const addCheck = (check: LocalCheck, type: CheckType): string[] => {
@@ -211,6 +231,8 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
   };
 
   const removeService = (serviceId: string): boolean => {
+    order.touch(serviceId);
+    central?.untrack(serviceId);
     if (!state.removeService(serviceId)) return false;
     o.persistence?.removeService(serviceId);
     for (const c of state.checks()) if (c.ServiceID === serviceId) removeCheck(c.CheckID);
@@ -220,7 +242,8 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
   };
 
   /** Adds a service and its checks; check statuses of a re-registered service carry over (Consul's snapshot restore). */
-  const addService = (service: LocalService, types: readonly CheckType[], replace: boolean, sidecarOf?: string): string[] => {
+  const addService = (service: LocalService, types: readonly CheckType[], replace: boolean, sidecarOf?: string, seed?: CentralConfigValues): string[] => {
+    order.touch(service.ID);
     const previous = new Map(state.checks().filter((c) => c.ServiceID === service.ID).map((c) => [c.CheckID, c]));
     const checks = types.map((t, i) => {
       const id = t.CheckID || (types.length > 1 ? `service:${service.ID}:${i + 1}` : `service:${service.ID}`);
@@ -228,12 +251,46 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       const type = { ...t, Name: t.Name || `Service '${service.Service}' check` };
       return { check: healthCheckOf(o.nodeName, id, type, service, prev?.Status, prev?.Output ?? ""), type };
     });
-    state.addService(service, sidecarOf);
+    // The local state holds the service merged with its central config (Consul 1.8's addServiceInternal gets the merged NodeService).
+    state.addService(central ? central.track(service, seed) : service, sidecarOf);
     const warnings = checks.flatMap(({ check, type }) => addCheck(check, type));
     if (replace) {
       const keep = new Set(checks.map((c) => c.check.CheckID));
       for (const id of previous.keys()) if (!keep.has(id)) removeCheck(id);
     }
+    return warnings;
+  };
+
+  /**
+   * A followed service's central config changed (serviceConfigWatch.handleUpdate): its Proxy block is
+   * replaced by the newly merged one, the rest (tags as anti-entropy may have overridden them) kept; then
+   * exposed checks follow (an Expose.Checks from proxy-defaults or service-defaults turning on or off).
+   */
+  const applyCentralConfig = (id: string, merged: LocalService) => {
+    const live = state.service(id);
+    if (!live) return;
+    state.addService({ ...live, Proxy: merged.Proxy }, state.sidecarParent(id));
+    rerouteChecks();
+  };
+
+  /** The service a registration stands for and its expanded `sidecar_service`. Throws AgentError("bad-request") when no sidecar port is left. */
+  const expand = (reg: ServiceRegistration) => {
+    const service = toNodeService(reg);
+    const def = reg.Connect?.SidecarService;
+    return { service, sidecar: def ? expandSidecar(service, def, state.services(), o.sidecarPorts ?? DEFAULT_SIDECAR_PORTS) : undefined };
+  };
+
+  /** registerService, with central config values read ahead (`seed`) when the caller waited for them. */
+  const register = (reg: ServiceRegistration, opts: RegisterServiceOptions, seed?: CentralConfigValues): string[] => {
+    const { service, sidecar } = expand(reg);
+    const replace = opts.replaceExistingChecks ?? false;
+    admit([...reg.Checks, ...(sidecar?.checks ?? [])], opts.source ?? "api");
+    const warnings = addService(service, reg.Checks, replace, undefined, seed);
+    // As in Consul, a sidecar left out of a re-registration stays until its parent is deregistered.
+    if (sidecar) warnings.push(...addService(sidecar.service, sidecar.checks, replace, service.ID, seed));
+    rerouteChecks();
+    // The registration as given (its sidecar with it) is what comes back on restart.
+    if ((opts.source ?? "api") === "api") o.persistence?.saveService(service.ID, reg);
     return warnings;
   };
 
@@ -254,23 +311,27 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
     stop() {
       reaper?.();
       reaper = undefined;
+      central?.close();
       runtime.stopAll();
       antiEntropy.stop();
       state.close();
     },
-    registerService(reg, opts = {}) {
-      const service = toNodeService(reg);
-      const sidecarDef = reg.Connect?.SidecarService;
-      const sidecar = sidecarDef ? expandSidecar(service, sidecarDef, state.services(), o.sidecarPorts ?? DEFAULT_SIDECAR_PORTS) : undefined;
-      const replace = opts.replaceExistingChecks ?? false;
-      admit([...reg.Checks, ...(sidecar?.checks ?? [])], opts.source ?? "api");
-      const warnings = addService(service, reg.Checks, replace);
-      // As in Consul, a sidecar left out of a re-registration stays until its parent is deregistered.
-      if (sidecar) warnings.push(...addService(sidecar.service, sidecar.checks, replace, service.ID));
-      rerouteChecks();
-      // The registration as given (its sidecar with it) is what comes back on restart.
-      if ((opts.source ?? "api") === "api") o.persistence?.saveService(service.ID, reg);
-      return warnings;
+    registerService: (reg, opts = {}) => register(reg, opts),
+    async registerServiceWithCentralConfig(reg, opts = {}) {
+      if (!central) return register(reg, opts);
+      // A sidecar that cannot be expanded is refused before waiting; register() expands it again afterwards.
+      const { service, sidecar } = expand(reg);
+      const services = sidecar ? [service, sidecar.service] : [service];
+      const ticket = order.begin(services.map((s) => s.ID));
+      let seed: CentralConfigValues;
+      try {
+        seed = await central.fetch(services);
+      } catch (err) {
+        order.end(ticket);
+        throw err;
+      }
+      // Superseded while waiting: a later change of the same service was already applied.
+      return order.end(ticket) ? register(reg, opts, seed) : [];
     },
     deregisterService(serviceId) {
       if (!removeService(serviceId)) {

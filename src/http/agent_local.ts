@@ -48,14 +48,15 @@ export function failure(c: Context, err: unknown): Response {
   return errorResponse(c, err, plain);
 }
 
-/** Runs a local-agent write and answers an empty 200, or the mapped failure. */
-export function write(c: Context, fn: () => unknown): Response {
+/** Runs a local-agent write (sync, or a promise it waits for) and answers an empty 200, or the mapped failure. */
+export function write(c: Context, fn: () => unknown): Response | Promise<Response> {
+  let result: unknown;
   try {
-    fn();
+    result = fn();
   } catch (err) {
     return failure(c, err);
   }
-  return emptyOk(c);
+  return result instanceof Promise ? result.then(() => emptyOk(c), (err: unknown) => failure(c, err)) : emptyOk(c);
 }
 
 /**

@@ -24,6 +24,7 @@ import { autopilotHealthOver, operatorApiOver, raftStatusOver } from "./operator
 import { debugConfig } from "./debug_config.ts";
 import { startXds } from "./xds.ts";
 import { createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
+import type { RegisterServiceOptions, ServiceRegistration } from "../agent/index.ts";
 import { parseServer, serfStatsOf, type PoolMember } from "../membership/index.ts";
 import { agentStateFiles } from "./agent_state_files.ts";
 import { loadTlsFiles } from "./tls_files.ts";
@@ -209,6 +210,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           exposePorts: { min: config.ports.exposeMin, max: config.ports.exposeMax },
           catalog: catalogPortOver(stateAccess),
           clusterSize: () => gossip.lan.members().length,
+          // Service manager: central config (proxy-defaults, service-defaults) of proxies and gateways, read through the agent's one cache.
+          ...(connectCa ? { centralConfig: { cache: connectCa.shared.cache, configEntry: connectCa.shared.configEntry } } : {}),
           ...(stateFiles ? { persistence: stateFiles } : {}),
         })
       : undefined;
@@ -308,7 +311,15 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         state: stateAccess,
         sessionRenewal: stateAccess,
         connectCa,
-        localAgent: localAgent ? { ...localAgent, parseServiceRegistration, parseCheckRegistration } : undefined,
+        localAgent: localAgent
+          ? {
+            ...localAgent,
+            parseServiceRegistration,
+            parseCheckRegistration,
+            // Consul's AddService waits for the service's central config before registering it.
+            registerService: (reg: unknown, opts: RegisterServiceOptions) => localAgent.registerServiceWithCentralConfig(reg as ServiceRegistration, opts),
+          }
+          : undefined,
         clock: systemClock(),
         snapshots: stateAccess ? snapshotApiOver(stateAccess, systemClock()) : undefined,
         operator: rpc ? operatorApiOver(rpc) : undefined,

@@ -6,7 +6,11 @@ import type { IssuedCert, UnitRandom } from "../connect/index.ts";
 import type { HttpApiDeps, StateAccess } from "../http/index.ts";
 import type { Clock, Logger } from "../platform/index.ts";
 import type { StateCaller } from "../rpc/index.ts";
-import { caRootsType, createAgentCache, createConnectAccess, getLeaf, leafCertType, type AgentCache, type CacheType, type CaRoots, type CaRootsRequest, type LeafRequest, type LeafState } from "../agent/index.ts";
+import {
+  caRootsType, configEntryType, createAgentCache, createConnectAccess, getLeaf, leafCertType, type AgentCache, type CacheType, type CaRoots, type CaRootsRequest,
+  type ConfigEntryRequest, type LeafRequest, type LeafState,
+} from "../agent/index.ts";
+import type { ConfigEntry } from "../model/index.ts";
 
 /** The HTTP API's Connect CA dependency (declared by src/http). */
 type ConnectCaApi = NonNullable<HttpApiDeps["connectCa"]>;
@@ -16,6 +20,8 @@ export interface SharedConnectCache {
   readonly cache: AgentCache;
   readonly roots: CacheType<CaRootsRequest, CaRoots>;
   readonly leaf: CacheType<LeafRequest, IssuedCert, LeafState>;
+  /** Config entries by kind and name: the service manager's central config and proxycfg's watches share them. */
+  readonly configEntry: CacheType<ConfigEntryRequest, ConfigEntry | null>;
 }
 
 /**
@@ -43,7 +49,7 @@ export function connectCaApiOver(
   return {
     setConfiguration: (config, datacenter) => access.setConfiguration(config, datacenter),
     leaf: (service, options) => getLeaf(cache, leaf, service, options),
-    shared: { cache, roots, leaf },
+    shared: { cache, roots, leaf, configEntry: configEntryType(state) },
     close: () => cache.close(),
   };
 }

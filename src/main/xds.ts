@@ -16,7 +16,7 @@
  * subscribes to; an ADS stream then sends only the names the client asked for.
  */
 import {
-  catalogServicesType, compiledChainType, configEntriesType, configEntryType, datacentersType, healthServicesType, intentionMatchType,
+  catalogServicesType, compiledChainType, configEntriesType, datacentersType, healthServicesType, intentionMatchType,
   meshGatewaysOverCatalog, meshGatewaysType, preparedQueryType, type StateReader,
 } from "../agent/index.ts";
 import type { SharedConnectCache } from "./connect_access.ts";
@@ -43,8 +43,8 @@ export interface StartXdsOptions {
   /** Reads of the replicated state (src/main's StateAccess). */
   readonly state: StateReader;
   /**
-   * The agent's cache with its CA roots and leaf types (connect_access.ts), shared with the HTTP API so a
-   * leaf is signed once per agent. Its owner closes it; startXds adds its own types to it.
+   * The agent's cache with its CA roots, leaf and config-entry types (connect_access.ts), shared with the
+   * HTTP API and the service manager so a leaf is signed and an entry fetched once per agent. Its owner closes it; startXds adds its own types to it.
    */
   readonly connect: SharedConnectCache;
   /** Every known datacenter, nearest first (prepared-query failover). */
@@ -73,7 +73,7 @@ export function proxyCacheTypes(o: Pick<StartXdsOptions, "state" | "datacenter" 
     roots: o.connect.roots,
     leaf: o.connect.leaf,
     intentions: intentionMatchType(o.state),
-    configEntry: configEntryType(o.state),
+    configEntry: o.connect.configEntry,
     chain: compiledChainType(o.state, o.datacenter),
     health: healthServicesType(o.state),
     meshGateways: meshGatewaysType(meshGatewaysOverCatalog(o.state)),

@@ -6,6 +6,7 @@
 export { decodeConfigEntry, normalize as normalizeConfigEntry, normalizeSplitWeight } from "./decode.ts";
 export { ConfigEntryError, ConfigEntryGraphError, type ConfigEntryErrorReason } from "./errors.ts";
 export { validateConfigEntry, validateSubsetName } from "./validate.ts";
+export { isServiceUpstream, mergeServiceConfig, resolveServiceConfig, type ResolvedServiceConfig } from "./service_config.ts";
 export {
   CONFIG_ENTRY_KINDS,
   isDefaultResolver,
