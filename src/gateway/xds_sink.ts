@@ -17,11 +17,13 @@ export interface XdsSink {
    * Validates the complete set of resources of one type (name -> Any) and, when every one is acceptable,
    * applies it as a whole, replacing the previous set of that type; returns undefined. Otherwise applies
    * nothing and returns the reason for the NACK (Envoy's error_detail message), naming the resource.
+   * After a cluster is removed, load assignments no cluster references may remain: ignore them.
    */
   apply(typeUrl: string, resources: ReadonlyMap<string, Any>): string | undefined;
   /**
    * The ClusterLoadAssignment names the applied clusters need (the EDS clusters' names, sorted): the
-   * client subscribes to exactly these after each applied Cluster set.
+   * client subscribes to exactly these after each applied Cluster set, and when the Endpoint
+   * subscription starts on each (re)connected stream.
    */
   endpointNames(): readonly string[];
 }
