@@ -32,6 +32,12 @@ export interface ListenerConfig {
   readonly port: number;
   /** Chains in the order given; Envoy's matching picks the most specific server name (see the matcher). */
   readonly chains: readonly FilterChainConfig[];
+  /**
+   * The listener has the tls_inspector listener filter: read the ClientHello (for SNI) before choosing a
+   * chain. Without it, chains are matched at once with no SNI (only a catch-all chain can match).
+   * Undefined counts as false.
+   */
+  readonly tlsInspector?: boolean;
 }
 
 export interface EndpointConfig {
@@ -46,20 +52,40 @@ export interface EndpointConfig {
 
 /** Outlier detection as the gateway applies it (Envoy's OutlierDetection subset). */
 export interface OutlierConfig {
-  /** consecutive_gateway_failure / consecutive connect failures before ejection; Envoy's default 5. */
+  /**
+   * Consecutive connect failures before ejection, >= 1: the lowest threshold among the enforced
+   * consecutive detectors (consecutive_5xx by default, Envoy's default 5; see ./xds_decode_outlier.ts).
+   */
   readonly consecutiveFailures: number;
   /** base_ejection_time in ms; Envoy's default 30 s (multiplied by the number of ejections). */
   readonly baseEjectionMs: number;
   /** max_ejection_percent; Envoy's default 10 (at least one host may always be ejected). */
   readonly maxEjectionPercent: number;
+  /**
+   * interval in ms; Envoy's default 10 s. The ejection multiplier shrinks by one per interval spent
+   * un-ejected (./balancer.ts). Undefined = the default.
+   */
+  readonly intervalMs?: number;
+  /** max_ejection_time in ms, the cap on one ejection; Envoy's default 300 s (at least baseEjectionMs). */
+  readonly maxEjectionMs?: number;
 }
+
+/** Cluster.DnsLookupFamily, lower-cased. */
+export type DnsFamily = "auto" | "v4_only" | "v6_only" | "v4_preferred" | "all";
 
 export interface ClusterConfig {
   readonly name: string;
   readonly type: "EDS" | "LOGICAL_DNS" | "STRICT_DNS";
   readonly connectTimeoutMs: number;
-  /** undefined when the Cluster has no outlier_detection. */
+  /** undefined when the Cluster has no outlier_detection (or none of its consecutive detectors is enforced). */
   readonly outlier?: OutlierConfig;
+  /**
+   * How a LOGICAL_DNS / STRICT_DNS cluster resolves its endpoints' host names (undefined for EDS):
+   * dns_refresh_rate in ms (Envoy's default 5 s) and dns_lookup_family (Envoy's default AUTO: IPv6
+   * first, else IPv4). LOGICAL_DNS connects to the first address a lookup returns; STRICT_DNS makes
+   * every address returned an endpoint.
+   */
+  readonly dns?: { readonly refreshMs: number; readonly family: DnsFamily };
   /** circuit_breakers max_connections (default threshold); undefined = Envoy's default 1024. */
   readonly maxConnections?: number;
   /**

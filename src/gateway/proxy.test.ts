@@ -17,10 +17,10 @@ function lineParser() {
   return {
     feed(chunk: Uint8Array): HelloProgress {
       seen += new TextDecoder().decode(chunk);
-      if (seen.startsWith("!")) return { state: "failed", reason: "tls_not_found" };
+      if (seen.startsWith("!")) return { state: "failed", reason: "not_tls" };
       const nl = seen.indexOf("\n");
       if (nl < 0) return { state: "more" };
-      return { state: "done", sni: nl === 0 ? undefined : seen.slice(0, nl) };
+      return { state: "done", serverName: nl === 0 ? undefined : seen.slice(0, nl) };
     },
   };
 }
@@ -38,12 +38,12 @@ function roundRobin(failed: string[]) {
   return (c: ClusterConfig): EndpointPicker => {
     let i = 0;
     return {
-      pick(exclude) {
-        const eps = c.endpoints.filter((e) => e.healthy && !exclude.has(`${e.address}:${e.port}`));
+      pick(exclude = new Set()) {
+        const eps = c.endpoints.map((e) => ({ ...e, key: `${e.address}:${e.port}` })).filter((e) => e.healthy && !exclude.has(e.key));
         return eps.length ? eps[i++ % eps.length] : undefined;
       },
-      connectSucceeded() {},
-      connectFailed: (ep) => void failed.push(`${ep.address}:${ep.port}`),
+      reportSuccess() {},
+      reportFailure: (key) => void failed.push(key),
     };
   };
 }
@@ -65,7 +65,7 @@ const cluster = (name: string, endpoints: EndpointConfig[]): ClusterConfig => ({
 const chain = (serverNames: string[], route: FilterChainConfig["route"]): FilterChainConfig => ({ serverNames, route, statPrefix: `p_${serverNames[0] ?? "any"}` });
 
 function config(listenerPort: number, chains: FilterChainConfig[], clusters: ClusterConfig[]): GatewayConfig {
-  const l: ListenerConfig = { name: `default:127.0.0.1:${listenerPort}`, address: "127.0.0.1", port: listenerPort, chains };
+  const l: ListenerConfig = { name: `default:127.0.0.1:${listenerPort}`, address: "127.0.0.1", port: listenerPort, chains, tlsInspector: true };
   return { listeners: new Map([[l.name, l]]), clusters: new Map(clusters.map((c) => [c.name, c])) };
 }
 
@@ -156,7 +156,7 @@ describe("gateway proxy", () => {
       expect(await exchange(port, "other\n")).toBe("");
       expect(stats.get(`listener.127.0.0.1_${port}.no_filter_chain_match`)).toBe(1);
       expect(await exchange(port, "!garbage")).toBe("");
-      expect(stats.get(`listener.127.0.0.1_${port}.tls_inspector.tls_not_found`)).toBe(1);
+      expect(stats.get(`listener.127.0.0.1_${port}.tls_inspector.tls_not_found`)).toBe(1); // Envoy's name for not_tls
     } finally {
       await proxy.close();
     }

@@ -16,19 +16,19 @@ import type { Cancel, Clock, DialTcpOptions, ListenTcpOptions, Logger, TcpListen
 import type { ClusterConfig, EndpointConfig, FilterChainConfig, GatewayConfig, ListenerConfig } from "./config_types.ts";
 import type { GatewayStats, StatHandle } from "./stats.ts";
 
-/** What the ClientHello parser reports after each chunk. */
+/** What the ClientHello parser reports after each chunk (./client_hello.ts's results fit). */
 export type HelloProgress =
   | { readonly state: "more" }
-  | { readonly state: "done"; readonly sni: string | undefined }
+  | { readonly state: "done"; readonly serverName: string | undefined }
   | { readonly state: "failed"; readonly reason: string };
 
-/** The endpoint choice of one cluster, kept across configuration updates by the caller. */
+/** The endpoint choice of one cluster, kept across configuration updates by the caller (./balancer.ts fits). */
 export interface EndpointPicker {
-  /** The next endpoint to dial, skipping `exclude` (address:port keys); undefined when none is usable. */
-  pick(exclude: ReadonlySet<string>): EndpointConfig | undefined;
-  connectSucceeded(ep: EndpointConfig): void;
+  /** The next endpoint to dial, skipping the keys in `excluding`; undefined when none is usable. */
+  pick(excluding?: ReadonlySet<string>): (EndpointConfig & { readonly key: string }) | undefined;
+  reportSuccess(key: string): void;
   /** A connect failure or timeout (outlier detection counts them). */
-  connectFailed(ep: EndpointConfig): void;
+  reportFailure(key: string): void;
 }
 
 export interface GatewayProxyDeps {
@@ -41,8 +41,10 @@ export interface GatewayProxyDeps {
   helloParser(): { feed(chunk: Uint8Array): HelloProgress };
   /** The chain a listener's connection with `sni` takes (undefined = no match: the connection is closed). */
   chainMatcher(listener: ListenerConfig): (sni: string | undefined) => FilterChainConfig | undefined;
-  /** The picker of a cluster; called on every configuration with the new cluster value. */
+  /** The picker of a cluster, called on every configuration with the new cluster value (keep state across calls). */
   picker(cluster: ClusterConfig): EndpointPicker;
+  /** The pickers of clusters no longer configured may be dropped. */
+  dropPicker?(name: string): void;
   /** Deadline for a complete ClientHello (Envoy's listener_filters_timeout, 15 s). */
   readonly helloTimeoutMs?: number;
   /** Connect attempts per connection, each on another endpoint; default 3. */
@@ -67,13 +69,14 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 3_600_000;
 /** Envoy's default circuit-breaker max_connections. */
 export const DEFAULT_MAX_CONNECTIONS = 1024;
 
+/** Envoy's tls_inspector stat names for the parser's failure reasons (others keep their own name). */
+const HELLO_FAILURE_STATS: Readonly<Record<string, string>> = { not_tls: "tls_not_found", too_large: "client_hello_too_large" };
+
 interface BoundListener {
   readonly config: ListenerConfig;
   readonly tcp: TcpListener;
   match: (sni: string | undefined) => FilterChainConfig | undefined;
 }
-
-const endpointKey = (ep: EndpointConfig) => `${ep.address}:${ep.port}`;
 
 export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
   const log = d.logger;
@@ -106,6 +109,13 @@ export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
       active.sub();
       server.active.sub();
     });
+    if (l.config.tlsInspector !== true) {
+      // No tls_inspector: chains match at once, without SNI (only a catch-all can).
+      const chain = l.match(undefined);
+      if (!chain) return refuse(socket, d.stats.counter(scope, "no_filter_chain_match"));
+      socket.pause();
+      return void route(socket, chain, undefined, Buffer.alloc(0), config);
+    }
     const parser = d.helloParser();
     const chunks: Uint8Array[] = [];
     const timer: Cancel = d.clock.setTimer(d.helloTimeoutMs ?? HELLO_TIMEOUT_MS, () => {
@@ -121,12 +131,12 @@ export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
       timer();
       socket.off("data", onData);
       socket.pause();
-      if (p.state === "failed") return refuse(socket, d.stats.counter(scope, `tls_inspector.${p.reason}`));
-      d.stats.counter(scope, p.sni === undefined ? "tls_inspector.sni_not_found" : "tls_inspector.sni_found").add();
+      if (p.state === "failed") return refuse(socket, d.stats.counter(scope, `tls_inspector.${HELLO_FAILURE_STATS[p.reason] ?? p.reason}`));
+      d.stats.counter(scope, p.serverName === undefined ? "tls_inspector.sni_not_found" : "tls_inspector.sni_found").add();
       // The configuration of this moment, for this connection's whole life.
-      const chain = l.match(p.sni);
+      const chain = l.match(p.serverName);
       if (!chain) return refuse(socket, d.stats.counter(scope, "no_filter_chain_match"));
-      void route(socket, chain, p.sni, Buffer.concat(chunks), config);
+      void route(socket, chain, p.serverName, Buffer.concat(chunks), config);
     };
     socket.on("data", onData);
     socket.once("end", () => {
@@ -147,21 +157,22 @@ export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
     const picker = pickers.get(cluster.name);
     const tried = new Set<string>();
     let up: net.Socket | undefined;
-    let ep: EndpointConfig | undefined;
+    let ep: (EndpointConfig & { readonly key: string }) | undefined;
     for (let attempt = 0; attempt < (d.connectAttempts ?? 3) && !down.destroyed; attempt++) {
       ep = picker?.pick(tried);
       if (!ep) break;
-      tried.add(endpointKey(ep));
+      tried.add(ep.key);
       clusterStat(cluster.name, "upstream_cx_total").add();
       try {
-        up = await d.dial({ host: ep.address, port: ep.port, timeoutMs: cluster.connectTimeoutMs, allowHalfOpen: true });
-        picker!.connectSucceeded(ep);
+        const family = cluster.dns?.family === "v4_only" ? 4 : cluster.dns?.family === "v6_only" ? 6 : undefined;
+        up = await d.dial({ host: ep.address, port: ep.port, timeoutMs: cluster.connectTimeoutMs, allowHalfOpen: true, ...(family ? { family } : {}) });
+        picker!.reportSuccess(ep.key);
         break;
       } catch (err) {
-        picker!.connectFailed(ep);
+        picker!.reportFailure(ep.key);
         const timeout = (err as { code?: string }).code === "ETIMEDOUT";
         clusterStat(cluster.name, timeout ? "upstream_cx_connect_timeout" : "upstream_cx_connect_fail").add();
-        log.debug("gateway: connect failed", { cluster: cluster.name, endpoint: endpointKey(ep), error: err });
+        log.debug("connect failed", { cluster: cluster.name, endpoint: ep.key, error: err });
       }
     }
     if (!up) {
@@ -206,7 +217,7 @@ export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
         down.destroy();
       });
     }
-    up.write(hello);
+    if (hello.length > 0) up.write(hello);
     down.pipe(up);
     up.pipe(down);
     down.resume();
@@ -220,7 +231,7 @@ export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
     });
     entry.l = { config: lc, tcp, match: d.chainMatcher(lc) };
     bound.set(lc.name, entry.l);
-    log.info("gateway: listening", { listener: lc.name, address: `${tcp.host}:${tcp.port}` });
+    log.info("listening", { listener: lc.name, address: `${tcp.host}:${tcp.port}` });
   };
 
   return {
@@ -228,7 +239,11 @@ export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
       if (closed) return;
       config = next;
       for (const c of next.clusters.values()) pickers.set(c.name, d.picker(c));
-      for (const name of [...pickers.keys()]) if (!next.clusters.has(name)) pickers.delete(name);
+      for (const name of [...pickers.keys()]) {
+        if (next.clusters.has(name)) continue;
+        pickers.delete(name);
+        d.dropPicker?.(name);
+      }
       for (const [name, l] of [...bound]) {
         const want = next.listeners.get(name);
         if (want && want.address === l.config.address && want.port === l.config.port) {
@@ -236,7 +251,7 @@ export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
           continue;
         }
         bound.delete(name);
-        log.info("gateway: listener removed; draining its connections", { listener: name });
+        log.info("listener removed; draining its connections", { listener: name });
         await l.tcp.stopAccepting();
       }
       for (const [name, lc] of next.listeners) {
@@ -245,7 +260,7 @@ export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
           await bind(lc);
         } catch (err) {
           d.stats.counter({ kind: "server" }, "listener_create_failure").add();
-          log.error("gateway: cannot bind a listener", { listener: name, error: err });
+          log.error("cannot bind a listener", { listener: name, error: err });
         }
       }
     },

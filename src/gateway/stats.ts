@@ -36,6 +36,18 @@ export interface StatHandle {
 
 export class GatewayStats {
   private readonly stats = new Map<string, Stat>();
+  private readonly collectors: (() => void)[] = [];
+
+  /** `fn` runs before every rendering, to copy values kept elsewhere (balancer counters) into stats. */
+  collect(fn: () => void): void {
+    this.collectors.push(fn);
+  }
+
+  /** Sets a gauge (or a counter kept elsewhere) to `value`. */
+  set(scope: StatScope, name: string, value: number, type: "counter" | "gauge" = "gauge"): void {
+    const h = this.handle(scope, name, type);
+    h.add(value - h.value);
+  }
 
   /** The counter `name` under `scope`, created at 0 on first use. */
   counter(scope: StatScope, name: string): StatHandle {
@@ -54,11 +66,13 @@ export class GatewayStats {
 
   /** Envoy's `/stats` text: `name: value` per line, sorted by name. */
   text(): string {
+    for (const f of this.collectors) f();
     return [...this.stats.keys()].sort().map((k) => `${k}: ${this.stats.get(k)!.value}\n`).join("");
   }
 
   /** Envoy's `/stats?format=prometheus`: one TYPE line per metric family, then its samples. */
   prometheus(): string {
+    for (const f of this.collectors) f();
     const families = new Map<string, { type: string; samples: string[] }>();
     for (const k of [...this.stats.keys()].sort()) {
       const s = this.stats.get(k)!;

@@ -92,6 +92,8 @@ export interface DialTcpOptions {
   timeoutMs?: number;
   /** As {@link ListenTcpOptions.allowHalfOpen}; default false. */
   allowHalfOpen?: boolean;
+  /** Resolve a host name to IPv4 (4) or IPv6 (6) addresses only; default either. */
+  family?: 4 | 6;
 }
 
 /**
@@ -103,7 +105,7 @@ export function dialTcp(options: DialTcpOptions): Promise<net.Socket> {
   const { host, port } = options;
   const timeoutMs = options.timeoutMs ?? 10_000;
   return new Promise<net.Socket>((resolve, reject) => {
-    const socket = net.connect({ host, port, noDelay: true, allowHalfOpen: options.allowHalfOpen ?? false });
+    const socket = net.connect({ host, port, noDelay: true, allowHalfOpen: options.allowHalfOpen ?? false, ...(options.family ? { family: options.family } : {}) });
     const fail = (message: string, code: string | undefined, cause?: unknown) => {
       clearTimeout(timer);
       socket.off("connect", onConnect);
