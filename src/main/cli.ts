@@ -22,6 +22,7 @@ import { connectCommand } from "./commands/connect.ts";
 import { configCommand } from "./commands/config.ts";
 import { intentionCommand } from "./commands/intention.ts";
 import { rttCommand } from "./commands/rtt.ts";
+import { gatewayCommand } from "./commands/gateway.ts";
 
 export const COMMANDS: readonly Command[] = [
   agentCommand, forceLeaveCommand, joinCommand, keygenCommand, keyringCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   snapshotCommand,
   operatorCommand,
   connectCommand,
+  gatewayCommand,
   configCommand,
   intentionCommand,
   rttCommand,

@@ -21,10 +21,10 @@ import { parseAdminBind, parseGrpcAddress, sidecarProxyId } from "./envoy_settin
 /** Consul 1.8's default `-envoy-version` (the newest Envoy it supported), reported in node metadata. */
 export const DEFAULT_ENVOY_VERSION = "1.14.2";
 const DEFAULT_GRPC_PORT = 8502;
-const GRPC_ADDR_ENV = ["CAUSEWAY_GRPC_ADDR", "CONSUL_GRPC_ADDR"] as const;
-const CA_FILE_ENV = ["CAUSEWAY_CACERT", "CONSUL_CACERT"] as const;
+export const GRPC_ADDR_ENV = ["CAUSEWAY_GRPC_ADDR", "CONSUL_GRPC_ADDR"] as const;
+export const CA_FILE_ENV = ["CAUSEWAY_CACERT", "CONSUL_CACERT"] as const;
 
-const CA_FILE_FLAG: FlagSpec = {
+export const CA_FILE_FLAG: FlagSpec = {
   name: "ca-file",
   kind: "string",
   arg: "<path>",
@@ -114,7 +114,7 @@ const HELP = commandHelp(
 );
 
 /** The first non-empty of `flag` and the named environment variables. */
-function fromFlagOrEnv(flag: string | undefined, env: Env, names: readonly string[]): string | undefined {
+export function fromFlagOrEnv(flag: string | undefined, env: Env, names: readonly string[]): string | undefined {
   return flag ?? names.map((n) => env[n]).find((v) => v !== undefined && v !== "");
 }
 
@@ -123,7 +123,7 @@ function fromFlagOrEnv(flag: string | undefined, env: Env, names: readonly strin
  * 1.8's lookupGRPCPort), else port 8502 with a warning. Warnings go to stderr so `-bootstrap` output
  * stays pure JSON.
  */
-async function defaultGrpcAddr(client: AgentHttpClient, io: CommandIo): Promise<string> {
+export async function defaultGrpcAddr(client: AgentHttpClient, io: CommandIo): Promise<string> {
   let port = 0;
   try {
     const self = (await client.getJson("/v1/agent/self")) as { DebugConfig?: { GRPCPort?: unknown } } | null;
@@ -156,8 +156,24 @@ async function proxyRegistration(client: AgentHttpClient, proxyId: string): Prom
   };
 }
 
+/**
+ * The agent's gRPC address (`-grpc-addr`, CONSUL_GRPC_ADDR, else the agent's own port), whether it uses
+ * TLS, and the CA file's PEM (`-ca-file` / CONSUL_CACERT) if one was given. Throws Consul's errors.
+ */
+export async function resolveAgentGrpc(parsed: ParsedFlags, client: AgentHttpClient, env: Env, io: CommandIo): Promise<{ grpc: ReturnType<typeof parseGrpcAddress>; caPem?: string }> {
+  const grpcAddr = fromFlagOrEnv(stringFlag(parsed, "grpc-addr"), env, GRPC_ADDR_ENV) ?? (await defaultGrpcAddr(client, io));
+  const caFile = fromFlagOrEnv(stringFlag(parsed, "ca-file"), env, CA_FILE_ENV);
+  const grpc = parseGrpcAddress({ grpcAddr, caFileGiven: !!caFile, httpSslEnv: env.CONSUL_HTTP_SSL, httpAddrIsHttps: client.baseUrl.startsWith("https:") });
+  if (!caFile) return { grpc };
+  try {
+    return { grpc, caPem: await readFile(caFile, "utf8") };
+  } catch (err) {
+    throw new Error(`Failed to read CA file: ${(err as Error).message}`);
+  }
+}
+
 /** Resolves a host name for the admin bind (Go's net.ResolveIPAddr). */
-async function resolveAdminHost(host: string): Promise<string> {
+export async function resolveAdminHost(host: string): Promise<string> {
   try {
     return (await lookup(host)).address;
   } catch (err) {
@@ -203,17 +219,7 @@ async function resolveProxy(client: AgentHttpClient, t: Target): Promise<{ proxy
  */
 async function generate(parsed: ParsedFlags, t: Target, client: AgentHttpClient, env: Env, io: CommandIo, hostIps: () => readonly string[]): Promise<string> {
   const { proxyId, cluster } = await resolveProxy(client, t);
-  const grpcAddr = fromFlagOrEnv(stringFlag(parsed, "grpc-addr"), env, GRPC_ADDR_ENV) ?? (await defaultGrpcAddr(client, io));
-  const caFile = fromFlagOrEnv(stringFlag(parsed, "ca-file"), env, CA_FILE_ENV);
-  const grpc = parseGrpcAddress({ grpcAddr, caFileGiven: !!caFile, httpSslEnv: env.CONSUL_HTTP_SSL, httpAddrIsHttps: client.baseUrl.startsWith("https:") });
-  let caPem: string | undefined;
-  if (caFile) {
-    try {
-      caPem = await readFile(caFile, "utf8");
-    } catch (err) {
-      throw new Error(`Failed to read CA file: ${(err as Error).message}`);
-    }
-  }
+  const { grpc, caPem } = await resolveAgentGrpc(parsed, client, env, io);
   if (grpc.tls && !caPem) io.err("WARNING: the agent's gRPC port uses TLS but no CA file was given (-ca-file); Envoy will not verify its certificate.\n");
   const admin = parseAdminBind(stringFlag(parsed, "admin-bind") ?? "localhost:19000");
   const adminAddress = admin.needsLookup ? await resolveAdminHost(admin.host) : admin.host;

@@ -98,14 +98,15 @@ function bindAddressFlags(parsed: ParsedFlags): Array<[string, ServiceAddress]> 
  * ingress kinds (only "mesh" is built), `-sidecar-for` with a gateway (Consul would let the sidecar
  * lookup win and, with `-register`, overwrite that sidecar's registration with a gateway), and
  * `-expose-servers` (WAN federation through gateways is not built yet). `sidecarFor` is `-sidecar-for`
- * or CONNECT_SIDECAR_FOR.
+ * or CONNECT_SIDECAR_FOR. `impliedGateway` stands for a `-gateway` the command itself implies
+ * (`causeway gateway mesh`, which has no -gateway flag).
  */
-export function gatewayOptions(parsed: ParsedFlags, sidecarFor: string): GatewayOptions | undefined {
+export function gatewayOptions(parsed: ParsedFlags, sidecarFor: string, impliedGateway?: "mesh"): GatewayOptions | undefined {
   const lan = addressFlag(parsed, "address");
   const wan = addressFlag(parsed, "wan-address");
   const bindAddresses = bindAddressFlags(parsed);
 
-  let gateway = stringFlag(parsed, "gateway") ?? "";
+  let gateway = impliedGateway ?? stringFlag(parsed, "gateway") ?? "";
   const register = boolFlag(parsed, "register");
   if (boolFlag(parsed, "mesh-gateway")) {
     if (gateway !== "") throw new Error("The mesh-gateway flag is deprecated and cannot be used alongside the gateway flag");
