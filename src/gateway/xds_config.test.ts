@@ -175,6 +175,10 @@ describe("rejected sets", () => {
     expect(rejectListener(listener("bad", 9000, { address: udp }))).toBe("Listener bad.address.socket_address: only TCP is supported");
     expect(rejectListener(listener("bad", 9000, { address: undefined }))).toBe("Listener bad.address: address is required");
     expect(rejectListener(listener("bad", 9000, { address: socketAddress("", 1) }))).toBe("Listener bad.address.socket_address: address is empty");
+    // Envoy binds only IP literals.
+    expect(rejectListener(listener("bad", 9000, { address: socketAddress("gw.example.com", 8443) }))).toBe(
+      "Listener bad.address.socket_address: malformed IP address: gw.example.com",
+    );
   });
 
   test("every bad resource of a set is reported", () => {

@@ -9,9 +9,8 @@
 import { ClusterLoadAssignmentSchema, type ClusterLoadAssignment } from "../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import { EndpointSchema, LbEndpointSchema, LocalityLbEndpointsSchema } from "../gen/envoy/config/endpoint/v3/endpoint_components_pb.ts";
 import { HealthStatus } from "../gen/envoy/config/core/v3/health_check_pb.ts";
-import { parseIp } from "../lib/index.ts";
 import type { EndpointConfig } from "./config_types.ts";
-import { at, Nack, onlyFields, socketAddressOf } from "./xds_strict.ts";
+import { at, isIp, Nack, onlyFields, socketAddressOf } from "./xds_strict.ts";
 
 export interface AssignmentOptions {
   /** EDS endpoints must be IP literals (Envoy resolves nothing for EDS); DNS clusters take host names. */
@@ -51,11 +50,3 @@ function isHealthy(status: HealthStatus): boolean {
   return status === HealthStatus.HEALTHY || status === HealthStatus.UNKNOWN;
 }
 
-function isIp(text: string): boolean {
-  try {
-    parseIp(text);
-    return true;
-  } catch {
-    return false;
-  }
-}

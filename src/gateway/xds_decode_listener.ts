@@ -15,7 +15,7 @@ import { SniClusterSchema } from "../gen/envoy/extensions/filters/network/sni_cl
 import { TcpProxySchema } from "../gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
 import type { FilterChainConfig, ListenerConfig } from "./config_types.ts";
 import { compileChains } from "./sni_match.ts";
-import { at, durationMs, Nack, onlyFields, socketAddressOf, typeUrlOf, unpack } from "./xds_strict.ts";
+import { at, durationMs, isIp, Nack, onlyFields, socketAddressOf, typeUrlOf, unpack } from "./xds_strict.ts";
 
 const TLS_INSPECTOR_NAMES = ["envoy.filters.listener.tls_inspector", "envoy.listener.tls_inspector"];
 const SNI_CLUSTER_NAMES = ["envoy.filters.network.sni_cluster"];
@@ -27,6 +27,8 @@ export function decodeListener(any: Any, name: string): ListenerConfig {
   if (l.name !== name) throw new Nack(`${path}: resource is named ${JSON.stringify(l.name)}`);
   onlyFields(ListenerSchema, l, ["name", "address", "filter_chains", "listener_filters", "traffic_direction"], path);
   const { address, port } = socketAddressOf(l.address, at(path, "address"), 0);
+  // Envoy binds only IP literals: "malformed IP address" for a host name.
+  if (!isIp(address)) throw new Nack(`${at(path, "address.socket_address")}: malformed IP address: ${address}`);
   let tlsInspector = false;
   for (const [i, f] of l.listenerFilters.entries()) tlsInspector = isTlsInspector(f, `${path}.listener_filters[${i}]`) || tlsInspector;
   const chains = l.filterChains.map((c, i) => decodeChain(c, `${path}.filter_chains[${i}]`));

@@ -7,6 +7,7 @@
 import { fromBinary, isFieldSet, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import type { Any, Duration } from "@bufbuild/protobuf/wkt";
 import { AddressSchema, SocketAddressSchema, type Address } from "../gen/envoy/config/core/v3/address_pb.ts";
+import { parseIp } from "../lib/index.ts";
 
 /** A reason to refuse a resource; `message` already names where in it the problem is. */
 export class Nack extends Error {
@@ -74,4 +75,14 @@ export function socketAddressOf(addr: Address | undefined, path: string, minPort
   const port = sa.portSpecifier.case === "portValue" ? sa.portSpecifier.value : -1;
   if (port < minPort || port > 65535) throw new Nack(`${sp}: port_value ${port < 0 ? "is missing" : `${port} is out of range`}`);
   return { address: sa.address, port };
+}
+
+/** Whether `text` is an IP literal (Envoy takes only those for EDS endpoints and listener addresses). */
+export function isIp(text: string): boolean {
+  try {
+    parseIp(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
