@@ -32,6 +32,15 @@ import { createUpdateLimiter, DEFAULT_UPDATES_PER_SECOND } from "./rate_limit.ts
  */
 export const TOO_MANY_STREAMS = "this server has too many xDS streams open - please try another";
 
+/**
+ * Handler options of the ADS service: responses are never compressed. ConnectRPC would gzip every
+ * response of 1 KiB or more for a client that accepts gzip (@grpc/grpc-js and gRPC C++ clients say
+ * they do); Consul's grpc-go server compresses only when configured to, which it is not, so Envoy gets
+ * uncompressed responses. Gzip was more than half of the server's CPU when one change reached 1,000
+ * SotW streams (test/bench/xds.ts). Compressed requests are still accepted.
+ */
+const ADS_HANDLER_OPTIONS = { compressMinBytes: Number.MAX_SAFE_INTEGER } as const;
+
 export interface AdsServiceOptions {
   readonly cache: XdsCache;
   readonly resolveNode: ResolveNode;
@@ -178,7 +187,7 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
 
   return {
     impl,
-    routes: (router) => void router.service(AggregatedDiscoveryService, impl),
+    routes: (router) => void router.service(AggregatedDiscoveryService, impl, ADS_HANDLER_OPTIONS),
     streamCount: () => open.size,
     setUpdateRate: (perSecond) => limiter.setRate(perSecond),
     setMaxStreams: (max) => void (maxStreams = max),

@@ -4,6 +4,7 @@
  * (test/bench/xds_client.ts, Bun, @grpc/grpc-js, one HTTP/2 connection per stream), all on 127.0.0.1.
  *
  *   bun run bench:xds [--rate 250] [--proxies 1000] [--variants sotw,delta] [--change-timeout <s>] [--max-minutes <m>]
+ *                     [--profile <dir>]
  *
  * Setup over HTTP: 100 upstream services `svc-0`..`svc-99` with 20 connect-proxy instances each (2,000
  * endpoints, /v1/catalog/register on 100 nodes, each instance with a passing service check); `svc-0`
@@ -19,15 +20,21 @@
  *   - config entry: a service-router for svc-0 -> every stream holds the new svc-0 route (the first
  *     router makes svc-0's chain non-default, so its upstream listener switches to RDS and the route
  *     appears; in the second run the route changes).
- * Agent CPU per update = agent CPU during the change / proxies updated. Memory per proxy = agent RSS and
- * JS heap (after a full GC) with the streams connected, minus the same before the sidecars were
- * registered, divided by the proxies; "streams only" subtracts the figure before the streams opened.
+ * Agent CPU per update = agent CPU during the change (without the probes' own garbage collection) /
+ * proxies updated; client CPU per update likewise for the client process, which shares the CPUs with the
+ * agent (the client decodes only what it checks: names, and the changed endpoint's health), and the
+ * responses and KB the client received from arming to the last stream reached. Memory per proxy =
+ * agent RSS and JS heap (after a full GC) with the streams connected, minus the same before the sidecars
+ * were registered, divided by the proxies; "streams only" subtracts the figure before the streams opened.
  * Besides the limiter, proxycfg coalesces a proxy's snapshots (Consul's 200 ms coalesceTimeout).
  *
  * The server's update limiter (Consul's `xds.update_max_per_second`, default 250/s) spaces snapshot
  * updates across all streams, so a change reaching 1,000 proxies takes at least ~4 s at the default.
  * `--rate N` starts the agent with `xds { update_max_per_second = N }` (0 = unlimited) to see what is
  * left without the limiter.
+ * `--profile <dir>` writes CPU profiles of both processes (test/bench/xds_profile.ts): the agent's
+ * `agent-<n>.cpuprofile` for the window between its n-1th and nth stats probe (the bench prints which
+ * window is which change) and the client's `client-<variant>-<change>.cpuprofile`.
  * It never asserts: targets are reported as met or not. Everything it starts is killed on exit.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -53,6 +60,8 @@ const UPSTREAMS_PER_PROXY = 10;
 const DESTINATIONS = 100;
 const DEFAULT_RATE = 250;
 const RATE = Number(option("--rate") ?? DEFAULT_RATE);
+const PROFILE_DIR = option("--profile");
+if (PROFILE_DIR !== undefined) process.env.XDSBENCH_CPU_PROFILE = PROFILE_DIR;
 if (!Number.isInteger(RATE) || RATE < 0) throw new Error("--rate takes a non-negative integer (0 = unlimited)");
 const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
 const LDS = "type.googleapis.com/envoy.config.listener.v3.Listener";
@@ -77,16 +86,19 @@ process.on("exit", killAll);
 for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => { killAll(); process.exit(130); });
 const watchdog = setTimeout(() => { log(`bench exceeded --max-minutes ${MAX_MINUTES}: killing everything`); killAll(); process.exit(2); }, MAX_MINUTES * 60_000);
 
-interface Stats { rss: number; heapUsed: number; cpuUs: number }
+/** An agent probe (test/bench/xds_agent.ts): CPU read before and after its own full GC. */
+interface Stats { rss: number; heapUsed: number; cpuUs: number; cpuAfterGcUs: number }
+let probes = 0;
 /** Asks the agent for its memory and CPU (SIGUSR2 -> one stats line) and waits for the answer. */
 async function agentStats(): Promise<Stats> {
   const seen = agent!.output().split(STATS_PREFIX).length;
   agent!.child.kill("SIGUSR2");
+  probes++;
   const out = await poll(async () => agent!.output(), (o) => o.split(STATS_PREFIX).length > seen && o.split(STATS_PREFIX)[seen]!.includes("\n"), 20_000, "agent stats");
   return JSON.parse(out.split(STATS_PREFIX)[seen]!.split("\n")[0]!) as Stats;
 }
 
-type ClientEvent = { ev: "ready"; ms: number[]; failed: number; errors: string[] } | { ev: "armed"; id: string; affected: number } | { ev: "done"; id: string; ms: number[]; missing: number } | { ev: "closed" };
+type ClientEvent = { ev: "ready"; ms: number[]; failed: number; errors: string[] } | { ev: "armed"; id: string; affected: number } | { ev: "done"; id: string; ms: number[]; missing: number; cpuMs: number; messages: number; bytes: number } | { ev: "closed" };
 const waiting: Array<{ match: (e: ClientEvent) => boolean; resolve: (e: ClientEvent) => void }> = [];
 function startClient(): void {
   client = spawn(process.execPath, [new URL("./xds_client.ts", import.meta.url).pathname], { stdio: ["pipe", "pipe", "inherit"] });
@@ -157,7 +169,7 @@ const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : "-");
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : "-");
 const mb = (b: number) => b / (1 << 20);
 
-interface ChangeRow { variant: string; change: string; affected: number; reached: number; p50: number; p99: number; max: number; cpuMsPerUpdate: number }
+interface ChangeRow { variant: string; change: string; affected: number; reached: number; p50: number; p99: number; max: number; cpuMsPerUpdate: number; clientCpuMsPerUpdate: number; messages: number; kbPerUpdate: number }
 interface VariantRow { variant: string; ready: number; p50: number; p99: number; all: number; rssPerStreamMb: number; heapPerStreamMb: number; failed: number }
 const changes: ChangeRow[] = [];
 const variants: VariantRow[] = [];
@@ -180,10 +192,13 @@ async function measureChange(variant: string, change: string, arm: { type: strin
   const row: ChangeRow = {
     variant, change, affected: armed.affected, reached: result.ms.length,
     p50: pct(result.ms, 50), p99: pct(result.ms, 99), max: pct(result.ms, 100),
-    cpuMsPerUpdate: (after.cpuUs - before.cpuUs) / 1000 / Math.max(1, result.ms.length),
+    cpuMsPerUpdate: (after.cpuUs - before.cpuAfterGcUs) / 1000 / Math.max(1, result.ms.length),
+    clientCpuMsPerUpdate: result.cpuMs / Math.max(1, result.ms.length),
+    messages: result.messages,
+    kbPerUpdate: result.bytes / 1024 / Math.max(1, result.ms.length),
   };
   changes.push(row);
-  log(`[${variant}] ${change}: ${row.reached}/${row.affected} streams in p50 ${f0(row.p50)} ms, p99 ${f0(row.p99)} ms, max ${f0(row.max)} ms; ${f2(row.cpuMsPerUpdate)} ms agent CPU per update`);
+  log(`[${variant}] ${change}: ${row.reached}/${row.affected} streams in p50 ${f0(row.p50)} ms, p99 ${f0(row.p99)} ms, max ${f0(row.max)} ms; ${f2(row.cpuMsPerUpdate)} ms agent CPU, ${f2(row.clientCpuMsPerUpdate)} ms client CPU per update; ${row.messages} responses, ${f2(row.kbPerUpdate)} KB per update${PROFILE_DIR ? ` (agent profile ${probes})` : ""}`);
   if (result.missing > 0) problems.push(`${id}: ${result.missing} of ${armed.affected} streams did not get the change within ${CHANGE_TIMEOUT_MS / 1000} s`);
 }
 
@@ -265,9 +280,9 @@ console.log("| variant | streams with full config | p50 ms | p99 ms | all ms | R
 console.log("|---|---:|---:|---:|---:|---:|---:|");
 for (const v of variants) console.log(`| ${v.variant} | ${v.ready}/${PROXIES} | ${f0(v.p50)} | ${f0(v.p99)} | ${f0(v.all)} | ${f2(v.rssPerStreamMb)} | ${f2(v.heapPerStreamMb)} |`);
 console.log("");
-console.log("| variant | change | streams reached | p50 ms | p99 ms | max ms | agent CPU ms per update | target p99 < 1 s |");
-console.log("|---|---|---:|---:|---:|---:|---:|---|");
-for (const c of changes) console.log(`| ${c.variant} | ${CHANGE_LABEL[c.change]} | ${c.reached}/${c.affected} | ${f0(c.p50)} | ${f0(c.p99)} | ${f0(c.max)} | ${f2(c.cpuMsPerUpdate)} | ${c.change === "health" ? (c.reached === c.affected && c.p99 < 1000 ? "met" : "**not met**") : "-"} |`);
+console.log("| variant | change | streams reached | p50 ms | p99 ms | max ms | agent CPU ms per update | client CPU ms per update | KB per update | target p99 < 1 s |");
+console.log("|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+for (const c of changes) console.log(`| ${c.variant} | ${CHANGE_LABEL[c.change]} | ${c.reached}/${c.affected} | ${f0(c.p50)} | ${f0(c.p99)} | ${f0(c.max)} | ${f2(c.cpuMsPerUpdate)} | ${f2(c.clientCpuMsPerUpdate)} | ${f2(c.kbPerUpdate)} | ${c.change === "health" ? (c.reached === c.affected && c.p99 < 1000 ? "met" : "**not met**") : "-"} |`);
 console.log("");
 if (allIn) console.log(`- Memory per connected proxy (registered sidecar + proxycfg + xDS cache + stream, ${VARIANTS[0]} run): ${f2(allIn.rss)} MB RSS, ${f2(allIn.heap)} MB JS heap; target <= 0.5 MB: ${allIn.rss <= 0.5 && allIn.heap <= 0.5 ? "met" : "**not met**"}`);
 console.log(`- Peers (published, not measured here): Consul's default xds.update_max_per_second of 250 updates/s per server (${PROXIES} proxies = ${(PROXIES / DEFAULT_RATE).toFixed(1)} s for one change to reach all); Istio's istiod at 1 vCPU and 1.5 GB of memory per 2,000 sidecars (0.75 MB per sidecar).`);

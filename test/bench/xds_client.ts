@@ -11,22 +11,25 @@
  *       (before a change) -> {"ev":"armed","id":..,"affected":streams holding a resource matching scope,
  *       by default type and name}
  *   {"op":"t0","id":..,"t0":epoch ms}  (when the change was sent)
- *       -> {"ev":"done","id":..,"ms":[per affected stream: t0 to arrival],"missing":n}
+ *       -> {"ev":"done","id":..,"ms":[per affected stream: t0 to arrival],"missing":n,"cpuMs":client CPU,
+ *          "messages":responses,"bytes":their size; all three counted from "armed"}
  *   {"op":"close"} -> {"ev":"closed"}
  * A watch is met for a stream when it holds a matching resource whose bytes differ from those held when
  * armed, or that it did not hold then (with `endpoint`: when a matching ClusterLoadAssignment reports that
  * endpoint UNHEALTHY).
+ * With XDSBENCH_CPU_PROFILE=<dir>, the CPU of each change (from "armed" to "done") is profiled to
+ * `<dir>/client-<id>.cpuprofile` (./xds_profile.ts).
  */
 import { Buffer } from "node:buffer";
 import { createInterface } from "node:readline";
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import { startWindowProfiler } from "./xds_profile.ts";
 import { ClusterSchema, Cluster_DiscoveryType } from "../../src/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { HealthStatus } from "../../src/gen/envoy/config/core/v3/health_check_pb.ts";
-import { ClusterLoadAssignmentSchema } from "../../src/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import { ListenerSchema } from "../../src/gen/envoy/config/listener/v3/listener_pb.ts";
-import { RouteConfigurationSchema } from "../../src/gen/envoy/config/route/v3/route_pb.ts";
 import { HttpConnectionManagerSchema } from "../../src/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import {
   DeltaDiscoveryRequestSchema, DeltaDiscoveryResponseSchema, DiscoveryRequestSchema, DiscoveryResponseSchema,
@@ -52,7 +55,13 @@ interface Watch {
   readonly baseline: Map<Stream, Map<string, Uint8Array>>;
   readonly met: Map<Stream, number>;
   t0?: number;
+  /** process.cpuUsage() (user+system microseconds) and `received` when armed. */
+  cpuAtT0?: number;
+  receivedAtT0?: { readonly messages: number; readonly bytes: number };
 }
+
+/** Responses (and their bytes, uncompressed) received on all streams so far. */
+const received = { messages: 0, bytes: 0 };
 
 /** One proxy's stream and what it holds. */
 class Stream {
@@ -73,7 +82,11 @@ class Stream {
     this.call = this.client.makeBidiStreamRequest(
       `${SERVICE}/${delta ? "DeltaAggregatedResources" : "StreamAggregatedResources"}`,
       (m: never) => Buffer.from(delta ? toBinary(DeltaDiscoveryRequestSchema, m) : toBinary(DiscoveryRequestSchema, m)),
-      (b: Buffer) => (delta ? fromBinary(DeltaDiscoveryResponseSchema, b) : fromBinary(DiscoveryResponseSchema, b)),
+      (b: Buffer) => {
+        received.messages++;
+        received.bytes += b.length;
+        return delta ? fromBinary(DeltaDiscoveryResponseSchema, b) : fromBinary(DiscoveryResponseSchema, b);
+      },
     ) as grpc.ClientDuplexStream<unknown, unknown>;
     this.call.on("error", (e: Error) => (this.failed ??= e.message));
     this.call.on("data", (m: DiscoveryResponse | DeltaDiscoveryResponse) => this.onResponse(m));
@@ -93,7 +106,7 @@ class Stream {
     if (!held) return;
     if (m.$typeName === "envoy.service.discovery.v3.DiscoveryResponse") {
       held.clear();
-      for (const a of m.resources) held.set(nameOf(type, a.value), a.value);
+      for (const a of m.resources) held.set(nameOf(a.value), a.value);
       this.last.set(type, { version: m.versionInfo, nonce: m.nonce });
       this.send(type, { versionInfo: m.versionInfo, responseNonce: m.nonce, resourceNames: [...(this.subs.get(type) ?? [])] });
     } else {
@@ -134,13 +147,36 @@ class Stream {
   }
 }
 
-function nameOf(type: string, bytes: Uint8Array): string {
-  switch (type) {
-    case CDS: return fromBinary(ClusterSchema, bytes).name;
-    case EDS: return fromBinary(ClusterLoadAssignmentSchema, bytes).clusterName;
-    case LDS: return fromBinary(ListenerSchema, bytes).name;
-    default: return fromBinary(RouteConfigurationSchema, bytes).name;
+/**
+ * Calls `f` for each field of the serialized message `bytes`; `f` reads the field's value from the
+ * reader and returns true, or returns false to have it skipped. Lets the client look at the few fields
+ * it checks without decoding whole resources: a SotW response carries every resource of its type, and
+ * decoding each one in full was most of this process's CPU, which it shares with the agent.
+ */
+function eachField(bytes: Uint8Array, f: (no: number, wireType: WireType, r: BinaryReader) => boolean): void {
+  const r = new BinaryReader(bytes);
+  while (r.pos < r.len) {
+    const [no, wireType] = r.tag();
+    if (!f(no, wireType, r)) r.skip(wireType, no);
   }
+}
+
+/** The length-delimited fields numbered `no` of a message (sub-messages), as views of `bytes`. */
+function submessages(bytes: Uint8Array, no: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  eachField(bytes, (n, wireType, r) => n === no && wireType === WireType.LengthDelimited && out.push(r.bytes()) > 0);
+  return out;
+}
+
+/** The name of a Cluster, ClusterLoadAssignment, Listener or RouteConfiguration: field 1 of each (`name`, `cluster_name`). */
+function nameOf(bytes: Uint8Array): string {
+  let name = "";
+  eachField(bytes, (no, wireType, r) => {
+    if (no !== 1 || wireType !== WireType.LengthDelimited) return false;
+    name = r.string();
+    return true;
+  });
+  return name;
 }
 
 function edsNames(clusters: Map<string, Uint8Array>): Set<string> {
@@ -166,12 +202,37 @@ function rdsNames(listeners: Map<string, Uint8Array>): Set<string> {
   return out;
 }
 
+/** "address:port" of an Endpoint's address(1).socket_address(1) {address(2), port_value(3)}, if it has one. */
+function socketAddressOf(endpoint: Uint8Array): string | undefined {
+  const address = submessages(endpoint, 1)[0];
+  const socket = address && submessages(address, 1)[0];
+  if (!socket) return undefined;
+  let host = "";
+  let port: number | undefined;
+  eachField(socket, (no, wireType, r) => {
+    if (no === 2 && wireType === WireType.LengthDelimited) host = r.string();
+    else if (no === 3 && wireType === WireType.Varint) port = r.uint32();
+    else return false;
+    return true;
+  });
+  return port === undefined ? undefined : `${host}:${port}`;
+}
+
+/**
+ * Whether the ClusterLoadAssignment reports `endpoint` ("address:port") UNHEALTHY: its
+ * endpoints(2).lb_endpoints(2), each an LbEndpoint with endpoint(1) and health_status(2).
+ */
 function endpointUnhealthy(bytes: Uint8Array, endpoint: string): boolean {
-  for (const l of fromBinary(ClusterLoadAssignmentSchema, bytes).endpoints) {
-    for (const e of l.lbEndpoints) {
-      const a = e.hostIdentifier.case === "endpoint" ? e.hostIdentifier.value.address?.address : undefined;
-      if (a?.case !== "socketAddress" || a.value.portSpecifier.case !== "portValue") continue;
-      if (`${a.value.address}:${a.value.portSpecifier.value}` === endpoint) return e.healthStatus === HealthStatus.UNHEALTHY;
+  for (const locality of submessages(bytes, 2)) {
+    for (const lb of submessages(locality, 2)) {
+      const seen: { health: HealthStatus; at?: string } = { health: HealthStatus.UNKNOWN };
+      eachField(lb, (no, wireType, r) => {
+        if (no === 2 && wireType === WireType.Varint) seen.health = r.int32();
+        else if (no === 1 && wireType === WireType.LengthDelimited) seen.at = socketAddressOf(r.bytes());
+        else return false;
+        return true;
+      });
+      if (seen.at === endpoint) return seen.health === HealthStatus.UNHEALTHY;
     }
   }
   return false;
@@ -193,10 +254,24 @@ function watchMet(w: Watch, s: Stream): boolean {
   return false;
 }
 
+const cpuUs = () => {
+  const c = process.cpuUsage();
+  return c.user + c.system;
+};
+
 function finishWatch(w: Watch): void {
   if (w.t0 === undefined || w.met.size < w.baseline.size) return;
   watches.delete(w.id);
-  emit({ ev: "done", id: w.id, ms: [...w.met.values()].map((t) => t - w.t0!), missing: 0 });
+  reportDone(w, 0);
+}
+
+/** Emits the watch's result, with the client's own CPU from t0 to now (to tell whether it is the bottleneck). */
+function reportDone(w: Watch, missing: number): void {
+  const cpuMs = (cpuUs() - (w.cpuAtT0 ?? 0)) / 1000;
+  void profiler?.cut(w.id);
+  const messages = received.messages - (w.receivedAtT0?.messages ?? 0);
+  const bytes = received.bytes - (w.receivedAtT0?.bytes ?? 0);
+  emit({ ev: "done", id: w.id, ms: [...w.met.values()].map((t) => t - w.t0!), missing, cpuMs, messages, bytes });
 }
 
 function onUpdate(s: Stream, type: string): void {
@@ -245,6 +320,9 @@ function handle(c: Command): void {
         w.baseline.set(s, new Map([...s.held.get(c.type)!].filter(([n]) => w.name.test(n))));
       }
       watches.set(c.id, w);
+      w.cpuAtT0 = cpuUs(); // the change is sent after "armed": from here, client CPU counts toward it
+      w.receivedAtT0 = { ...received };
+      void profiler?.cut(`pre-${c.id}`);
       emit({ ev: "armed", id: c.id, affected: w.baseline.size });
       return;
     }
@@ -256,7 +334,7 @@ function handle(c: Command): void {
       setTimeout(() => {
         if (!watches.has(c.id)) return;
         watches.delete(c.id);
-        emit({ ev: "done", id: c.id, ms: [...w.met.values()].map((t) => t - c.t0), missing: w.baseline.size - w.met.size });
+        reportDone(w, w.baseline.size - w.met.size);
       }, c.timeoutMs);
       return;
     }
@@ -267,6 +345,8 @@ function handle(c: Command): void {
       return;
   }
 }
+
+const profiler = import.meta.main ? await startWindowProfiler(process.env.XDSBENCH_CPU_PROFILE, "client") : undefined;
 
 if (import.meta.main) {
   const rl = createInterface({ input: process.stdin });

@@ -12,6 +12,8 @@
  * instance turns critical, or back) and an intention change (one new intention per destination), each
  * re-publishing every proxy with a new snapshot, as proxycfg does. Prints CPU ms per proxy update and a
  * digest of every node's type versions, which must not change when the pipeline gets faster.
+ * test/bench/xds_fanout.ts reuses the scenario (`publishAll`, `changeHealth`, `addIntention`) to time
+ * the stream side.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
@@ -25,7 +27,7 @@ const option = (name: string): string | undefined => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
 };
-const PROXIES = Number(option("--proxies") ?? 1000);
+export const PROXIES = Number(option("--proxies") ?? 1000);
 const ROUNDS = Number(option("--rounds") ?? 3);
 const SERVICES = 100;
 const INSTANCES = 20;
@@ -76,7 +78,8 @@ function snapshot(p: number): SidecarSnapshot {
   };
 }
 
-function publishAll(cache: XdsCache): { cpuMs: number; wallMs: number } {
+/** Sets every proxy's resources in `cache` (as src/main/xds.ts publish does); CPU and wall time taken. */
+export function publishAll(cache: XdsCache): { cpuMs: number; wallMs: number } {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let p = 0; p < PROXIES; p++) {
@@ -85,6 +88,16 @@ function publishAll(cache: XdsCache): { cpuMs: number; wallMs: number } {
   }
   const cpu = process.cpuUsage(cpu0);
   return { cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - t0 };
+}
+
+/** Round `round`'s health change: one svc-0 instance turns critical (even rounds) or back. */
+export function changeHealth(round: number): void {
+  health[0] = healthOf(0, round % 2 === 0);
+}
+
+/** Round `round`'s intention change: a new intention for every destination. */
+export function addIntention(round: number): void {
+  intentions = intentions.map((xs) => [...xs, intention(`bench-${round}`, "deny", 9)]);
 }
 
 function digest(cache: XdsCache): string {
@@ -100,12 +113,14 @@ const report = (phase: string, r: { cpuMs: number; wallMs: number }, cache: XdsC
     `${phase.padEnd(14)} ${(r.cpuMs / PROXIES).toFixed(3)} ms CPU per proxy update (${r.cpuMs.toFixed(0)} ms CPU, ${r.wallMs.toFixed(0)} ms wall for ${PROXIES}); digest ${digest(cache)}`,
   );
 
-const cache = createXdsCache();
-report("first full", publishAll(cache), cache);
-for (let round = 0; round < ROUNDS; round++) {
-  health[0] = healthOf(0, round % 2 === 0);
-  report(`health #${round + 1}`, publishAll(cache), cache);
-  intentions = intentions.map((xs) => [...xs, intention(`bench-${round}`, "deny", 9)]);
-  report(`intention #${round + 1}`, publishAll(cache), cache);
+if (import.meta.main) {
+  const cache = createXdsCache();
+  report("first full", publishAll(cache), cache);
+  for (let round = 0; round < ROUNDS; round++) {
+    changeHealth(round);
+    report(`health #${round + 1}`, publishAll(cache), cache);
+    addIntention(round);
+    report(`intention #${round + 1}`, publishAll(cache), cache);
+  }
+  report("unchanged", publishAll(cache), cache);
 }
-report("unchanged", publishAll(cache), cache);

@@ -44,9 +44,22 @@ export class NonceSource {
   }
 }
 
-/** Wraps a cached resource in an `Any` of its type. */
+/**
+ * Any values by the resource bytes they wrap. The cache shares one byte array between every node (and
+ * every snapshot) holding the same resource, so all streams send the same Any object.
+ */
+const packed = new WeakMap<Uint8Array, Any>();
+
+/**
+ * Wraps a cached resource in an `Any` of its type. The Any is shared with every other response that
+ * carries the same resource: responses are read-only values, never mutate one.
+ */
 export function packResource(typeUrl: string, resource: CachedResource): Any {
-  return create(AnySchema, { typeUrl, value: resource.bytes });
+  const known = packed.get(resource.bytes);
+  if (known?.typeUrl === typeUrl) return known;
+  const any = create(AnySchema, { typeUrl, value: resource.bytes });
+  if (!known) packed.set(resource.bytes, any);
+  return any;
 }
 
 /** The NACK fields of a request's `error_detail`. */

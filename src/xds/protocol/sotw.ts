@@ -17,6 +17,7 @@
  *   left out. Other types carry the wanted resources that exist.
  */
 import { create } from "@bufbuild/protobuf";
+import type { Any } from "@bufbuild/protobuf/wkt";
 import { DiscoveryResponseSchema } from "../../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { DiscoveryRequest, DiscoveryResponse } from "../../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { typeSnapshot } from "../cache/cache.ts";
@@ -25,6 +26,17 @@ import { CLUSTER_TYPE, ENDPOINT_TYPE, legacyWildcardType, sendOrder } from "../t
 import { nackDetail, packResource, StreamState } from "./common.ts";
 import type { RequestOutcome } from "./common.ts";
 import { Subscription } from "./subscription.ts";
+
+/** What a response of one type carries now. */
+interface Content {
+  readonly resources: readonly CachedResource[];
+  /** Changes exactly when the resources (names and versions) do. */
+  readonly key: string;
+  /** The type's `version_info`. */
+  readonly version: string;
+  /** `resources` packed, made once per content (see `contentOf`). */
+  readonly anys: readonly Any[];
+}
 
 interface TypeState {
   readonly sub: Subscription;
@@ -36,8 +48,10 @@ interface TypeState {
   /** Content key of the last response sent / the last one NACKed. */
   sentKey?: string;
   nackedKey?: string;
-  /** name -> resource version of the last ACKed response. */
-  acked: ReadonlyMap<string, string>;
+  /** The resources of the last ACKed response. */
+  acked: readonly CachedResource[];
+  /** The content for the type snapshot's resources and subscription revision it was made from. */
+  memo?: { readonly from: ReadonlyMap<string, CachedResource>; readonly revision: number; readonly content: Content };
 }
 
 interface InFlight {
@@ -45,13 +59,13 @@ interface InFlight {
   readonly nonce: string;
   readonly version: string;
   readonly key: string;
-  readonly resources: ReadonlyMap<string, string>;
+  readonly resources: readonly CachedResource[];
 }
 
 /** State of one SotW ADS stream. See the module comment for the rules. */
 export class SotwStream extends StreamState<TypeState, InFlight> {
   protected newTypeState(): TypeState {
-    return { sub: new Subscription(), mustRespond: true, warm: false, acked: new Map() };
+    return { sub: new Subscription(), mustRespond: true, warm: false, acked: [] };
   }
 
   /**
@@ -85,56 +99,63 @@ export class SotwStream extends StreamState<TypeState, InFlight> {
 
   /**
    * The next response to send, or undefined when there is nothing to send or a response is still
-   * waiting for its ACK/NACK. The caller must send what it returns (the state already counts it as sent).
+   * waiting for its ACK/NACK. The caller must send what it returns (the state already counts it as
+   * sent). Its `resources` are shared with other responses (./common.ts packResource): never mutate it.
    */
   next(): DiscoveryResponse | undefined {
     if (this.inFlight || !this.snapshot) return undefined;
     for (const typeUrl of sendOrder(this.types.keys())) {
       const st = this.types.get(typeUrl)!;
-      const { resources, key, version } = this.content(typeUrl, st);
-      const changed = key !== st.sentKey && key !== st.nackedKey;
+      const content = this.contentOf(typeUrl, st);
+      const changed = content.key !== st.sentKey && content.key !== st.nackedKey;
       if (!st.mustRespond && !st.warm && !changed) continue;
       const nonce = this.nonces.next();
       st.mustRespond = false;
       st.warm = false;
-      st.sentKey = key;
+      st.sentKey = content.key;
       st.lastNonce = nonce;
-      this.inFlight = {
-        typeUrl,
-        nonce,
-        version,
-        key,
-        resources: new Map(resources.map((r) => [r.name, r.version])),
-      };
-      return create(DiscoveryResponseSchema, {
-        versionInfo: version,
-        typeUrl,
-        nonce,
-        resources: resources.map((r) => packResource(typeUrl, r)),
-      });
+      const { version, key, resources } = content;
+      this.inFlight = { typeUrl, nonce, version, key, resources };
+      return create(DiscoveryResponseSchema, { versionInfo: version, typeUrl, nonce, resources: content.anys as Any[] });
     }
     return undefined;
   }
 
-  /** What a response of this type would carry now, with a key that changes exactly when it does. */
-  private content(typeUrl: string, st: TypeState): { resources: CachedResource[]; key: string; version: string } {
+  /**
+   * What a response of this type would carry now. Made again only when the node's resources of the
+   * type or the subscription changed: `next()` runs after every request (mostly ACKs) and looks at
+   * every type.
+   */
+  private contentOf(typeUrl: string, st: TypeState): Content {
     const ts = typeSnapshot(this.snapshot, typeUrl);
-    if (st.sub.wildcard) return { resources: [...ts.resources.values()], key: `*${ts.version}`, version: ts.version };
-    const resources: CachedResource[] = [];
-    for (const name of [...st.sub.names].sort()) {
-      const r = ts.resources.get(name);
-      if (r) resources.push(r);
+    const memo = st.memo;
+    if (memo && memo.from === ts.resources && memo.revision === st.sub.revision && memo.content.version === ts.version) return memo.content;
+    let resources: CachedResource[];
+    let key: string;
+    if (st.sub.wildcard) {
+      resources = [...ts.resources.values()];
+      key = `*${ts.version}`;
+    } else {
+      resources = [];
+      for (const name of [...st.sub.names].sort()) {
+        const r = ts.resources.get(name);
+        if (r) resources.push(r);
+      }
+      key = resources.map((r) => `${r.name}@${r.version}`).join(",");
     }
-    return { resources, key: resources.map((r) => `${r.name}@${r.version}`).join(","), version: ts.version };
+    const content = { resources, key, version: ts.version, anys: resources.map((r) => packResource(typeUrl, r)) };
+    st.memo = { from: ts.resources, revision: st.sub.revision, content };
+    return content;
   }
 
   /** After an ACK of clusters: endpoints of new or changed clusters the client watches are resent. */
-  private warmEndpoints(before: ReadonlyMap<string, string>, after: ReadonlyMap<string, string>): void {
+  private warmEndpoints(before: readonly CachedResource[], after: readonly CachedResource[]): void {
     const eds = this.types.get(ENDPOINT_TYPE);
     if (!eds) return;
     const endpoints = typeSnapshot(this.snapshot, ENDPOINT_TYPE).resources;
-    for (const [name, version] of after) {
-      if (before.get(name) !== version && eds.sub.wants(name) && endpoints.has(name)) {
+    const held = new Map(before.map((r) => [r.name, r.version]));
+    for (const { name, version } of after) {
+      if (held.get(name) !== version && eds.sub.wants(name) && endpoints.has(name)) {
         eds.warm = true;
         return;
       }

@@ -11,6 +11,8 @@ export class Subscription {
   wildcard = false;
   /** Explicitly named resources (never contains "*"). */
   readonly names = new Set<string>();
+  /** Counts changes: equal revisions mean an equal subscription (for memoizing what it selects). */
+  revision = 0;
   private everNamed = false;
 
   /** True if the resource `name` is wanted. */
@@ -23,19 +25,26 @@ export class Subscription {
    * has the legacy wildcard. Returns true if the subscription changed.
    */
   replace(resourceNames: readonly string[], legacy: boolean): boolean {
-    const before = this.key();
-    this.names.clear();
+    let wildcard = false;
+    const names = new Set<string>();
     if (resourceNames.length === 0 && !this.everNamed && legacy) {
-      this.wildcard = true;
+      wildcard = true;
     } else {
       if (resourceNames.length > 0) this.everNamed = true;
-      this.wildcard = false;
       for (const n of resourceNames) {
-        if (n === "*") this.wildcard = true;
-        else this.names.add(n);
+        if (n === "*") wildcard = true;
+        else names.add(n);
       }
     }
-    return this.key() !== before;
+    // Most requests are ACKs that repeat the subscription: compare as sets, without sorting.
+    let same = wildcard === this.wildcard && names.size === this.names.size;
+    if (same) for (const n of names) if (!this.names.has(n)) same = false;
+    if (same) return false;
+    this.wildcard = wildcard;
+    this.names.clear();
+    for (const n of names) this.names.add(n);
+    this.revision++;
+    return true;
   }
 
   /**
@@ -44,6 +53,7 @@ export class Subscription {
    * lists mean the legacy wildcard for types that have one.
    */
   update(subscribe: readonly string[], unsubscribe: readonly string[], first: boolean, legacy: boolean): void {
+    if (subscribe.length > 0 || unsubscribe.length > 0 || first) this.revision++;
     if (first && subscribe.length === 0 && unsubscribe.length === 0 && legacy) this.wildcard = true;
     for (const n of subscribe) {
       if (n === "*") this.wildcard = true;
