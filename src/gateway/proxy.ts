@@ -78,6 +78,24 @@ interface BoundListener {
   match: (sni: string | undefined) => FilterChainConfig | undefined;
 }
 
+/**
+ * Copies `from` to `to` with back-pressure (pause while `to`'s buffer is full, resume on drain) and
+ * forwards the half-close: Envoy's tcp_proxy behaviour, without the stream-pipe machinery (measurably
+ * cheaper per chunk on Bun).
+ */
+function forward(from: net.Socket, to: net.Socket): void {
+  const resume = () => from.resume();
+  from.on("data", (chunk: Buffer) => {
+    if (!to.write(chunk)) {
+      from.pause();
+      to.once("drain", resume);
+    }
+  });
+  // The FIN may have come while the connection was being routed (the hello and a half-close in one go).
+  if (from.readableEnded) to.end();
+  else from.once("end", () => to.end());
+}
+
 export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
   const log = d.logger;
   let config: GatewayConfig = { listeners: new Map(), clusters: new Map() };
@@ -218,8 +236,8 @@ export function createGatewayProxy(d: GatewayProxyDeps): GatewayProxy {
       });
     }
     if (hello.length > 0) up.write(hello);
-    down.pipe(up);
-    up.pipe(down);
+    forward(down, up);
+    forward(up, down);
     down.resume();
   };
 
