@@ -24,6 +24,7 @@ interface Stat {
   readonly name: string;
   readonly type: "counter" | "gauge";
   value: number;
+  handle?: StatHandle;
 }
 
 /** A counter or gauge handle; cheap to keep and bump on the hot path. */
@@ -94,14 +95,16 @@ export class GatewayStats {
       s = { scope, name, type, value: 0 };
       this.stats.set(key, s);
     }
+    if (s.handle) return s.handle;
     const stat = s;
-    return {
+    stat.handle = {
       add: (n = 1) => void (stat.value += n),
       sub: (n = 1) => void (stat.value -= n),
       get value() {
         return stat.value;
       },
     };
+    return stat.handle;
   }
 }
 
