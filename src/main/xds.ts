@@ -6,9 +6,12 @@
  * plaintext otherwise). A stream's node must be a registered local proxy service ID (or its
  * node.cluster); a registered proxy whose snapshot is not ready yet waits for it instead of being refused.
  *
- * Proxyless gRPC clients use the same port: a node ID that is not a local connect proxy but a local
- * service ID, or one of `proxylessClients`, is served proxyless resources (src/xds/resources/proxyless.ts)
- * by the proxyless manager (src/proxycfg/proxyless_manager.ts). Its machine starts when the node's first
+ * Proxyless gRPC clients use the same port: a node ID that is a local service ID (not a proxy), one of
+ * `proxylessClients`, or a local connect proxy's ID named by a client that is not Envoy (by
+ * `node.user_agent_name`: src/xds/node.ts) is served proxyless resources (src/xds/resources/proxyless.ts)
+ * by the proxyless manager (src/proxycfg/proxyless_manager.ts); a proxy's proxyless view has a cache key
+ * of its own (PROXYLESS_VIEW_PREFIX + proxy ID) beside the Envoy resources under the proxy ID. Mesh
+ * gateway IDs are Envoy's and the causeway gateway's only. A proxyless machine starts when the node's first
  * stream watches the xDS cache and stops a while after its last stream ends: the ADS service reports
  * neither, so the cache handed to it is wrapped to see each stream's watch and its cancellation. The
  * resources cover every name the client may resolve (its sidecar's upstreams, else every catalog
@@ -130,7 +133,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
     },
     remove: (nodeId) => void xdsCache.remove(nodeId),
   });
-  // Sidecars and gateways first: a connect-proxy or mesh-gateway ID is always an Envoy's.
+  // Sidecars and gateways first: a cache key that is a connect-proxy or mesh-gateway ID is always an Envoy's.
   const isProxyless = (id: string) => !manager.has(id) && proxyless.accepts(id);
   const streamCache: XdsCache = {
     ...xdsCache,
@@ -145,7 +148,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
   };
   const service = createAdsService({
     cache: streamCache,
-    resolveNode: resolveByProxyId((id) => manager.has(id) || proxyless.accepts(id)),
+    resolveNode: resolveByProxyId((id) => proxyless.classify(id)),
     clock: o.clock,
     logger: log,
     ...(o.updatesPerSecond !== undefined ? { updatesPerSecond: o.updatesPerSecond } : {}),

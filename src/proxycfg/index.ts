@@ -23,6 +23,6 @@ export {
   ProxylessState, type ProxylessCommand, type ProxylessEvent, type ProxylessSource, type ProxylessUpdate, type ProxylessWatchRequest, type ProxylessWatchValues,
 } from "./proxyless_state.ts";
 export {
-  createProxylessManager, localServiceSource, PROXYLESS_IDLE_MS, PROXYLESS_INITIAL_WAIT_MS, type ProxylessCacheTypes,
-  type ProxylessManager, type ProxylessManagerDeps,
+  createProxylessManager, localServiceSource, PROXYLESS_IDLE_MS, PROXYLESS_INITIAL_WAIT_MS, PROXYLESS_VIEW_PREFIX, proxylessViewKey, sidecarViewSource,
+  type LocalNode, type ProxylessCacheTypes, type ProxylessManager, type ProxylessManagerDeps,
 } from "./proxyless_manager.ts";

@@ -1,22 +1,28 @@
 /**
  * The proxyless gRPC manager: one ProxylessState machine per proxyless client with an open ADS stream,
  * over the agent cache, publishing each new valid snapshot (Causeway's own; Consul 1.8 has no proxyless
- * clients). A client's node ID is accepted when it is
+ * clients). Machines are keyed by the xDS cache key they publish under. A key is served when it is
  * - the ID of a local service that is not a proxy or gateway: its upstreams are the Upstreams of its
  *   sidecar (a local connect-proxy whose DestinationServiceID is that ID) when that lists any, otherwise
- *   every catalog service; or
- * - a configured client identity (`identities`): every catalog service.
- * Connect-proxy IDs are the sidecar manager's (./manager.ts); the caller asks it first.
+ *   every catalog service;
+ * - a configured client identity (`identities`): every catalog service; or
+ * - the proxyless view of a local connect proxy, {@link proxylessViewKey}(proxy ID): the Upstreams of
+ *   that proxy (none: nothing resolves). A gRPC client whose node ID is a sidecar's proxy ID is served
+ *   this view; Envoy, with the same node ID, keeps the sidecar's own resources under the proxy ID
+ *   (./manager.ts). Mesh gateways have no proxyless view.
+ * {@link ProxylessManager.classify} tells the ADS resolver (src/xds/node.ts) which of these a node ID is.
  *
  * Machines start on demand: `acquire` (a stream opened) starts one, the last `release` stops it after
  * `idleMs` without streams. The first snapshot is published once complete (every chain and target in) or
  * after `initialWaitMs`, whichever comes first; later ones at most once per `coalesceMs` (as ./manager.ts).
- * A local service that is deregistered (and is not a configured identity) stops its machine and is removed.
+ * A key that stops being served (its service or proxy deregistered, not a configured identity) or that
+ * changes owner (see PROXYLESS_VIEW_PREFIX) stops its machine and is removed, unless it became the ID of
+ * a proxy (whose cache entry it then is).
  */
 import type { AgentCache, AgentService, CacheType, CatalogServicesRequest } from "../agent/index.ts";
 import type { Cancel, Clock, Logger } from "../platform/index.ts";
 import type { SidecarCacheTypes } from "./cache_watch.ts";
-import { COALESCE_MS, type LocalServices } from "./manager.ts";
+import { COALESCE_MS, meshGatewayRegistration, sidecarRegistration, type LocalServices } from "./manager.ts";
 import type { ProxylessSnapshot } from "./proxyless_snapshot.ts";
 import { ProxylessState, type ProxylessCommand, type ProxylessSource, type ProxylessUpdate, type ProxylessWatchRequest } from "./proxyless_state.ts";
 
@@ -24,6 +30,36 @@ import { ProxylessState, type ProxylessCommand, type ProxylessSource, type Proxy
 export const PROXYLESS_IDLE_MS = 60_000;
 /** The longest the first snapshot waits for every chain and target to be fetched. */
 export const PROXYLESS_INITIAL_WAIT_MS = 2_000;
+
+/**
+ * The prefix of a connect proxy's proxyless view key: `~proxyless-grpc~<proxy ID>`. The xDS cache holds
+ * one resource set per key, and the proxy ID itself is the key of the sidecar's Envoy resources. Service
+ * IDs are free-form (Consul restricts none of their characters), so no prefix is out of a service's reach;
+ * this one (`~` is unusual in an ID and, like `-`, reaches grpc-js clients unescaped in error messages)
+ * makes a clash unlikely, and the manager makes one harmless: a key that is also the ID of a local
+ * service (of any kind) or a client identity belongs to that service or identity, the view is then
+ * unavailable (classify says so and the resolver refuses the client), and a running view whose key gains
+ * such an owner is stopped. Served resource sets therefore never share a key.
+ */
+export const PROXYLESS_VIEW_PREFIX = "~proxyless-grpc~";
+
+/** The xDS cache key of the proxyless view of local connect proxy `proxyId`. */
+export function proxylessViewKey(proxyId: string): string {
+  return PROXYLESS_VIEW_PREFIX + proxyId;
+}
+
+/**
+ * What a node ID names on this agent, as the ADS resolver needs to know it (the shape of
+ * src/xds/node.ts NodeTarget):
+ * - `proxyless`: served the proxyless resources under this very ID, whatever the client;
+ * - `connect-proxy`: a sidecar the proxy manager runs; Envoy gets its resources under the ID, other clients
+ *   its proxyless view under `proxylessKey` (undefined: the view is unavailable, its key has another owner);
+ * - `mesh-gateway`: Envoy (or the causeway gateway) only.
+ */
+export type LocalNode =
+  | { readonly kind: "proxyless" }
+  | { readonly kind: "connect-proxy"; readonly proxylessKey: string | undefined }
+  | { readonly kind: "mesh-gateway" };
 
 /** The cache types proxyless machines watch: chains and health as sidecars do, plus the catalog's services. */
 export type ProxylessCacheTypes = Pick<SidecarCacheTypes, "chain" | "health"> & {
@@ -41,7 +77,10 @@ export interface ProxylessManagerDeps {
   readonly logger: Logger;
   /** A client's new valid snapshot. Must not throw (a throw is logged). */
   publish(nodeId: string, snapshot: ProxylessSnapshot): void;
-  /** The client's machine stopped: its service was deregistered (streams should end), or it went idle. */
+  /**
+   * The client's machine stopped: its service or proxy was deregistered or its key changed owner (streams
+   * should end), or it went idle. Not called for a view whose key became a proxy's ID (the entry is that proxy's).
+   */
   remove(nodeId: string): void;
   readonly coalesceMs?: number;
   readonly idleMs?: number;
@@ -49,8 +88,10 @@ export interface ProxylessManagerDeps {
 }
 
 export interface ProxylessManager {
-  /** Whether `nodeId` may be served as a proxyless client now. */
+  /** Whether the cache key `nodeId` may be served as a proxyless client now. */
   accepts(nodeId: string): boolean;
+  /** What node ID `id` names on this agent now (see LocalNode); undefined when nothing. */
+  classify(id: string): LocalNode | undefined;
   /** Marks a stream of `nodeId` open, starting its machine if needed; the returned release closes it. Idempotent release. */
   acquire(nodeId: string): Cancel;
   /** The node IDs with a running machine, sorted. */
@@ -64,6 +105,8 @@ export interface ProxylessManager {
 }
 
 interface Running {
+  /** The client's node ID: the key itself, or the proxy ID of a proxy's view. */
+  readonly clientId: string;
   readonly machine: ProxylessState;
   readonly watches: Map<string, Cancel>;
   streams: number;
@@ -86,6 +129,18 @@ export function localServiceSource(services: Record<string, AgentService>, id: s
   return sidecar ? { kind: "upstreams", upstreams: sidecar.Proxy!.Upstreams! } : { kind: "catalog" };
 }
 
+/** The source of connect proxy `proxyId`'s proxyless view: its Upstreams; undefined when it is not a local connect proxy. */
+export function sidecarViewSource(services: Record<string, AgentService>, proxyId: string): ProxylessSource | undefined {
+  const s = services[proxyId];
+  return s && sidecarRegistration(s) ? { kind: "upstreams", upstreams: s.Proxy?.Upstreams ?? [] } : undefined;
+}
+
+/** A key's client and where its upstreams come from. */
+interface Served {
+  readonly clientId: string;
+  readonly source: ProxylessSource;
+}
+
 /** Starts the manager (nothing runs until a stream acquires a node). */
 export function createProxylessManager(d: ProxylessManagerDeps): ProxylessManager {
   const log = d.logger;
@@ -96,8 +151,15 @@ export function createProxylessManager(d: ProxylessManagerDeps): ProxylessManage
   const running = new Map<string, Running>();
   let closed = false;
 
-  const sourceOf = (id: string): ProxylessSource | undefined =>
-    localServiceSource(d.services.agentServices(), id) ?? (identities.has(id) ? { kind: "catalog" } : undefined);
+  /** What key `key` serves now: its own service or identity first, else the view it names (unless the key is a service's). */
+  const servedOf = (key: string, services = d.services.agentServices()): Served | undefined => {
+    const own = localServiceSource(services, key) ?? (identities.has(key) ? { kind: "catalog" as const } : undefined);
+    if (own) return { clientId: key, source: own };
+    if (services[key] || !key.startsWith(PROXYLESS_VIEW_PREFIX)) return undefined;
+    const proxyId = key.slice(PROXYLESS_VIEW_PREFIX.length);
+    const source = sidecarViewSource(services, proxyId);
+    return source && { clientId: proxyId, source };
+  };
 
   const startWatch = (id: string, r: Running, watchId: string, req: ProxylessWatchRequest): Cancel => {
     const onError = (err: unknown) => log.debug("proxycfg: proxyless watch failed; the cache retries", { node: id, watch: watchId, error: err });
@@ -159,7 +221,7 @@ export function createProxylessManager(d: ProxylessManagerDeps): ProxylessManage
     schedule(id, r);
   };
 
-  const stop = (id: string, r: Running, why: string) => {
+  const stop = (id: string, r: Running, why: string, removeEntry = true) => {
     log.debug("proxycfg: proxyless client stopped", { node: id, reason: why });
     r.timer?.();
     r.idle?.();
@@ -167,6 +229,7 @@ export function createProxylessManager(d: ProxylessManagerDeps): ProxylessManage
     for (const c of r.watches.values()) c();
     r.watches.clear();
     running.delete(id);
+    if (!removeEntry) return;
     try {
       d.remove(id);
     } catch (err) {
@@ -176,24 +239,42 @@ export function createProxylessManager(d: ProxylessManagerDeps): ProxylessManage
 
   const sync = () => {
     if (closed) return;
+    const services = d.services.agentServices();
     for (const [id, r] of [...running]) {
-      const source = sourceOf(id);
-      if (!source) stop(id, r, "deregistered");
-      else event(id, r, { kind: "source", source });
+      const served = servedOf(id, services);
+      if (served && served.clientId === r.clientId) {
+        event(id, r, { kind: "source", source: served.source });
+        continue;
+      }
+      // A view whose key became a proxy's ID leaves the cache entry to that proxy's manager.
+      const keyIsAProxy = !served && r.clientId !== id && services[id] !== undefined;
+      stop(id, r, served ? "the key changed owner" : "deregistered", !keyIsAProxy);
     }
   };
 
   const unsubscribe = d.services.onChange(sync);
 
   return {
-    accepts: (id) => !closed && sourceOf(id) !== undefined,
+    accepts: (id) => !closed && servedOf(id) !== undefined,
+    classify(id) {
+      if (closed) return undefined;
+      const services = d.services.agentServices();
+      const s = services[id];
+      if (s && sidecarRegistration(s)) {
+        const key = proxylessViewKey(id);
+        return { kind: "connect-proxy", proxylessKey: servedOf(key, services)?.clientId === id ? key : undefined };
+      }
+      if (s && meshGatewayRegistration(s)) return { kind: "mesh-gateway" };
+      return servedOf(id, services) ? { kind: "proxyless" } : undefined;
+    },
     acquire(id) {
       let r = running.get(id);
-      const source = sourceOf(id);
-      if (!r && source && !closed) {
-        log.debug("proxycfg: proxyless client started", { node: id, source: source.kind });
+      const served = r ? undefined : servedOf(id);
+      if (!r && served && !closed) {
+        log.debug("proxycfg: proxyless client started", { node: id, client: served.clientId, source: served.source.kind });
         const fresh: Running = {
-          machine: new ProxylessState({ datacenter: d.datacenter }, id, source),
+          clientId: served.clientId,
+          machine: new ProxylessState({ datacenter: d.datacenter }, served.clientId, served.source),
           watches: new Map(), streams: 0, published: undefined, timer: undefined, idle: undefined, lastPublish: 0, startedAt: d.clock.monotonic(),
         };
         running.set(id, fresh);

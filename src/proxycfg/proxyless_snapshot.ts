@@ -27,7 +27,7 @@ export interface ProxylessUpstream {
 /** A proxyless gRPC client's snapshot. */
 export interface ProxylessSnapshot {
   readonly Kind: "proxyless-grpc";
-  /** The client's node ID (a local service ID or a configured client identity). */
+  /** The client's node ID (a local service ID or a configured client identity; for a sidecar's proxyless view, the proxy ID). */
   readonly NodeID: string;
   /** The agent's datacenter: instances elsewhere are reached on their WAN addresses. */
   readonly Datacenter: string;

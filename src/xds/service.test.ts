@@ -29,7 +29,7 @@ import { systemClock } from "../platform/index.ts";
 import type { Clock } from "../platform/index.ts";
 import { createXdsCache } from "./cache/cache.ts";
 import type { ResourceValue, XdsCache } from "./cache/cache.ts";
-import { resolveByProxyId } from "./node.ts";
+import { resolveByProxyId, type NodeIdentity, type ResolveNode } from "./node.ts";
 import { serveAds } from "./serve.ts";
 import type { AdsServer } from "./serve.ts";
 import { createAdsService, TOO_MANY_STREAMS } from "./service.ts";
@@ -39,6 +39,8 @@ import { CLUSTER_TYPE as CDS, ENDPOINT_TYPE as EDS, LISTENER_TYPE as LDS } from 
 const HOST = "127.0.0.1";
 const PROXY = "web-sidecar-proxy";
 const NODE = { id: PROXY, cluster: "web" };
+/** A request's node: Envoy's by default (no user agent, as Envoy before 1.14). */
+type NodeInit = { id: string; cluster: string; userAgentName?: string };
 const DELTA_PATH = "/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources";
 
 const cleanup: Array<() => unknown> = [];
@@ -59,12 +61,12 @@ interface Started {
   readonly log: ReturnType<typeof watchedLogger>;
 }
 
-async function start(o: { clock?: Clock; updatesPerSecond?: number; maxStreams?: number; tls?: boolean } = {}): Promise<Started> {
+async function start(o: { clock?: Clock; updatesPerSecond?: number; maxStreams?: number; tls?: boolean; resolveNode?: (cache: XdsCache) => ResolveNode } = {}): Promise<Started> {
   const cache = createXdsCache();
   const log = watchedLogger();
   const service = createAdsService({
     cache,
-    resolveNode: resolveByProxyId((id) => cache.get(id) !== undefined),
+    resolveNode: o.resolveNode?.(cache) ?? resolveByProxyId((id) => cache.get(id) !== undefined),
     clock: o.clock ?? systemClock(),
     logger: log.logger,
     updatesPerSecond: o.updatesPerSecond ?? 0,
@@ -115,7 +117,7 @@ function sotw(server: AdsServer, creds = grpc.credentials.createInsecure(), opts
   const { client, call } = openAdsStream(`${HOST}:${server.port}`, creds, opts);
   cleanup.push(() => client.close());
   const r = reader(call);
-  const send = (o: Partial<Pick<DiscoveryRequest, "typeUrl" | "resourceNames" | "responseNonce" | "versionInfo">> & { nack?: string; node?: typeof NODE }) =>
+  const send = (o: Partial<Pick<DiscoveryRequest, "typeUrl" | "resourceNames" | "responseNonce" | "versionInfo">> & { nack?: string; node?: NodeInit }) =>
     call.write(create(DiscoveryRequestSchema, {
       ...o,
       errorDetail: o.nack === undefined ? undefined : { code: 3, message: o.nack },
@@ -135,7 +137,7 @@ function delta(server: AdsServer) {
     (b: Buffer) => fromBinary(DeltaDiscoveryResponseSchema, b),
   );
   const r = reader(call);
-  const send = (o: { typeUrl: string; sub?: string[]; nonce?: string; node?: typeof NODE; initial?: Record<string, string> }) =>
+  const send = (o: { typeUrl: string; sub?: string[]; nonce?: string; node?: NodeInit; initial?: Record<string, string> }) =>
     call.write(create(DeltaDiscoveryRequestSchema, {
       typeUrl: o.typeUrl,
       node: o.node,
@@ -301,5 +303,58 @@ describe("ADS service over a real grpc-js client", () => {
     s.ack(c3);
     const l3 = await s.next();
     expect(l3.resources.map((a) => anyUnpack(a, ListenerSchema)!.statPrefix)).toEqual(["3"]);
+  });
+
+  test("the first request's user agent reaches the resolver; its key is the cache node the stream follows (SotW and delta)", async () => {
+    const seen: NodeIdentity[] = [];
+    const { cache, server } = await start({
+      resolveNode: () => {
+        const resolve = resolveByProxyId((id) => (id === PROXY ? { kind: "connect-proxy", proxylessKey: "view" } : id === "gw" ? { kind: "mesh-gateway" } : undefined));
+        return (node) => (node && seen.push(node), resolve(node));
+      },
+    });
+    cache.set(PROXY, resources({ [CDS]: { a: cluster("a") } }));
+    cache.set("view", resources({ [CDS]: { g: cluster("g") } }));
+    const envoy = sotw(server);
+    envoy.send({ typeUrl: CDS, node: NODE });
+    const e1 = await envoy.next();
+    expect(clusterNames(e1)).toEqual(["a:"]);
+    envoy.ack(e1);
+    const envoy114 = sotw(server);
+    envoy114.send({ typeUrl: CDS, node: { ...NODE, userAgentName: "envoy" } });
+    const e2 = await envoy114.next();
+    expect(clusterNames(e2)).toEqual(["a:"]);
+    envoy114.ack(e2);
+    const grpcJs = sotw(server);
+    grpcJs.send({ typeUrl: CDS, node: { ...NODE, userAgentName: "gRPC Node Pure JS" } });
+    expect(clusterNames(await grpcJs.next())).toEqual(["g:"]);
+    const grpcGo = delta(server);
+    grpcGo.send({ typeUrl: CDS, node: { ...NODE, userAgentName: "gRPC Go" } });
+    expect((await grpcGo.next()).resources.map((r) => r.name)).toEqual(["g"]);
+    expect(seen.map((n) => n.userAgentName)).toEqual(["", "envoy", "gRPC Node Pure JS", "gRPC Go"]);
+    expect(seen.every((n) => n.id === PROXY && n.cluster === "web")).toBe(true);
+
+    // Each stream follows its own key: removing the view ends the gRPC clients' streams only ...
+    cache.remove("view");
+    for (const st of await Promise.all([grpcJs.status, grpcGo.status])) {
+      expect(st.code).toBe(grpc.status.NOT_FOUND);
+      expect(st.details).toBe(`proxy "view" is no longer registered`);
+    }
+    // ... and Envoy's streams still follow the proxy's resources.
+    cache.set(PROXY, resources({ [CDS]: { a: cluster("a", "v2") } }));
+    expect(clusterNames(await envoy.next())).toEqual(["a:v2"]);
+    expect(clusterNames(await envoy114.next())).toEqual(["a:v2"]);
+
+    // A proxyless client naming a mesh gateway is refused, and told why.
+    cache.set("gw", resources({ [CDS]: { m: cluster("m") } }));
+    const toGateway = delta(server);
+    toGateway.send({ typeUrl: CDS, node: { id: "gw", cluster: "gw", userAgentName: "gRPC Java" } });
+    const st = await toGateway.status;
+    expect(st.code).toBe(grpc.status.NOT_FOUND);
+    expect(st.details).toBe(`"gw" (node.cluster "gw") is a mesh gateway - its configuration is served to Envoy and the causeway gateway only` +
+      ` and not to user agent "gRPC Java" - a proxyless gRPC client names a service ID or a sidecar proxy ID`);
+    const gatewayDataPlane = delta(server);
+    gatewayDataPlane.send({ typeUrl: CDS, node: { id: "gw", cluster: "gw", userAgentName: "causeway-gateway" } });
+    expect((await gatewayDataPlane.next()).resources.map((r) => r.name)).toEqual(["m"]);
   });
 });

@@ -3,11 +3,12 @@
  * plain-object ConnectRPC handlers over the xDS cache: StreamAggregatedResources (state of the world,
  * ./protocol/sotw.ts) and DeltaAggregatedResources (incremental, ./protocol/delta.ts).
  *
- * Each stream: the first request names the node, `resolveNode` maps it to a cache node ID (or the
- * stream ends with NOT_FOUND / INVALID_ARGUMENT); the stream then follows the node's snapshots. The
- * first snapshot a stream sees is applied at once; every later one waits for a token of the server's
- * update limiter (Consul's `xds.update_max_per_second`), and snapshots that arrive while waiting
- * collapse into the newest. Removing the node from the cache ends its streams with NOT_FOUND.
+ * Each stream: the first request names the node (its ID, cluster and user agent name), `resolveNode` maps
+ * it to a cache node ID (or the stream ends with NOT_FOUND / INVALID_ARGUMENT); the stream then follows
+ * that cache node's snapshots. The first snapshot a stream sees is applied at once; every later one
+ * waits for a token of the server's update limiter (Consul's `xds.update_max_per_second`), and
+ * snapshots that arrive while waiting collapse into the newest. Removing the node from the cache ends
+ * its streams with NOT_FOUND.
  */
 import type { ConnectRouter, HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -117,7 +118,7 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
       if (ev.kind !== "request") return;
       const node = ev.req.node;
       const who = node ? describeNode(node) : "(no node)";
-      const resolved = await options.resolveNode(node ? { id: node.id, cluster: node.cluster } : undefined);
+      const resolved = await options.resolveNode(node ? { id: node.id, cluster: node.cluster, userAgentName: node.userAgentName } : undefined);
       if (!resolved.ok) {
         log.warn("xds: refusing stream", { variant, node: who, reason: resolved.message });
         throw new ConnectError(resolved.message, resolved.code === "not_found" ? Code.NotFound : Code.InvalidArgument);

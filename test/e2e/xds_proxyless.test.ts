@@ -5,10 +5,15 @@
  * `xds:///echo` and `xds:///lookup`: a service-splitter sends traffic 50/50 to two subsets of echo, and
  * when lookup's only instance turns critical the resolver's failover sends calls to lookup-backup. A
  * second client, `web`, has a sidecar with one upstream (echo): it resolves that name and nothing else.
+ * A third client's node ID is a sidecar's proxy ID (`shop-sidecar-proxy`): it is served that sidecar's
+ * upstreams as proxyless resources while an Envoy stream with the same node ID gets the sidecar's own.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
+import { fromBinary } from "@bufbuild/protobuf";
+import { ListenerSchema } from "../../src/gen/envoy/config/listener/v3/listener_pb.ts";
+import { adsClient, LDS } from "../harness/ads_client.ts";
 import { poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 import { startEchoBackend } from "./fixtures/xds_proxyless_echo.ts";
 
@@ -99,18 +104,44 @@ test("a grpc-js-xds client resolves xds:///<service>: a 50/50 split reaches both
   }
 }, 120_000);
 
+/** `c` resolves echo (its calls reach echo's instances, b1 and b2) and not lookup. */
+async function expectEchoOnly(c: ReturnType<typeof startClient>, who: string) {
+  const echo = await poll(() => c.call("xds:///echo", 20), (r) => r.errors.length === 0 && (r.backends["b1"] ?? 0) + (r.backends["b2"] ?? 0) === 20, 30_000, `${who}'s calls to echo`);
+  expect(Object.keys(echo.backends).every((b) => b === "b1" || b === "b2")).toBe(true);
+  const lookup = await c.call("xds:///lookup", 1);
+  expect(lookup.backends).toEqual({});
+  expect(lookup.errors).toHaveLength(1);
+}
+
 test("a service with a sidecar resolves its sidecar's upstreams only", async () => {
   await put("/v1/agent/service/register", {
     Name: "web", ID: "web", Port: 8080, Connect: { SidecarService: { Port: 21000, Proxy: { Upstreams: [{ DestinationName: "echo", LocalBindPort: 9191 }] } } },
   });
   const c = startClient("web");
   try {
-    const echo = await poll(() => c.call("xds:///echo", 20), (r) => r.errors.length === 0 && (r.backends["b1"] ?? 0) + (r.backends["b2"] ?? 0) === 20, 30_000, "web's calls to echo");
-    expect(Object.keys(echo.backends).every((b) => b === "b1" || b === "b2")).toBe(true);
-    const lookup = await c.call("xds:///lookup", 1);
-    expect(lookup.backends).toEqual({});
-    expect(lookup.errors).toHaveLength(1);
+    await expectEchoOnly(c, "web");
   } finally {
+    c.child.stdin!.end();
+  }
+}, 60_000);
+
+test("a client whose node ID is a sidecar's proxy ID resolves that sidecar's upstreams; Envoy with that ID keeps the sidecar's resources", async () => {
+  await put("/v1/agent/service/register", {
+    Name: "shop", ID: "shop", Port: 8081, Connect: { SidecarService: { Port: 21002, Proxy: { Upstreams: [{ DestinationName: "echo", LocalBindPort: 9393 }] } } },
+  });
+  const c = startClient("shop-sidecar-proxy");
+  const envoy = adsClient(grpcAddr, "shop-sidecar-proxy", "shop");
+  try {
+    await expectEchoOnly(c, "the proxy-ID client");
+
+    // Envoy (no user agent, as before 1.14) with the same node ID: the sidecar's public and upstream listeners.
+    envoy.request(LDS);
+    const lds = await envoy.next(LDS);
+    expect(lds.resources.map((a) => fromBinary(ListenerSchema, a.value).name).sort()).toEqual(["echo:127.0.0.1:9393", "public_listener:0.0.0.0:21002"]);
+    // The proxyless client is unaffected by the Envoy stream.
+    expect((await c.call("xds:///echo", 4)).errors).toEqual([]);
+  } finally {
+    envoy.close();
     c.child.stdin!.end();
   }
 }, 60_000);
