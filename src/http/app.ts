@@ -15,6 +15,7 @@ import { mountEvents } from "./event.ts";
 import { mountConnectCa } from "./connect_ca.ts";
 import { mountConfig } from "./config.ts";
 import { mountDiscoveryChain } from "./discovery_chain.ts";
+import { mountFederationState } from "./federation_state.ts";
 import { mountIntentions } from "./intentions.ts";
 import { mountMembers } from "./members.ts";
 import { mountQuery } from "./query.ts";
@@ -63,6 +64,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   mountDiscoveryChain(app, deps);
   mountIntentions(app, deps);
   mountQuery(app, deps);
+  mountFederationState(app, deps);
   app.notFound((c) => {
     const known = app.routes.some((r) => r.path === c.req.path);
     return known ? textError(c, 405, `method ${c.req.method} not allowed`) : textError(c, 404, "404 page not found");

@@ -21,3 +21,6 @@ export type * from "./coordinate.ts";
 export {
   AREA_WAN, COORDINATE_DIMENSIONALITY, coordinateProblem, ERR_INCOMPATIBLE_COORDINATE, ERR_INVALID_COORDINATE, isFiniteCoordinate,
 } from "./coordinate.ts";
+export { canonical, sameCheck, sameList, sameMap, sameNode, sameService, sameStruct } from "./same.ts";
+export type * from "./federation_state.ts";
+export { isRfc3339, isSameFederationState, meshGatewaysByDatacenter, ZERO_UPDATED_AT } from "./federation_state.ts";

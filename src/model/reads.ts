@@ -14,6 +14,7 @@ import type { TxnError, TxnOp, TxnResult } from "./txn.ts";
 import type { AutopilotConfig } from "./autopilot.ts";
 import type { CoordinateEntry } from "./coordinate.ts";
 import type { PreparedQuery, PreparedQueryExecuteResult, PreparedQueryOutcome, QuerySource } from "./prepared_query.ts";
+import type { DatacenterMeshGateways, FederationState } from "./federation_state.ts";
 
 export type NodeMetaFilter = Readonly<Record<string, string>>;
 
@@ -86,6 +87,19 @@ export interface Reads {
   "coordinate-nodes": { args: Record<never, never>; value: readonly CoordinateEntry[] };
   /** One node's LAN coordinates (node matched case-insensitively), one per segment, by segment (Coordinate.Node). */
   "coordinate-node": { args: { node: string }; value: readonly CoordinateEntry[] };
+  /**
+   * One datacenter's federation state (`datacenter` matched case-insensitively), or null (Consul's
+   * FederationState.Get; which server answers is the read options' datacenter). Index: the
+   * federation-states table.
+   */
+  "federation-state-get": { args: { datacenter: string }; value: FederationState | null };
+  /** Every federation state, by datacenter (FederationState.List). Index: the federation-states table. */
+  "federation-state-list": { args: Record<never, never>; value: readonly FederationState[] };
+  /**
+   * The mesh gateways of every federation state that has any, by datacenter (FederationState.ListMeshGateways).
+   * Index: the federation-states table.
+   */
+  "federation-state-mesh-gateways": { args: Record<never, never>; value: DatacenterMeshGateways };
   /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */
   "snapshot": { args: Record<never, never>; value: { readonly state: Uint8Array; readonly index: number; readonly term: number } };
 }

@@ -6,10 +6,10 @@ import {
   catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServices, healthChecksInState, healthNodeChecks,
   healthServiceChecks, healthServiceNodes, healthServicesOfKind, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
   caRoots, configEntryGet, configEntryList, intentionGet, intentionList, preparedQueryGet, preparedQueryList, autopilotConfigGet,
-  coordinateList, coordinateNode, type QueryResult, type StateStore, type WatchSet,
+  coordinateList, coordinateNode, federationStateGet, federationStateList, type QueryResult, type StateStore, type WatchSet,
 } from "../state/index.ts";
 import { trustDomain } from "../connect/index.ts";
-import type { CAConfiguration, ReadQuery } from "../model/index.ts";
+import { meshGatewaysByDatacenter, type CAConfiguration, type ReadQuery } from "../model/index.ts";
 import { distancesFrom, sortByDistanceFrom, storeCoordinates } from "./near.ts";
 import { executePreparedQueryRead, executeRemoteRead, resolvePreparedQuery, type PreparedQueryContext } from "./prepared_query.ts";
 
@@ -115,6 +115,14 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
       return coordinateNode(store, ws, q.node);
     case "autopilot-config":
       return autopilotConfigGet(store, ws);
+    case "federation-state-get":
+      return federationStateGet(store, ws, q.datacenter);
+    case "federation-state-list":
+      return federationStateList(store, ws);
+    case "federation-state-mesh-gateways": {
+      const { index, value } = federationStateList(store, ws);
+      return { index, value: meshGatewaysByDatacenter(value) };
+    }
     case "snapshot": {
       const index = store.lastIndex();
       return { index, value: { state: store.snapshot(), index, term: ctx.term() } };

@@ -11,10 +11,11 @@ import { StateCommandError, type StateCommand } from "./commands.ts";
 import { decodeCoordinateBatchCommand } from "./codec_coordinate.ts";
 import { decodeCaCommand, decodeConfigEntryCommand, decodeIntentionCommand } from "./codec_connect.ts";
 import { decodeAutopilotCommand, decodePreparedQueryCommand } from "./codec_prepared_query.ts";
+import { decodeFederationStateCommand } from "./codec_federation_state.ts";
 import { decodeKvCommand, encodeKvCommand, KV_BINARY_MARKER } from "./codec_kv.ts";
 import { decodeRestore, decodeRestoreStage, restoreWire } from "./codec_restore.ts";
 import { decodeTxnCommand, txnWire } from "./codec_txn.ts";
-import { bytesField, checkShape, isObj, optNum, optStr, optUint64, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
+import { bytesField, checkShape, healthCheckShape, isObj, optNum, optStr, optUint64, reqStr, serviceShape, type Obj } from "./codec_shapes.ts";
 import { parseExact, stringifyExact } from "../lib/index.ts";
 
 const enc = new TextEncoder();
@@ -99,6 +100,8 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
       return decodeAutopilotCommand(raw);
     case "coordinate-batch":
       return decodeCoordinateBatchCommand(raw);
+    case "federation-state":
+      return decodeFederationStateCommand(raw);
     case "restore":
       return decodeRestore(raw);
     case "restore-stage":
@@ -111,16 +114,6 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
     default:
       return bad("type", `${JSON.stringify(raw.type)} is not a known command type`);
   }
-}
-
-/** A HealthCheck as a registration (or a snapshot) carries it; throws StateCommandError naming the path. */
-export function healthCheckShape(c: unknown, path: string): asserts c is Obj {
-  if (!isObj(c)) bad(path, "must be an object");
-  for (const k of ["Node", "CheckID", "Name", "Status", "Notes", "Output", "ServiceID", "ServiceName", "Type"]) optStr(c, k, path);
-  if (typeof c.Status === "string" && !["", "passing", "warning", "critical"].includes(c.Status)) {
-    bad(`${path}.Status`, "must be passing, warning or critical");
-  }
-  checkShape(c, path, { ServiceTags: "strArr", Definition: "obj" });
 }
 
 function decodeSession(raw: Obj): StateCommand {

@@ -136,3 +136,13 @@ export function serviceShape(s: unknown, path: string): void {
   }
   if (isObj(s.Connect)) checkShape(s.Connect, `${path}.Connect`, { Native: "bool" });
 }
+
+/** A HealthCheck as a registration (or a snapshot) carries it; throws StateCommandError naming the path. */
+export function healthCheckShape(c: unknown, path: string): asserts c is Obj {
+  if (!isObj(c)) bad(path, "must be an object");
+  for (const k of ["Node", "CheckID", "Name", "Status", "Notes", "Output", "ServiceID", "ServiceName", "Type"]) optStr(c, k, path);
+  if (typeof c.Status === "string" && !["", "passing", "warning", "critical"].includes(c.Status)) {
+    bad(`${path}.Status`, "must be passing, warning or critical");
+  }
+  checkShape(c, path, { ServiceTags: "strArr", Definition: "obj" });
+}

@@ -14,6 +14,7 @@ import type {
   ConfigEntry,
   CoordinateEntry,
   DeregisterRequest,
+  FederationStateWrite,
   Intention,
   KVWrite,
   PreparedQuery,
@@ -64,6 +65,13 @@ export type SessionCreate = Unindexed<Session>;
  * - `coordinate-batch`: Consul's CoordinateBatchUpdateType: upserts LAN coordinates by (Node, Segment),
  *   skipping updates with a non-finite component and those for nodes the catalog does not have; the
  *   coordinates index moves regardless. A node's coordinates go when the node is deregistered.
+ * - `federation-state`: Consul's FederationStateRequestType. `upsert` stores a datacenter's state
+ *   (CreateIndex kept when one exists, ModifyIndex = the Raft index, a PrimaryModifyIndex of 0 set to the
+ *   Raft index: a write in the primary; "missing datacenter on federation state" when Datacenter is "");
+ *   `delete` removes one (missing: no-op). Datacenters are matched case-insensitively (memdb's lowercase id
+ *   index). With `cas`, an upsert writes only if `cas` is 0 and none exists or `cas` equals the stored
+ *   ModifyIndex, and a delete removes only a state whose ModifyIndex equals `cas` (Causeway's addition:
+ *   Consul 1.8 has no CAS here). UpdatedAt is the proposer's (FederationState.Apply sets it).
  * - `restore`: replaces the whole state with a snapshot's (`StateStore.snapshot()` bytes) on every
  *   server: the user-driven `/v1/snapshot` restore. Indexes inside the tables come from the snapshot.
  *   Only for snapshots that fit in one Raft entry; servers restore through `restore-stage`.
@@ -103,6 +111,8 @@ export type StateCommand =
     readonly cas?: number;
   }
   | { readonly type: "coordinate-batch"; readonly updates: readonly CoordinateEntry[] }
+  | { readonly type: "federation-state"; readonly op: "upsert"; readonly state: FederationStateWrite; readonly cas?: number }
+  | { readonly type: "federation-state"; readonly op: "delete"; readonly datacenter: string; readonly cas?: number }
   | { readonly type: "restore"; readonly data: Uint8Array }
   | RestoreStageCommand;
 
@@ -118,11 +128,12 @@ export type StateCommandType = StateCommand["type"];
 /**
  * The result of applying a command, discriminated by `type`:
  * - `ok`: register, deregister, session destroy, tombstone-reap, restore, restore-stage, config-entry
- *   set/delete, intention upsert/delete, ca set-config, prepared-query, coordinate-batch and autopilot
- *   set-config without `cas` succeeded.
+ *   set/delete, intention upsert/delete, ca set-config, prepared-query, coordinate-batch, and autopilot
+ *   set-config and federation-state without `cas` succeeded.
  * - `kv`: a KV write; `ok` is false when a cas/delete-cas index did not match, a lock is held by
  *   another session, or an unlock was not by the holder (set, delete, delete-tree are always true).
- * - `cas`: config-entry cas, ca set-roots and autopilot set-config with `cas`; `ok` is false when the index did not match (nothing changed).
+ * - `cas`: config-entry cas, ca set-roots, and autopilot set-config and federation-state with `cas`; `ok`
+ *   is false when the index did not match (nothing changed).
  * - `session`: the created session's ID.
  * - `txn`: Consul's TxnResponse shape: on success `Results` (one per KV entry or Node, Service or Check
  *   object an op returns, in order; `Errors` null), on failure `Errors` (every failing op; `Results` null)

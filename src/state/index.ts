@@ -1,6 +1,6 @@
 /**
  * The replicated state store (Consul's memdb state store and FSM for catalog, health, KV, sessions,
- * config entries, intentions and the Connect CA).
+ * config entries, intentions, the Connect CA, prepared queries, coordinates and federation states).
  *
  * Writes: build a StateCommand, check `lockDelayRejection` (leader side), `encodeCommand` and propose it;
  * the Raft driver applies it through `createStateMachine(store)` and hands back a StateResult.
@@ -45,6 +45,7 @@ export { caRoots, configEntryGet, configEntryList, intentionGet, intentionList }
 export { autopilotConfigGet, preparedQueryGet, preparedQueryList, preparedQueryResolve, type PreparedQueryResolution } from "./queries_prepared.ts";
 export { ERR_MISSING_QUERY_ID, isUuid } from "./prepared_query_write.ts";
 export { coordinateList, coordinateNode } from "./queries_coordinate.ts";
+export { federationStateGet, federationStateList } from "./queries_federation.ts";
 export { SNAPSHOT_FORMAT_VERSION, writeSnapshotArchive } from "./snapshot_archive.ts";
 export {
   MAX_SNAPSHOT_STATE_BYTES, readSnapshotArchive, readSnapshotArchiveStreaming, SnapshotArchiveError, type ReadLimits,

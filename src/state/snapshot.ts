@@ -2,15 +2,19 @@
  * State snapshots: every table, the index table and the tombstones as canonical JSON (sorted keys,
  * rows in key order), so the same state always serialises to the same bytes. KV rows are tuples
  * `[LockIndex, Key, Flags, Value(base64|null), Session, CreateIndex, ModifyIndex]`. The Connect tables
- * (configEntries, intentions, caRoots, caConfig), preparedQueries, autopilotConfig and coordinates were added
- * within the same format: a snapshot without them restores them empty.
+ * (configEntries, intentions, caRoots, caConfig), preparedQueries, autopilotConfig, coordinates and
+ * federationStates were added within the same format: a snapshot without them restores them empty.
  */
 import { parseExact, stringifyExact, type Uint64 } from "../lib/index.ts";
-import type { AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, HealthCheck, Intention, Node, NodeService, PreparedQuery, Session } from "../model/index.ts";
+import type {
+  AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, FederationState, HealthCheck, Intention, Node, NodeService, PreparedQuery,
+  Session,
+} from "../model/index.ts";
 import { canonicalJson, fromBase64, toBase64 } from "./bytes.ts";
 import { makeEntry } from "./kv_write.ts";
 import { coordinateEntryShape } from "./codec_coordinate.ts";
-import { configEntryKey, intentionTupleKey, putCoordinate, putPreparedQuery, Tables } from "./tables.ts";
+import { federationStateShape } from "./codec_federation_state.ts";
+import { configEntryKey, intentionTupleKey, lower, putCoordinate, putPreparedQuery, Tables } from "./tables.ts";
 
 const FORMAT = "causeway-state/1";
 const enc = new TextEncoder();
@@ -35,6 +39,7 @@ interface SnapshotDoc {
   preparedQueries: PreparedQuery[];
   autopilotConfig: AutopilotConfig | null;
   coordinates: CoordinateEntry[];
+  federationStates: FederationState[];
   restoreStaging?: unknown;
 }
 
@@ -60,6 +65,7 @@ export function snapshotTables(db: Tables, lastIndex: number, restoreStaging?: u
     ["checks", canonicalJson(sortedValues(db.checks).flatMap((m) => sortedValues(m)))],
     ["configEntries", canonicalJson(sortedValues(db.configEntries))],
     ["coordinates", canonicalJson(sortedValues(db.coordinates).flatMap((m) => sortedValues(m)))],
+    ["federationStates", canonicalJson(sortedValues(db.federationStates))],
     ["format", JSON.stringify(FORMAT)],
     ["indexes", JSON.stringify([...db.indexes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)))],
     ["intentions", canonicalJson(sortedValues(db.intentions))],
@@ -104,9 +110,8 @@ export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number
 
 /** The top-level keys of a snapshot document (restoreStaging only in replica snapshots). */
 export const SNAPSHOT_KEYS: readonly string[] = [
-  "autopilotConfig", "caConfig", "caRoots", "checks", "configEntries", "coordinates", "format", "indexes", "intentions", "kvs", "lastIndex", "nodes",
-  "preparedQueries", "restoreStaging",
-  "services", "sessions", "tombstones",
+  "autopilotConfig", "caConfig", "caRoots", "checks", "configEntries", "coordinates", "federationStates", "format", "indexes", "intentions", "kvs",
+  "lastIndex", "nodes", "preparedQueries", "restoreStaging", "services", "sessions", "tombstones",
 ];
 
 /** Parses snapshot bytes into its JSON document, checking the format; throws like restoreTables. */
@@ -183,13 +188,19 @@ function restoreConnect(doc: Record<string, unknown>, db: Tables): void {
     putPreparedQuery(db, r);
   });
   if (doc.autopilotConfig !== undefined && doc.autopilotConfig !== null) db.autopilotConfig = rec<AutopilotConfig>(doc.autopilotConfig, "autopilotConfig", []);
-  arr(doc, "coordinates", true).forEach((x, i) => {
-    let c: CoordinateEntry;
-    try {
-      c = coordinateEntryShape(x, `coordinates[${i}]`);
-    } catch (e) {
-      return fail((e as Error).message.replace(/^invalid state command: /, ""));
-    }
-    putCoordinate(db, c);
+  arr(doc, "coordinates", true).forEach((x, i) => putCoordinate(db, rowShape(() => coordinateEntryShape(x, `coordinates[${i}]`))));
+  arr(doc, "federationStates", true).forEach((x, i) => {
+    const f = rowShape(() => federationStateShape(x, `federationStates[${i}]`, true));
+    if (db.federationStates.has(lower(f.Datacenter))) fail(`federationStates[${i}] repeats datacenter ${JSON.stringify(f.Datacenter)}`);
+    db.federationStates.set(lower(f.Datacenter), f);
   });
+}
+
+/** A row checked by a command shape check, its StateCommandError turned into this module's error. */
+function rowShape<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    return fail((e as Error).message.replace(/^invalid state command: /, ""));
+  }
 }

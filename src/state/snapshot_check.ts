@@ -7,7 +7,8 @@
  * - index ranges: Raft indexes are non-negative integers, CreateIndex <= ModifyIndex <= lastIndex,
  *   index-table and tombstone indexes <= lastIndex;
  * - uniqueness of every table's key (node names and IDs, service and check IDs per node, session IDs,
- *   KV keys, config entries, intentions, CA roots, prepared query IDs, names and the one unnamed template);
+ *   KV keys, config entries, intentions, CA roots, prepared query IDs, names and the one unnamed template,
+ *   federation-state datacenters);
  * - references, as the store keeps them: services, checks and sessions on existing nodes, checks of
  *   existing services, sessions tied to existing checks, locks held by existing sessions, prepared queries
  *   bound to existing sessions, coordinates of existing nodes (one per node and segment);
@@ -15,11 +16,12 @@
  */
 import type { ConfigEntry, Session } from "../model/index.ts";
 import { StateCommandError } from "./commands.ts";
-import { healthCheckShape, sessionShape } from "./codec.ts";
+import { sessionShape } from "./codec.ts";
 import { coordinateEntryShape } from "./codec_coordinate.ts";
+import { federationStateShape } from "./codec_federation_state.ts";
 import { caConfigShape, caRootShape, configEntryShape, intentionShape } from "./codec_connect.ts";
 import { autopilotConfigShape, preparedQueryShape } from "./codec_prepared_query.ts";
-import { checkRequired, checkShape, isObj, serviceShape, type Obj } from "./codec_shapes.ts";
+import { checkRequired, checkShape, healthCheckShape, isObj, serviceShape, type Obj } from "./codec_shapes.ts";
 import { parseSnapshotDoc, SNAPSHOT_KEYS, tablesFromDoc } from "./snapshot.ts";
 import { configEntryKey, lower, pair, sessionCheckIds } from "./tables.ts";
 
@@ -115,6 +117,7 @@ export function checkSnapshot(data: Uint8Array, o: SnapshotCheckOptions = {}): v
   coordinateRows(c, nodes);
   connectRows(c);
   preparedQueryRows(c, sessions);
+  federationStateRows(c);
   if (doc.autopilotConfig !== undefined && doc.autopilotConfig !== null) {
     guard(() => autopilotConfigShape(doc.autopilotConfig, "autopilotConfig"));
     c.indexes(doc.autopilotConfig as Obj, "autopilotConfig");
@@ -199,6 +202,19 @@ function coordinateRows(c: Checker, nodes: ReadonlySet<string>): void {
     const nk = lower(x.Node as string);
     if (!nodes.has(nk)) bad(`${path} is for node ${JSON.stringify(x.Node)}, which the snapshot does not have`);
     unique(seen, pair(nk, lower(x.Segment as string)), path, `the coordinate of node ${JSON.stringify(x.Node)} in segment ${JSON.stringify(x.Segment)}`);
+  }, true);
+}
+
+/**
+ * Federation states: well formed, one per datacenter (case-insensitive), CreateIndex <= ModifyIndex <=
+ * lastIndex. PrimaryModifyIndex is the primary's index and the gateways' indexes their own datacenter's,
+ * so neither is bounded by this snapshot's lastIndex.
+ */
+function federationStateRows(c: Checker): void {
+  const seen = new Set<string>();
+  c.each("federationStates", (v, path) => void federationStateShape(v, path, true), (f, path) => {
+    c.indexes(f, path);
+    unique(seen, lower(f.Datacenter as string), path, `the federation state of datacenter ${JSON.stringify(f.Datacenter)}`);
   }, true);
 }
 

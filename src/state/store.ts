@@ -17,6 +17,7 @@ import {
   upsertIntention,
 } from "./connect_write.ts";
 import { coordinateBatchUpdate } from "./coordinate_write.ts";
+import { deleteFederationState, upsertFederationState } from "./federation_state_write.ts";
 import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock, reapTombstones } from "./kv_write.ts";
 import { LockDelays } from "./lock_delay.ts";
 import { deletePreparedQueryChecked, setAutopilotConfig, setPreparedQuery } from "./prepared_query_write.ts";
@@ -163,6 +164,10 @@ export class StateStore {
         return OK;
       case "autopilot": {
         const wrote = setAutopilotConfig(tx, cmd.config, cmd.cas);
+        return cmd.cas === undefined ? OK : casResult(wrote);
+      }
+      case "federation-state": {
+        const wrote = cmd.op === "upsert" ? upsertFederationState(tx, cmd.state, cmd.cas) : deleteFederationState(tx, cmd.datacenter, cmd.cas);
         return cmd.cas === undefined ? OK : casResult(wrote);
       }
       default:

@@ -1,8 +1,9 @@
 /**
  * The store's tables and their secondary indexes (Consul's memdb schema for nodes, services, checks,
  * sessions, session_checks, kvs, tombstones, config-entries, connect-intentions, connect-ca-roots,
- * connect-ca-config, prepared-queries, autopilot-config, coordinates and index). Raw operations here keep every index in step
- * and do nothing else: no Raft indexes, no watches, no undo (tx.ts adds those).
+ * connect-ca-config, prepared-queries, autopilot-config, coordinates, federation-states and index). Raw
+ * operations here keep every index in step and do nothing else: no Raft indexes, no watches, no undo
+ * (tx.ts adds those).
  *
  * Keys follow memdb's indexers: node names, service IDs, check IDs, service names and session IDs are
  * compared case-insensitively (lowercase keys), as are config entry kind/name, intention IDs and the
@@ -10,7 +11,8 @@
  * so they sort like memdb's null-terminated compound indexes.
  */
 import type {
-  AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, HealthCheck, Intention, Node, NodeService, PreparedQuery, Session,
+  AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, FederationState, HealthCheck, Intention, Node, NodeService, PreparedQuery,
+  Session,
 } from "../model/index.ts";
 import { SortedKeys } from "./sorted_keys.ts";
 
@@ -117,6 +119,8 @@ export class Tables {
   autopilotConfig: AutopilotConfig | null = null;
   /** lower(node) -> lower(segment) -> LAN coordinate (memdb's coordinates "id" and "node" indexes). */
   readonly coordinates = new Map<string, Map<string, CoordinateEntry>>();
+  /** lower(datacenter) -> federation state (memdb's federation-states "id" index). */
+  readonly federationStates = new Map<string, FederationState>();
   /** Consul's "index" table: name -> highest Raft index that changed it. */
   readonly indexes = new Map<string, number>();
   private sortedNodes: string[] | null = null;

@@ -43,6 +43,8 @@ export const INDEX = {
   autopilotConfig: "autopilot-config",
   /** Consul's coordinates table. */
   coordinates: "coordinates",
+  /** Consul's tableFederationStates. */
+  federationStates: "federation-states",
   /** Raft index of the last deregistration of a service's last instance (Consul's service_last_extinction). */
   serviceExtinction: "service_last_extinction",
   /** Per-service entry: bumped by any change to the service's instances, their checks or their nodes. */

@@ -3,7 +3,9 @@
  * `rollback` restores the tables exactly; the store fires topics and sets lock-delays only on commit,
  * so an aborted command is invisible (memdb's Txn.Abort).
  */
-import type { AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, HealthCheck, Intention, Node, PreparedQuery, Session } from "../model/index.ts";
+import type {
+  AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, FederationState, HealthCheck, Intention, Node, PreparedQuery, Session,
+} from "../model/index.ts";
 import {
   configEntryKey, connectName, deleteCoordinate, deletePreparedQuery, lower, putCoordinate, putPreparedQuery, type StoredService, type Tables,
 } from "./tables.ts";
@@ -252,6 +254,24 @@ export class Tx {
     const old = db.autopilotConfig;
     db.autopilotConfig = c;
     this.undo.push(() => (db.autopilotConfig = old));
+  }
+
+  /** Stores a federation state under lower(Datacenter), replacing the one there (readers watch the table index). */
+  putFederationState(f: FederationState): void {
+    const m = this.db.federationStates;
+    const key = lower(f.Datacenter);
+    const old = m.get(key);
+    m.set(key, f);
+    this.undo.push(() => (old ? m.set(key, old) : m.delete(key)));
+  }
+
+  /** Removes the federation state at a lowercase datacenter key; missing: no-op. */
+  deleteFederationState(key: string): void {
+    const m = this.db.federationStates;
+    const old = m.get(key);
+    if (!old) return;
+    m.delete(key);
+    this.undo.push(() => m.set(key, old));
   }
 
   /** Upserts a node's coordinate in its segment (no watch topic of its own: readers watch the coordinates index). */
