@@ -111,3 +111,35 @@ describe("script checks", () => {
     expect(cfg.definitions?.checks[0]).toMatchObject({ CheckID: "mem", ScriptArgs: ["/bin/true"], IntervalMs: 10_000 });
   });
 });
+
+describe("WAN federation settings", () => {
+  const base = { ...defaultConfig("s1"), dataDir: "/d", server: true };
+
+  test("primary_datacenter defaults to the datacenter; federation is off with Consul's defaults", () => {
+    const cfg = buildConfig(base, [parseConfigJson("a.json", { datacenter: "west" })]);
+    expect(cfg.primaryDatacenter).toBe("west");
+    expect(cfg.federation).toEqual({ meshGatewayWanFederation: false, primaryGateways: [], primaryGatewaysIntervalMs: 30_000, disablePrimaryGatewayFallback: false });
+    expect(buildConfig(base, [{ datacenter: "dc2", primaryDatacenter: "dc1" }]).primaryDatacenter).toBe("dc1");
+  });
+
+  test("Consul's keys are read; primary_gateways accumulate across sources like the join lists", () => {
+    const cfg = buildConfig(base, [
+      parseConfigJson("a.json", { datacenter: "dc2", primary_datacenter: "dc1", primary_gateways: ["10.0.0.1:8443"], primary_gateways_interval: "5s" }),
+      parseConfigJson("b.json", { connect: { enable_mesh_gateway_wan_federation: true }, primary_gateways: ["10.0.0.2:8443"], disable_primary_gateway_fallback: true }),
+      { federation: { primaryGateways: ["10.0.0.3:443"] } },
+      { tls: { caFile: "/ca", certFile: "/c", keyFile: "/k", verifyIncomingRpc: true, verifyOutgoing: true, verifyServerHostname: true } },
+    ]);
+    expect(cfg.federation).toEqual({
+      meshGatewayWanFederation: true, primaryGateways: ["10.0.0.1:8443", "10.0.0.2:8443", "10.0.0.3:443"], primaryGatewaysIntervalMs: 5_000, disablePrimaryGatewayFallback: true,
+    });
+    expect(cfg.connectEnabled).toBe(false);
+  });
+
+  test("wrong types name the key", () => {
+    expect(() => parseConfigJson("w.json", { connect: { enable_mesh_gateway_wan_federation: "yes" } })).toThrow('w.json: connect.enable_mesh_gateway_wan_federation must be true or false, got "yes"');
+    expect(() => parseConfigJson("w.json", { primary_gateways: "10.0.0.1:8443" })).toThrow("w.json: primary_gateways must be a list of strings");
+    expect(() => parseConfigJson("w.json", { primary_gateways_interval: 30 })).toThrow('w.json: primary_gateways_interval must be a duration such as "30s"');
+    expect(() => parseConfigJson("w.json", { disable_primary_gateway_fallback: 1 })).toThrow("w.json: disable_primary_gateway_fallback must be true or false");
+    expect(() => parseConfigJson("w.json", { connect: { enable_mesh_gateway_wanfed: true } })).toThrow("w.json: invalid config key connect.enable_mesh_gateway_wanfed");
+  });
+});

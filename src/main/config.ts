@@ -11,6 +11,9 @@ import { join } from "node:path";
 import { parseDuration } from "../lib/index.ts";
 import { definitionsFromConfig, type ConfigDefinitions } from "../agent/index.ts";
 import type { AutopilotConfig } from "../model/index.ts";
+import { DEFAULT_FEDERATION, federationProblem, type FederationSettings } from "./federation_config.ts";
+
+export { DEFAULT_FEDERATION, type FederationSettings } from "./federation_config.ts";
 
 export interface Ports {
   readonly http: number;
@@ -31,6 +34,7 @@ export interface RuntimeConfig {
   readonly dev: boolean;
   readonly server: boolean;
   readonly datacenter: string;
+  /** `primary_datacenter`; buildConfig sets it to `datacenter` when no source does (Consul's builder). */
   readonly primaryDatacenter: string;
   readonly nodeName: string;
   /** Empty: the agent reads or creates `<data_dir>/node-id`. */
@@ -52,6 +56,8 @@ export interface RuntimeConfig {
   /** The `autopilot` block: what a new cluster's leader stores over Consul's defaults (durations in ms). */
   readonly autopilot: AutopilotSeedSettings;
   readonly gossip: GossipSettings;
+  /** WAN federation through mesh gateways: `connect.enable_mesh_gateway_wan_federation`, `primary_gateways`... */
+  readonly federation: FederationSettings;
   /** Services and checks from `service`/`services`/`check`/`checks` blocks, validated, in source order. */
   readonly definitions: ConfigDefinitions;
   /** `connect { enabled }`: servers run the Connect CA (Consul's default is off; -dev turns it on). */
@@ -114,7 +120,8 @@ export const NO_TLS: TlsSettings = { caFile: "", certFile: "", keyFile: "", veri
 
 /** A partial config as read from one source, already in internal names. */
 export type ConfigSource = {
-  -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : K extends "gossip" ? Partial<GossipSettings> : K extends "xds" ? Partial<XdsSettings> : RuntimeConfig[K];
+  -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : K extends "gossip" ? Partial<GossipSettings> : K extends "xds" ? Partial<XdsSettings>
+    : K extends "federation" ? Partial<FederationSettings> : RuntimeConfig[K];
 };
 
 export class ConfigError extends Error {}
@@ -145,6 +152,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     autopilot: {},
     xds: DEFAULT_XDS,
     gossip: DEFAULT_GOSSIP,
+    federation: DEFAULT_FEDERATION,
     disableCoordinates: false,
     syncCoordinateRateTarget: 64,
     syncCoordinateIntervalMinMs: 15_000,
@@ -218,6 +226,20 @@ const GOSSIP_FIELDS: Record<string, [keyof GossipSettings, FieldKind]> = {
   advertise_addr_wan: ["advertiseAddrWan", "string"],
 };
 
+/** Top-level keys of the `federation` settings (`connect.enable_mesh_gateway_wan_federation` is in the connect block). */
+const FEDERATION_FIELDS: Record<string, [keyof FederationSettings, FieldKind]> = {
+  primary_gateways: ["primaryGateways", "stringList"],
+  primary_gateways_interval: ["primaryGatewaysIntervalMs", "duration"],
+  disable_primary_gateway_fallback: ["disablePrimaryGatewayFallback", "bool"],
+};
+
+/** Top-level keys that land in a settings group of RuntimeConfig rather than at its top. */
+const FLAT_GROUPS: readonly (readonly ["gossip" | "tls" | "federation", Record<string, readonly [string, FieldKind]>])[] = [
+  ["gossip", GOSSIP_FIELDS],
+  ["tls", TLS_FIELDS],
+  ["federation", FEDERATION_FIELDS],
+];
+
 /** The `xds` block. */
 export interface XdsSettings {
   /** `update_max_per_second`: proxy updates the xDS server sends per second in all (Consul's 250; 0 = unlimited). */
@@ -269,8 +291,10 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
     if (key === "connect") {
       if (!isObject(value)) throw new ConfigError(`${origin}: "connect" must be an object`);
       for (const [ck, cv] of Object.entries(value)) {
-        if (ck !== "enabled") throw new ConfigError(`${origin}: invalid config key connect.${ck}`);
-        out.connectEnabled = checkValue(origin, "connect.enabled", "bool", cv);
+        if (ck === "enabled") out.connectEnabled = checkValue(origin, "connect.enabled", "bool", cv);
+        else if (ck === "enable_mesh_gateway_wan_federation") {
+          out.federation = { ...(out.federation as object | undefined), meshGatewayWanFederation: checkValue(origin, `connect.${ck}`, "bool", cv) };
+        } else throw new ConfigError(`${origin}: invalid config key connect.${ck}`);
       }
       continue;
     }
@@ -311,14 +335,11 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
       out.autopilot = autopilot;
       continue;
     }
-    const gossipField = GOSSIP_FIELDS[key];
-    if (gossipField) {
-      out.gossip = { ...(out.gossip as object | undefined), [gossipField[0]]: checkValue(origin, key, gossipField[1], value) };
-      continue;
-    }
-    const tlsField = TLS_FIELDS[key];
-    if (tlsField) {
-      out.tls = { ...(out.tls as object | undefined), [tlsField[0]]: checkValue(origin, key, tlsField[1], value) };
+    const group = FLAT_GROUPS.find(([, fields]) => Object.hasOwn(fields, key));
+    if (group) {
+      const [name, fields] = group;
+      const [field, kind] = fields[key]!;
+      out[name] = { ...(out[name] as object | undefined), [field]: checkValue(origin, key, kind, value) };
       continue;
     }
     const field = FIELDS[key];
@@ -407,7 +428,10 @@ function listConfigDir(dir: string): string[] {
   return names.filter((n) => n.endsWith(".json")).sort().map((n) => join(dir, n));
 }
 
-/** Merges sources over the base, later sources winning; `ports` merges key by key. Then validates. */
+/**
+ * Merges sources over the base, later sources winning; `ports` merges key by key. An unset
+ * `primary_datacenter` becomes the datacenter (Consul's builder). Then validates.
+ */
 export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[]): RuntimeConfig {
   let cfg: RuntimeConfig = base;
   for (const s of sources) {
@@ -425,14 +449,18 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
       services: [...cfg.definitions.services, ...(s.definitions?.services ?? [])],
       checks: [...cfg.definitions.checks, ...(s.definitions?.checks ?? [])],
     };
-    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, gossip, definitions } as RuntimeConfig;
+    const f = s.federation ?? {};
+    const federation = { ...cfg.federation, ...f, primaryGateways: [...cfg.federation.primaryGateways, ...(f.primaryGateways ?? [])] };
+    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, gossip, federation, definitions } as RuntimeConfig;
   }
+  if (!cfg.primaryDatacenter) cfg = { ...cfg, primaryDatacenter: cfg.datacenter };
   validateConfig(cfg);
   return cfg;
 }
 
 const DC_PATTERN = /^[a-z0-9_-]+$/;
 
+/** Throws ConfigError naming the setting for the first value or combination that cannot work. */
 export function validateConfig(cfg: RuntimeConfig): void {
   if (!DC_PATTERN.test(cfg.datacenter)) throw new ConfigError(`datacenter "${cfg.datacenter}" must be lowercase letters, digits, '-' or '_'`);
   if (cfg.primaryDatacenter && !DC_PATTERN.test(cfg.primaryDatacenter)) throw new ConfigError(`primary_datacenter "${cfg.primaryDatacenter}" must be lowercase letters, digits, '-' or '_'`);
@@ -453,6 +481,8 @@ export function validateConfig(cfg: RuntimeConfig): void {
   for (const [k, v] of Object.entries(cfg.ports)) {
     if (!Number.isInteger(v) || v < -1 || v > 65535) throw new ConfigError(`ports.${k} ${v} is not a port number`);
   }
+  const federation = federationProblem(cfg);
+  if (federation) throw new ConfigError(federation);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

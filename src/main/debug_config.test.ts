@@ -28,6 +28,23 @@ describe("DebugConfig", () => {
   });
 });
 
+describe("WAN federation in DebugConfig", () => {
+  test("Consul's RuntimeConfig names; the interval is a Go duration; primary_datacenter defaults to the datacenter", () => {
+    const off = debugConfig(buildConfig(defaultConfig("s1"), [parseConfigJson("t.json", { data_dir: "/d", datacenter: "dc2" })]), actual);
+    expect(off).toMatchObject({
+      PrimaryDatacenter: "dc2", ConnectMeshGatewayWANFederationEnabled: false, PrimaryGateways: [], PrimaryGatewaysInterval: "30s", DisablePrimaryGatewayFallback: false,
+    });
+    const on = debugConfig(buildConfig(defaultConfig("s1"), [parseConfigJson("t.json", {
+      data_dir: "/d", server: true, datacenter: "dc2", primary_datacenter: "dc1",
+      connect: { enable_mesh_gateway_wan_federation: true }, primary_gateways: ["10.0.0.1:8443"], primary_gateways_interval: "1m30s", disable_primary_gateway_fallback: true,
+      ca_file: "ca.pem", cert_file: "s1.pem", key_file: "s1-key.pem", verify_incoming_rpc: true, verify_outgoing: true, verify_server_hostname: true,
+    })]), actual);
+    expect(on).toMatchObject({
+      PrimaryDatacenter: "dc1", ConnectMeshGatewayWANFederationEnabled: true, PrimaryGateways: ["10.0.0.1:8443"], PrimaryGatewaysInterval: "1m30s", DisablePrimaryGatewayFallback: true,
+    });
+  });
+});
+
 describe("autopilot config block", () => {
   test("unknown keys and wrong types are refused naming the key", () => {
     expect(() => parseConfigJson("a.json", { autopilot: { cleanup_dead: true } })).toThrow("a.json: invalid config key autopilot.cleanup_dead");

@@ -28,6 +28,7 @@ export function debugConfig(config: RuntimeConfig, actual: ActualSettings): Reco
   const boundPort = (addr: string | undefined, configured: number) => (addr ? Number(addr.slice(addr.lastIndexOf(":") + 1)) : configured);
   const g = config.gossip;
   const t = config.tls;
+  const f = config.federation;
   const autopilot = { ...AUTOPILOT_DEFAULTS, ...config.autopilot };
   return {
     Datacenter: config.datacenter,
@@ -66,6 +67,11 @@ export function debugConfig(config: RuntimeConfig, actual: ActualSettings): Reco
     VerifyOutgoing: t.verifyOutgoing,
     VerifyServerHostname: t.verifyServerHostname,
     ConnectEnabled: config.connectEnabled,
+    ConnectMeshGatewayWANFederationEnabled: f.meshGatewayWanFederation,
+    PrimaryGateways: f.primaryGateways,
+    PrimaryGatewaysInterval: goDurationMs(f.primaryGatewaysIntervalMs),
+    // Consul PR #9637's RuntimeConfig name; the setting is in no Consul release (federation_config.ts).
+    DisablePrimaryGatewayFallback: f.disablePrimaryGatewayFallback,
     EnableLocalScriptChecks: config.enableLocalScriptChecks || config.enableScriptChecks,
     EnableRemoteScriptChecks: config.enableScriptChecks,
     AutopilotCleanupDeadServers: autopilot.CleanupDeadServers,

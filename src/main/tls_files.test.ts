@@ -23,6 +23,13 @@ beforeAll(async () => {
   writeFileSync(f("client.pem"), client.certPem);
   writeFileSync(f("client-key.pem"), client.keyPem);
   writeFileSync(f("garbage.pem"), "not a certificate");
+  // WAN federation server certificates: one naming this node, one with the wildcard.
+  const leaf = (dnsNames: string[]) => createLeaf({ caCertPem: ca.certPem, caKeyPem: ca.keyPem, commonName: "server.dc1.consul", dnsNames, ipAddresses: [], days: 30, now, rng, usage: "server" });
+  for (const [name, names] of [["s1", ["s1.server.dc1.consul", "server.dc1.consul"]], ["wild", ["*.server.dc1.consul", "server.dc1.consul"]]] as const) {
+    const issued = await leaf([...names]);
+    writeFileSync(f(`${name}.pem`), issued.certPem);
+    writeFileSync(f(`${name}-key.pem`), issued.keyPem);
+  }
 });
 
 const config = (tls: Partial<TlsSettings>, server = true) => buildConfig({ ...defaultConfig("h"), dataDir: "/d", server }, [{ tls }]);
@@ -54,6 +61,20 @@ describe("loadTlsFiles", () => {
 
   test("a client agent's certificate need not name a server", async () => {
     expect(await loadTlsFiles(config({ caFile: f("ca.pem"), certFile: f("client.pem"), keyFile: f("client-key.pem") }, false))).toBeDefined();
+  });
+
+  test("with WAN federation a server certificate must also name <node>.server.<dc>.<domain> or the wildcard", async () => {
+    const wanfed = (cert: string, key: string) =>
+      buildConfig({ ...defaultConfig("s1"), dataDir: "/d", server: true }, [{
+        federation: { meshGatewayWanFederation: true },
+        tls: { caFile: f("ca.pem"), certFile: f(cert), keyFile: f(key), verifyIncomingRpc: true, verifyOutgoing: true, verifyServerHostname: true },
+      }]);
+    expect(await loadTlsFiles(wanfed("s1.pem", "s1-key.pem"))).toBeDefined();
+    expect(await loadTlsFiles(wanfed("wild.pem", "wild-key.pem"))).toBeDefined();
+    await expect(loadTlsFiles(wanfed("server.pem", "server-key.pem"))).rejects.toThrow(
+      `cert_file ${f("server.pem")} must name s1.server.dc1.consul (or *.server.dc1.consul) for 'connect.enable_mesh_gateway_wan_federation = true': ` +
+        "mesh gateways route server traffic by that name (it names server.dc1.consul, localhost)",
+    );
   });
 
   test("settings that cannot work together are config errors", () => {

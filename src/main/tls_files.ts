@@ -1,9 +1,12 @@
 /**
  * Loads the agent's TLS files at start-up and refuses to start, with a message naming the file and the
  * problem, when they are missing, unreadable, do not parse, do not belong together, or (for a server)
- * do not name `server.<dc>.<domain>`.
+ * do not name `server.<dc>.<domain>`, and, with WAN federation through mesh gateways, also
+ * `<node>.server.<dc>.<domain>` or `*.server.<dc>.<domain>`: gateways route server traffic by that
+ * name and the dialling server verifies it (Consul's wrapALPNTLSClient; PR #9838).
  */
 import { readFileSync } from "node:fs";
+import { serverSni } from "../federation/index.ts";
 import { certificateMatchesKey, parseCertificate, parseCertificates } from "../lib/index.ts";
 import type { TlsMaterial } from "../platform/index.ts";
 import { ConfigError, type RuntimeConfig } from "./config.ts";
@@ -49,10 +52,19 @@ export async function loadTlsFiles(config: RuntimeConfig): Promise<LoadedTls | u
     throw new ConfigError(`key_file ${t.keyFile} is not a PEM private key: ${(err as Error).message}`);
   }
   if (!matches) throw new ConfigError(`key_file ${t.keyFile} is not the private key of cert_file ${t.certFile}`);
+  const named = names.join(", ") || "no DNS names";
   if (config.server) {
-    const want = `server.${config.datacenter}.${config.domain}`;
-    if (!names.includes(want)) {
-      throw new ConfigError(`cert_file ${t.certFile} must name ${want} to serve as a server certificate (it names ${names.join(", ") || "no DNS names"})`);
+    const want = serverSni(config.datacenter, "", config.domain);
+    if (!names.includes(want)) throw new ConfigError(`cert_file ${t.certFile} must name ${want} to serve as a server certificate (it names ${named})`);
+  }
+  if (config.server && config.federation.meshGatewayWanFederation) {
+    const own = serverSni(config.datacenter, config.nodeName, config.domain);
+    const wildcard = `*.${serverSni(config.datacenter, "", config.domain)}`;
+    if (!names.includes(own) && !names.includes(wildcard)) {
+      throw new ConfigError(
+        `cert_file ${t.certFile} must name ${own} (or ${wildcard}) for 'connect.enable_mesh_gateway_wan_federation = true': ` +
+          `mesh gateways route server traffic by that name (it names ${named})`,
+      );
     }
   }
   return {

@@ -27,6 +27,12 @@ const FLAGS: FlagSpec[] = [
   { name: "join", kind: "strings", arg: "<addr>", usage: "Address of an agent to join at start; failure stops the agent." },
   { name: "retry-join", kind: "strings", arg: "<addr>", usage: "Address of an agent to join, retried until it succeeds." },
   { name: "retry-join-wan", kind: "strings", arg: "<addr>", usage: "Address of a server in another datacenter to join over the WAN pool, retried." },
+  {
+    name: "primary-gateway",
+    kind: "strings",
+    arg: "<addr>",
+    usage: "Address (host:port) of a mesh gateway in the primary datacenter, used by a secondary's servers to federate through mesh gateways; retried every primary_gateways_interval. Can be given more than once.",
+  },
   { name: "retry-interval", kind: "string", arg: "<duration>", usage: 'Time between join attempts. Default "30s".' },
   { name: "retry-interval-wan", kind: "string", arg: "<duration>", usage: 'Time between WAN join attempts. Default "30s".' },
   { name: "retry-max", kind: "int", arg: "<n>", usage: "Join attempts before giving up; 0 retries forever." },
@@ -76,6 +82,7 @@ function flagSource(p: ParsedFlags): ConfigSource {
   if (v.has("join")) gossip.startJoin = list("join");
   if (v.has("retry-join")) gossip.retryJoin = list("retry-join");
   if (v.has("retry-join-wan")) gossip.retryJoinWan = list("retry-join-wan");
+  if (v.has("primary-gateway")) s.federation = { primaryGateways: list("primary-gateway") };
   for (const [flag, key] of [["retry-interval", "retryIntervalMs"], ["retry-interval-wan", "retryIntervalWanMs"]] as const) {
     if (!v.has(flag)) continue;
     try {
