@@ -39,13 +39,13 @@ export { createEventsApi } from "./user_events.ts";
 export type { LocalIdentity, UserEvents } from "./user_events.ts";
 export {
   activeSigningKeyId, blockingQueryType, blockingRead, caRootsType, catalogServicesType, compiledChainType, configEntriesType, configEntryType,
-  createAgentCache, DATACENTERS_POLL_MS, datacentersType, getLeaf,
+  createAgentCache, DATACENTERS_POLL_MS, datacentersType, federationGatewaysType, getLeaf,
   healthServicesType, intentionMatchType, LEAF_UNUSED_TTL_MS, leafCertType, meshGatewaysOverCatalog, meshGatewaysType, NO_CA_CONFIG,
   PREPARED_QUERY_POLL_MS, preparedQueryType,
 } from "./cache/index.ts";
 export type {
   AgentCache, AgentCacheDeps, CachedLeaf, CacheResult, CacheType, CaRoots, CaRootsRequest, CatalogServicesRequest, CompiledChainRequest,
-  ConfigEntriesRequest, ConfigEntryRequest, DatacentersRequest,
+  ConfigEntriesRequest, ConfigEntryRequest, DatacenterGateways, DatacentersRequest, FederationGatewaysRequest,
   FetchOptions, FetchResult, GetOptions, HealthServicesRequest, IntentionMatchRequest, LeafRequest, LeafState, MeshGatewaysRequest,
   PreparedQueryRequest, PreparedQueryTypeDeps, StateReader, StateReadOptions, WatchHandlers,
 } from "./cache/index.ts";

@@ -265,6 +265,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       const xds = await startXds({
         datacenter: config.datacenter,
         nodeName: config.nodeName,
+        domain: config.domain,
         advertiseAddr,
         host: config.clientAddr,
         port: config.ports.grpc,

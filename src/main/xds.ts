@@ -19,7 +19,7 @@
  * subscribes to; an ADS stream then sends only the names the client asked for.
  */
 import {
-  catalogServicesType, compiledChainType, configEntriesType, datacentersType, healthServicesType, intentionMatchType,
+  catalogServicesType, compiledChainType, configEntriesType, datacentersType, federationGatewaysType, healthServicesType, intentionMatchType,
   meshGatewaysOverCatalog, meshGatewaysType, preparedQueryType, type StateReader,
 } from "../agent/index.ts";
 import type { SharedConnectCache } from "./connect_access.ts";
@@ -35,6 +35,8 @@ import {
 export interface StartXdsOptions {
   readonly datacenter: string;
   readonly nodeName: string;
+  /** The agent's DNS domain (`domain`, default "consul"): WAN-federation gateways' server names. */
+  readonly domain: string;
   /** The agent's LAN advertise address (exposed check paths accept it). */
   readonly advertiseAddr: string;
   /** Bind address and port of the gRPC listener (`client_addr`, `ports.grpc`; 0 = a free port). */
@@ -84,6 +86,7 @@ export function proxyCacheTypes(o: Pick<StartXdsOptions, "state" | "datacenter" 
     catalogServices: catalogServicesType(o.state),
     configEntries: configEntriesType(o.state),
     datacenters: datacentersType(() => o.datacenters()),
+    federationGateways: federationGatewaysType(o.state),
   };
 }
 
@@ -99,7 +102,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
   const xdsCache = createXdsCache();
   const types = proxyCacheTypes(o);
   const manager = createProxyManager({
-    context: { datacenter: o.datacenter, nodeName: o.nodeName, advertiseAddrLan: o.advertiseAddr, intentionDefaultAllow: true },
+    context: { datacenter: o.datacenter, nodeName: o.nodeName, domain: o.domain, advertiseAddrLan: o.advertiseAddr, intentionDefaultAllow: true },
     cache: agentCache,
     types,
     services: o.localAgent,

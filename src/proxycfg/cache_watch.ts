@@ -7,9 +7,9 @@
 import type { CompiledDiscoveryChain, IssuedCert } from "../connect/index.ts";
 import type {
   AgentCache, CacheType, CaRoots, CaRootsRequest, CatalogServicesRequest, CompiledChainRequest, ConfigEntriesRequest, ConfigEntryRequest,
-  DatacentersRequest, HealthServicesRequest, IntentionMatchRequest, LeafRequest, LeafState, MeshGatewaysRequest, PreparedQueryRequest,
+  DatacenterGateways, DatacentersRequest, FederationGatewaysRequest, HealthServicesRequest, IntentionMatchRequest, LeafRequest, LeafState, MeshGatewaysRequest, PreparedQueryRequest,
 } from "../agent/index.ts";
-import type { CheckServiceNode, ConfigEntry, IndexedCARoots, Intention } from "../model/index.ts";
+import { CONSUL_SERVICE, type CheckServiceNode, type ConfigEntry, type IndexedCARoots, type Intention } from "../model/index.ts";
 import type { Cancel } from "../platform/index.ts";
 import type { MeshGatewayUpdate, MeshGatewayWatchRequest } from "./mesh_gateway_watches.ts";
 import type { WatchRequest, WatchUpdate } from "./watches.ts";
@@ -90,11 +90,15 @@ export function watchInCache(
   }
 }
 
-/** The cache types a mesh gateway's watches are served by (built once per agent). */
+/**
+ * The cache types a mesh gateway's watches are served by (built once per agent); `federationGateways`
+ * serves a WAN federation gateway's view of the federation states (its local servers come from `health`).
+ */
 export type MeshGatewayCacheTypes = Pick<SidecarCacheTypes, "roots" | "configEntry" | "health" | "meshGateways"> & {
   readonly catalogServices: CacheType<CatalogServicesRequest, readonly string[]>;
   readonly configEntries: CacheType<ConfigEntriesRequest, readonly ConfigEntry[]>;
   readonly datacenters: CacheType<DatacentersRequest, readonly string[]>;
+  readonly federationGateways: CacheType<FederationGatewaysRequest, DatacenterGateways>;
 };
 
 /** Starts the cache watch for a mesh gateway's `request`, as {@link watchInCache} does for a sidecar's. */
@@ -122,5 +126,10 @@ export function watchMeshGatewayInCache(
       return cache.watch(types.health, { service: request.service, connect: true }, on((value: readonly CheckServiceNode[]) => ({ kind: "connect-service", watchId, value })));
     case "mesh-gateways":
       return cache.watch(types.meshGateways, { datacenter: request.datacenter }, on((value: readonly CheckServiceNode[]) => ({ kind: "mesh-gateways", watchId, value })));
+    case "federation-gateways":
+      return cache.watch(types.federationGateways, {}, on((value: DatacenterGateways) => ({ kind: "federation-gateways", watchId, value })));
+    case "consul-servers":
+      // Consul's consulServerListWatchID: Health.ServiceNodes of "consul" here, not Connect, not passing-only.
+      return cache.watch(types.health, { service: CONSUL_SERVICE, connect: false }, on((value: readonly CheckServiceNode[]) => ({ kind: "consul-servers", watchId, value })));
   }
 }

@@ -13,9 +13,9 @@ export { indexedRoots, watchInCache, watchMeshGatewayInCache, type CacheWatchCon
 export {
   COALESCE_MS, createProxyManager, meshGatewayRegistration, sidecarRegistration, type LocalServices, type ProxyManager, type ProxyManagerDeps, type ProxySnapshot,
 } from "./manager.ts";
-export { MeshGatewayState, type MeshGatewayContext } from "./mesh_gateway_state.ts";
+export { DEFAULT_DOMAIN, MeshGatewayState, type MeshGatewayContext } from "./mesh_gateway_state.ts";
 export {
-  meshGatewayWatchIds, type MeshGatewayCommand, type MeshGatewayEvent, type MeshGatewayRegistration, type MeshGatewayUpdate, type MeshGatewayWatchRequest,
+  exposesServers, meshGatewayWatchIds, type MeshGatewayCommand, type MeshGatewayEvent, type MeshGatewayRegistration, type MeshGatewayUpdate, type MeshGatewayWatchRequest,
   type MeshGatewayWatchValues,
 } from "./mesh_gateway_watches.ts";
 export type { ProxylessSnapshot, ProxylessUpstream } from "./proxyless_snapshot.ts";

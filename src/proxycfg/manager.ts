@@ -40,7 +40,8 @@ export interface LocalServices {
 }
 
 export interface ProxyManagerDeps {
-  readonly context: SidecarContext & { readonly nodeName: string };
+  /** `domain`: the agent's DNS domain (server names of WAN-federation gateways); default "consul". */
+  readonly context: SidecarContext & { readonly nodeName: string; readonly domain?: string };
   readonly cache: AgentCache;
   readonly types: SidecarCacheTypes & MeshGatewayCacheTypes;
   readonly services: LocalServices;
@@ -146,7 +147,7 @@ export function createProxyManager(d: ProxyManagerDeps): ProxyManager {
   };
 
   const gatewayDriver = (reg: MeshGatewayRegistration): Driver => {
-    const machine = new MeshGatewayState({ datacenter: d.context.datacenter }, reg);
+    const machine = new MeshGatewayState({ datacenter: d.context.datacenter, ...(d.context.domain !== undefined ? { domain: d.context.domain } : {}) }, reg);
     const bind = (cmds: readonly MeshGatewayCommand[]): BoundCommand[] =>
       bindCommands(cmds, (c, apply, onError) => watchMeshGatewayInCache(d.cache, d.types, c.watchId, c.request, (u) => apply(() => bind(machine.handle(u))), onError));
     return {

@@ -25,10 +25,18 @@ export interface MeshGatewaySnapshotState {
    */
   readonly GatewayGroups: Readonly<Record<string, readonly CheckServiceNode[]>>;
   /**
-   * Gateways per datacenter from replicated federation states (the federation issue fills this; empty
-   * until then). Used for a datacenter that GatewayGroups lacks.
+   * Gateways per datacenter from the replicated federation states (the local datacenter's own included),
+   * watched only by a WAN federation gateway (Meta `consul-wan-federation` = "1"); empty otherwise. A
+   * datacenter's gateways come from GatewayGroups when it has them there and from here otherwise (Consul
+   * 1.8; the fresher-of-the-two rule of Consul #11522 is later).
    */
   readonly FedStateGateways: Readonly<Record<string, readonly CheckServiceNode[]>>;
+  /**
+   * The local datacenter's servers (every instance of service "consul", whatever its health, in the
+   * catalog's order), watched only by a WAN federation gateway; such a snapshot is valid only with at
+   * least one. Empty for any other gateway.
+   */
+  readonly ConsulServers: readonly CheckServiceNode[];
 }
 
 /**
@@ -37,10 +45,16 @@ export interface MeshGatewaySnapshotState {
  * node.id) and name; Address ("" = bind 0.0.0.0) and Port the `default` listener's; TaggedAddresses its
  * `lan`/`wan` addresses (listeners when `envoy_gateway_bind_tagged_addresses`); Proxy.Config its options
  * (bind addresses, timeouts, DNS discovery type); Datacenter the agent's; Roots the CA roots with the
- * trust domain that cluster names carry.
+ * trust domain that cluster names carry; ServiceMeta the gateway's meta, where `consul-wan-federation` =
+ * "1" (`-expose-servers`) makes it route to servers for WAN federation.
  */
 export interface MeshGatewaySnapshot
   extends Pick<SidecarSnapshot, "ProxyID" | "Service" | "Address" | "Port" | "ServiceMeta" | "TaggedAddresses" | "Proxy" | "Datacenter" | "Roots"> {
   readonly Kind: "mesh-gateway";
+  /**
+   * The agent's DNS domain (`domain`, default "consul") without a trailing dot, which server names carry:
+   * `server.<dc>.<domain>` and `<node>.server.<dc>.<domain>` (Consul's ServerSNIFn, tlsutil ServerSNI).
+   */
+  readonly Domain: string;
   readonly MeshGateway: MeshGatewaySnapshotState;
 }

@@ -14,8 +14,8 @@ const REG: MeshGatewayRegistration = {
   Proxy: { Config: { connect_timeout_ms: 2000 }, MeshGateway: {}, Expose: {} },
 };
 
-function driver(reg = REG) {
-  const m = new MeshGatewayState({ datacenter: "dc1" }, reg);
+function driver(reg = REG, domain?: string) {
+  const m = new MeshGatewayState({ datacenter: "dc1", ...(domain !== undefined ? { domain } : {}) }, reg);
   const { held, apply, ids: heldIds } = watchTracker<MeshGatewayWatchRequest>();
   const send = (ev: MeshGatewayEvent) => apply(m.handle(ev));
   /** Roots, no central config, the service list and the datacenters. */
@@ -60,7 +60,8 @@ describe("mesh gateway state machine", () => {
     d.basics(["db", "web"], ["dc1", "dc2", "dc3"]);
     const empty = d.machine.snapshot()!;
     expect(empty.Kind).toBe("mesh-gateway");
-    expect(empty.MeshGateway).toEqual({ WatchedServices: ["db", "web"], ServiceGroups: {}, ServiceResolvers: {}, GatewayGroups: {}, FedStateGateways: {} });
+    expect(empty.MeshGateway).toEqual({ WatchedServices: ["db", "web"], ServiceGroups: {}, ServiceResolvers: {}, GatewayGroups: {}, FedStateGateways: {}, ConsulServers: [] });
+    expect(empty.Domain).toBe("consul");
     d.send({ kind: "connect-service", watchId: ids.connectService("db"), value: [node("n1", "db")] });
     d.send({ kind: "connect-service", watchId: ids.connectService("web"), value: [] });
     d.send({ kind: "mesh-gateways", watchId: ids.meshGateway("dc2"), value: [node("gw2", "mesh-gateway", "dc2")] });
@@ -117,6 +118,87 @@ describe("mesh gateway state machine", () => {
     const cancels = d.machine.close();
     expect(cancels.every((c) => c.op === "cancel")).toBe(true);
     expect(cancels).toHaveLength(7);
+    expect(d.machine.snapshot()).toBeUndefined();
+  });
+});
+
+describe("mesh gateway state machine with -expose-servers (Meta consul-wan-federation = 1)", () => {
+  const WANFED: MeshGatewayRegistration = { ...REG, Meta: { "consul-wan-federation": "1" } };
+  const server = (name: string, dc = "dc1", service = "consul") => {
+    const n = node(name, service, dc);
+    return { ...n, Service: { ...n.Service, Kind: undefined, ID: service, Service: service, Port: 8300, Proxy: { MeshGateway: {}, Expose: {} } } };
+  };
+
+  test("also watches the federation states' gateways and the local servers", () => {
+    const d = driver(WANFED);
+    expect(d.start()).toEqual([
+      "watch config-entry:proxy-defaults:global",
+      "watch config-entry:service-defaults:mesh-gateway",
+      "watch consul-server-list",
+      "watch datacenters",
+      "watch federation-state-list-mesh-gateways",
+      "watch roots",
+      "watch service-list",
+      "watch service-resolvers",
+    ]);
+    expect(d.held.get(ids.consulServers)).toEqual({ kind: "consul-servers" });
+    expect(d.held.get(ids.federationGateways)).toEqual({ kind: "federation-gateways" });
+  });
+
+  test("valid only once at least one local server is known; carries the servers, the federation states' gateways and the domain", () => {
+    const d = driver(WANFED, "example.");
+    d.start();
+    d.basics(["db"], ["dc1", "dc2"]);
+    expect(d.machine.snapshot()).toBeUndefined();
+    d.send({ kind: "consul-servers", watchId: ids.consulServers, value: [] });
+    expect(d.machine.snapshot()).toBeUndefined();
+    const fed = { dc1: [node("gw1", "mesh-gateway", "dc1")], dc4: [node("gw4", "mesh-gateway", "dc4")] };
+    d.send({ kind: "federation-gateways", watchId: ids.federationGateways, value: fed });
+    d.send({ kind: "consul-servers", watchId: ids.consulServers, value: [server("s1"), server("s2")] });
+    const snap = d.machine.snapshot()!;
+    expect(snap.MeshGateway.ConsulServers.map((s) => s.Node.Node)).toEqual(["s1", "s2"]);
+    expect(snap.MeshGateway.FedStateGateways).toBe(fed);
+    expect(snap.ServiceMeta).toEqual({ "consul-wan-federation": "1" });
+    expect(snap.Domain).toBe("example"); // trailing dot trimmed, as tlsutil ServerSNI does
+    // The federation states are not needed for validity.
+    const e = driver(WANFED);
+    e.start();
+    e.basics([], ["dc1"]);
+    e.send({ kind: "consul-servers", watchId: ids.consulServers, value: [server("s1")] });
+    expect(e.machine.snapshot()!.MeshGateway.FedStateGateways).toEqual({});
+  });
+
+  test("a server list with another service or another datacenter's node is refused whole, as Consul does", () => {
+    const d = driver(WANFED);
+    d.start();
+    d.basics([], ["dc1"]);
+    d.send({ kind: "consul-servers", watchId: ids.consulServers, value: [server("s1")] });
+    const before = d.machine.snapshot()!;
+    expect(d.send({ kind: "consul-servers", watchId: ids.consulServers, value: [server("s1"), server("x", "dc2")] })).toEqual([]);
+    expect(d.send({ kind: "consul-servers", watchId: ids.consulServers, value: [server("s1"), server("web", "dc1", "web")] })).toEqual([]);
+    expect(d.machine.snapshot()).toBe(before);
+  });
+
+  test("without the meta the two watches are never started; dropping the meta cancels them and empties the fields", () => {
+    const plain = driver();
+    plain.start();
+    plain.basics([], ["dc1"]);
+    expect(plain.ids()).not.toContain(ids.consulServers);
+    // An update for a watch it does not hold changes nothing.
+    expect(plain.send({ kind: "consul-servers", watchId: ids.consulServers, value: [server("s1")] })).toEqual([]);
+    expect(plain.machine.snapshot()!.MeshGateway.ConsulServers).toEqual([]);
+
+    const d = driver(WANFED);
+    d.start();
+    d.basics([], ["dc1"]);
+    d.send({ kind: "consul-servers", watchId: ids.consulServers, value: [server("s1")] });
+    d.send({ kind: "federation-gateways", watchId: ids.federationGateways, value: { dc4: [node("gw4", "mesh-gateway", "dc4")] } });
+    expect(d.send({ kind: "registration", registration: REG })).toEqual(["cancel consul-server-list", "cancel federation-state-list-mesh-gateways"]);
+    const snap = d.machine.snapshot()!;
+    expect(snap.MeshGateway.ConsulServers).toEqual([]);
+    expect(snap.MeshGateway.FedStateGateways).toEqual({});
+    // Turning it back on starts them again, and the snapshot waits for the servers.
+    expect(d.send({ kind: "registration", registration: WANFED })).toEqual(["watch consul-server-list", "watch federation-state-list-mesh-gateways"]);
     expect(d.machine.snapshot()).toBeUndefined();
   });
 });

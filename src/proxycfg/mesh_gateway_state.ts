@@ -7,23 +7,32 @@
  * list, and per listed service its Connect-capable instances; the local service-resolvers; the known
  * datacenters, and per other datacenter its mesh gateways from that datacenter's catalog. A service that
  * leaves the list, or a datacenter that leaves the datacenter list, has its watch cancelled and its
- * value dropped. (The federation issue adds the gateways from replicated federation states.)
+ * value dropped. A gateway registered with Meta `consul-wan-federation` = "1" (`-expose-servers`) also
+ * watches the gateways of every datacenter in the replicated federation states (FedStateGateways) and
+ * the local servers, service "consul" in any health (ConsulServers); a registration that drops the meta
+ * cancels both.
  *
  * Valid (ConfigSnapshot.Valid for mesh gateways): roots present and the service list seen, and the
- * central config resolved.
+ * central config resolved; for a WAN federation gateway also at least one local server known (Consul:
+ * `if ServiceMeta[MetaWANFederationKey] == "1" && len(ConsulServers) == 0 { return false }`).
  */
-import type { ServiceResolverConfigEntry } from "../model/index.ts";
+import { CONSUL_SERVICE, type CheckServiceNode, type ServiceResolverConfigEntry } from "../model/index.ts";
 import type { MeshGatewaySnapshot } from "./mesh_gateway_snapshot.ts";
 import {
-  meshGatewayWatchIds as ids, type MeshGatewayCommand, type MeshGatewayEvent, type MeshGatewayRegistration, type MeshGatewayWatchRequest,
+  exposesServers, meshGatewayWatchIds as ids, type MeshGatewayCommand, type MeshGatewayEvent, type MeshGatewayRegistration, type MeshGatewayWatchRequest,
   type MeshGatewayWatchValues,
 } from "./mesh_gateway_watches.ts";
 import { WatchMachine } from "./reconcile.ts";
 import { mergeServiceConfig, resolveServiceConfig } from "./service_config.ts";
 
+/** Consul's default `domain`, which server names carry when the agent sets no other. */
+export const DEFAULT_DOMAIN = "consul";
+
 /** Facts of the agent every gateway shares. */
 export interface MeshGatewayContext {
   readonly datacenter: string;
+  /** The agent's DNS domain (`domain`, one trailing dot allowed); {@link DEFAULT_DOMAIN} when not given. */
+  readonly domain?: string;
 }
 
 type Values = MeshGatewayWatchValues;
@@ -40,8 +49,18 @@ export class MeshGatewayState extends WatchMachine<MeshGatewayWatchRequest, Valu
   handle(ev: MeshGatewayEvent): MeshGatewayCommand[] {
     if (this.closed) return [];
     if (ev.kind === "registration") return this.replaceInput(ev.registration);
+    if (ev.kind === "consul-servers" && !this.localServers(ev.value)) return [];
     if (!this.accept(ev.watchId, ev.kind, ev.value)) return [];
     return ev.kind === "service-list" || ev.kind === "datacenters" ? this.reconcile() : [];
+  }
+
+  /**
+   * Consul's sanity check of a server list (handleUpdateMeshGateway, consulServerListWatchID): every
+   * entry is service "consul" of this datacenter. A list that is not is refused whole (Consul returns
+   * an error and keeps the snapshot as it was).
+   */
+  private localServers(nodes: readonly CheckServiceNode[]): boolean {
+    return nodes.every((n) => n.Service.Service === CONSUL_SERVICE && n.Node.Datacenter === this.context.datacenter);
   }
 
   private get<K extends keyof Values>(id: string, kind: K): Values[K] | undefined {
@@ -60,6 +79,10 @@ export class MeshGatewayState extends WatchMachine<MeshGatewayWatchRequest, Valu
     for (const dc of this.get(ids.datacenters, "datacenters") ?? []) {
       if (dc !== this.context.datacenter) d.set(ids.meshGateway(dc), { kind: "mesh-gateways", datacenter: dc });
     }
+    if (exposesServers(this.input.Meta)) {
+      d.set(ids.federationGateways, { kind: "federation-gateways" });
+      d.set(ids.consulServers, { kind: "consul-servers" });
+    }
     return d;
   }
 
@@ -70,6 +93,9 @@ export class MeshGatewayState extends WatchMachine<MeshGatewayWatchRequest, Valu
     const global = this.get(ids.configEntry("proxy-defaults", "global"), "config-entry");
     const own = this.get(ids.configEntry("service-defaults", reg.Service), "config-entry");
     if (!roots || !services || global === undefined || own === undefined) return undefined;
+    // Only a WAN federation gateway holds these two watches (desired); without them they stay empty.
+    const servers = this.get(ids.consulServers, "consul-servers") ?? [];
+    if (exposesServers(reg.Meta) && servers.length === 0) return undefined;
     const groups: Record<string, Values["connect-service"]> = {};
     for (const service of services) {
       const instances = this.get(ids.connectService(service), "connect-service");
@@ -92,13 +118,15 @@ export class MeshGatewayState extends WatchMachine<MeshGatewayWatchRequest, Valu
       TaggedAddresses: reg.TaggedAddresses,
       Proxy: mergeServiceConfig(reg.Proxy, resolveServiceConfig(global, own, new Map())),
       Datacenter: this.context.datacenter,
+      Domain: (this.context.domain ?? DEFAULT_DOMAIN).replace(/\.$/, ""),
       Roots: roots,
       MeshGateway: {
         WatchedServices: [...services].sort(),
         ServiceGroups: groups,
         ServiceResolvers: resolvers,
         GatewayGroups: gateways,
-        FedStateGateways: {},
+        FedStateGateways: this.get(ids.federationGateways, "federation-gateways") ?? {},
+        ConsulServers: servers,
       },
     };
   }

@@ -3,6 +3,7 @@
  * initWatchesMeshGateway and handleUpdateMeshGateway): typed requests under Consul's correlation IDs,
  * their values, and the registration of the gateway service. Pure data.
  */
+import { WAN_FEDERATION_META_KEY } from "../federation/index.ts";
 import type { CheckServiceNode, ConfigEntry, IndexedCARoots } from "../model/index.ts";
 import type { Command } from "./reconcile.ts";
 import type { MeshGatewaySnapshot } from "./mesh_gateway_snapshot.ts";
@@ -26,7 +27,11 @@ export type MeshGatewayWatchRequest =
   /** The Connect-capable instances (sidecars, native) of a local service, every health state. */
   | { readonly kind: "connect-service"; readonly service: string }
   /** The mesh gateways of another datacenter, from its catalog (Internal.ServiceDump by kind). */
-  | { readonly kind: "mesh-gateways"; readonly datacenter: string };
+  | { readonly kind: "mesh-gateways"; readonly datacenter: string }
+  /** WAN federation only: the gateways of every datacenter from the replicated federation states (FederationState.ListMeshGateways). */
+  | { readonly kind: "federation-gateways" }
+  /** WAN federation only: the local datacenter's servers, every instance of service "consul" whatever its health (Health.ServiceNodes). */
+  | { readonly kind: "consul-servers" };
 
 export interface MeshGatewayWatchValues {
   readonly roots: IndexedCARoots;
@@ -36,6 +41,9 @@ export interface MeshGatewayWatchValues {
   readonly "service-resolvers": readonly ConfigEntry[];
   readonly "connect-service": readonly CheckServiceNode[];
   readonly "mesh-gateways": readonly CheckServiceNode[];
+  /** Datacenter -> its gateways, as the federation states list them (the local datacenter's own included). */
+  readonly "federation-gateways": Readonly<Record<string, readonly CheckServiceNode[]>>;
+  readonly "consul-servers": readonly CheckServiceNode[];
 }
 
 export type MeshGatewayWatchKind = keyof MeshGatewayWatchValues;
@@ -50,7 +58,10 @@ export type MeshGatewayEvent = MeshGatewayUpdate | { readonly kind: "registratio
 
 export type MeshGatewayCommand = Command<MeshGatewayWatchRequest>;
 
-/** Consul's correlation IDs (rootsWatchID, serviceListWatchID, datacentersWatchID, ...). */
+/**
+ * Consul's correlation IDs (rootsWatchID, serviceListWatchID, datacentersWatchID,
+ * federationStateListGatewaysWatchID, consulServerListWatchID, ...).
+ */
 export const meshGatewayWatchIds = {
   roots: "roots",
   configEntry: (kind: string, name: string) => `config-entry:${kind}:${name}`,
@@ -59,4 +70,15 @@ export const meshGatewayWatchIds = {
   serviceResolvers: "service-resolvers",
   connectService: (service: string) => `connect-service:${service}`,
   meshGateway: (dc: string) => `mesh-gateway:${dc}`,
+  federationGateways: "federation-state-list-mesh-gateways",
+  consulServers: "consul-server-list",
 } as const;
+
+/**
+ * Whether a gateway registered with this service meta carries WAN federation traffic: Meta
+ * `consul-wan-federation` = "1" (Consul's `structs.MetaWANFederationKey`, set by `-expose-servers`).
+ * Only such a gateway watches the federation states and the local servers, and routes to servers.
+ */
+export function exposesServers(meta: Readonly<Record<string, string>> | null | undefined): boolean {
+  return meta?.[WAN_FEDERATION_META_KEY] === "1";
+}

@@ -30,5 +30,7 @@ export { PREPARED_QUERY_POLL_MS, preparedQueryType } from "./prepared_query.ts";
 export type { PreparedQueryRequest, PreparedQueryTypeDeps } from "./prepared_query.ts";
 export { meshGatewaysOverCatalog, meshGatewaysType } from "./mesh_gateways.ts";
 export type { MeshGatewaysRequest } from "./mesh_gateways.ts";
+export { federationGatewaysType } from "./federation_gateways.ts";
+export type { DatacenterGateways, FederationGatewaysRequest } from "./federation_gateways.ts";
 export { catalogServicesType, configEntriesType, DATACENTERS_POLL_MS, datacentersType } from "./catalog_lists.ts";
 export type { CatalogServicesRequest, ConfigEntriesRequest, DatacentersRequest } from "./catalog_lists.ts";

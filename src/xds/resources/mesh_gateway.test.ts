@@ -13,7 +13,7 @@ import { ClusterLoadAssignmentSchema, type ClusterLoadAssignment } from "../../g
 import { ListenerSchema } from "../../gen/envoy/config/listener/v3/listener_pb.ts";
 import { TcpProxySchema } from "../../gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
 import { meshGatewayResources, ResourceGenerationError } from "./index.ts";
-import { MESH_GATEWAY_SCENARIOS, meshGatewaySnapshot, resolver } from "./mesh_gateway_kit.test.ts";
+import { consulServers, MESH_GATEWAY_SCENARIOS, meshGatewaySnapshot, resolver, WAN_FEDERATION_META } from "./mesh_gateway_kit.test.ts";
 import { TRUST_DOMAIN } from "./sidecar_kit.test.ts";
 import { expectGolden, noStaleGoldens } from "./golden_kit.test.ts";
 
@@ -131,5 +131,77 @@ describe("mesh gateway resources", () => {
   test("a subset filter that does not compile fails generation", () => {
     const snap = meshGatewaySnapshot({ ServiceResolvers: { foo: resolver("foo", { Subsets: { bad: { Filter: "Service.Nope == 1" } } }) } });
     expect(() => meshGatewayResources(snap)).toThrow(ResourceGenerationError);
+  });
+
+  test("without -expose-servers nothing routes to servers, even with servers and federation states in the snapshot", () => {
+    const snap = MESH_GATEWAY_SCENARIOS["mesh-gateway-using-federation-control-plane"]!();
+    const plain = meshGatewayResources({ ...snap, ServiceMeta: { "consul-wan-federation": "0" } });
+    const names = [...plain.clusters.map((c) => c.name), ...plain.endpoints.map((e) => e.clusterName)];
+    expect(names.filter((n) => n.includes(".server.") || n.startsWith("server."))).toEqual([]);
+    expect(plain).toEqual(meshGatewayResources(MESH_GATEWAY_SCENARIOS["mesh-gateway-using-federation-states"]!()));
+  });
+});
+
+describe("mesh gateway resources for WAN federation (-expose-servers)", () => {
+  const td = TRUST_DOMAIN;
+  const tcpProxies = (l: { filterChains: { filterChainMatch?: { serverNames: string[] }; filters: { configType: { case: string | undefined; value?: unknown } }[] }[] }) =>
+    l.filterChains.map((c) => {
+      const t = c.filters.at(-1)!.configType;
+      const p = anyUnpack(t.value as never, TcpProxySchema)!;
+      return [c.filterChainMatch?.serverNames ?? [], p.clusterSpecifier.value, p.statPrefix];
+    });
+
+  test("filter chains in Consul's order: datacenters, then remote servers by wildcard, then each local server by name, catch-all last", () => {
+    const [l] = meshGatewayResources(MESH_GATEWAY_SCENARIOS["mesh-gateway-using-federation-control-plane"]!()).listeners;
+    expect(tcpProxies(l!)).toEqual([
+      [[`*.dc2.internal.${td}`], `dc2.internal.${td}`, "mesh_gateway_remote_default_dc2_tcp"],
+      [[`*.dc4.internal.${td}`], `dc4.internal.${td}`, "mesh_gateway_remote_default_dc4_tcp"],
+      [["*.server.dc2.consul"], "server.dc2.consul", "mesh_gateway_remote_default_dc2_tcp"],
+      [["*.server.dc4.consul"], "server.dc4.consul", "mesh_gateway_remote_default_dc4_tcp"],
+      [["dc1-srv1.server.dc1.consul"], "dc1-srv1.server.dc1.consul", "mesh_gateway_local_server_default_dc1_tcp"],
+      [["dc1-srv2.server.dc1.consul"], "dc1-srv2.server.dc1.consul", "mesh_gateway_local_server_default_dc1_tcp"],
+      [[], "", "mesh_gateway_local_default_tcp"],
+    ]);
+  });
+
+  test("clusters: server.<dc> for each remote datacenter and the local one, one per local server; all EDS", () => {
+    const res = meshGatewayResources(MESH_GATEWAY_SCENARIOS["mesh-gateway-using-federation-control-plane"]!());
+    const servers = res.clusters.filter((c) => c.name.includes("server."));
+    expect(servers.map((c) => c.name)).toEqual(["dc1-srv1.server.dc1.consul", "dc1-srv2.server.dc1.consul", "server.dc1.consul", "server.dc2.consul", "server.dc4.consul"]);
+    for (const c of servers) {
+      expect(c.clusterDiscoveryType).toEqual({ case: "type", value: Cluster_DiscoveryType.EDS });
+      expect(Number(c.connectTimeout!.seconds)).toBe(5);
+    }
+    // The local catch-all exists even before the local datacenter's own federation state lists gateways.
+    const early = meshGatewayResources(meshGatewaySnapshot({ ConsulServers: consulServers("dc1", 1) }, {}, { ServiceMeta: WAN_FEDERATION_META }));
+    expect(early.clusters.map((c) => c.name).filter((n) => n.startsWith("server."))).toEqual(["server.dc1.consul", "server.dc2.consul"]);
+  });
+
+  test("endpoints: remote servers through that datacenter's gateways (catalog first), local servers at LAN address and server port, UNKNOWN health", () => {
+    const res = meshGatewayResources(MESH_GATEWAY_SCENARIOS["mesh-gateway-using-federation-control-plane"]!()).endpoints;
+    const by = (n: string) => addresses(res.find((e) => e.clusterName === n)!);
+    expect(by("server.dc2.consul")).toEqual(by(`dc2.internal.${td}`));
+    expect(by("server.dc2.consul").map((a) => a[0])).toEqual(["198.18.2.1:443", "198.18.2.2:443"]); // GatewayGroups wins over federation states
+    expect(by("server.dc4.consul")).toEqual([["198.18.9.1:443", HealthStatus.HEALTHY], ["198.18.9.2:443", HealthStatus.HEALTHY]]);
+    expect(by("dc1-srv1.server.dc1.consul")).toEqual([["10.10.0.11:8300", HealthStatus.UNKNOWN]]);
+    expect(by("dc1-srv2.server.dc1.consul")).toEqual([["10.10.0.12:8300", HealthStatus.UNKNOWN]]); // its critical check does not matter
+    expect(by("server.dc1.consul")).toEqual([["10.10.0.11:8300", HealthStatus.UNKNOWN], ["10.10.0.12:8300", HealthStatus.UNKNOWN]]);
+    expect(res.find((e) => e.clusterName === "server.dc1.consul")!.endpoints[0]!.lbEndpoints[0]!.loadBalancingWeight).toBeUndefined();
+    // A server's own service address and port win over the node's.
+    const [srv] = consulServers("dc1", 1);
+    const custom = { ...srv!, Service: { ...srv!.Service, Address: "10.99.0.1", Port: 18300 } };
+    const snap = meshGatewaySnapshot({ ConsulServers: [custom] }, {}, { ServiceMeta: WAN_FEDERATION_META });
+    expect(addresses(meshGatewayResources(snap).endpoints.find((e) => e.clusterName === "server.dc1.consul")!)).toEqual([["10.99.0.1:18300", HealthStatus.UNKNOWN]]);
+  });
+
+  test("gateways addressed by host name: server.<dc> is a DNS cluster too, with no EDS assignment; the domain's trailing dot is dropped", () => {
+    const res = meshGatewayResources(MESH_GATEWAY_SCENARIOS["mesh-gateway-wan-federation-hostname-gateways"]!());
+    const dc3 = res.clusters.find((c) => c.name === "server.dc3.example")!;
+    expect(dc3.clusterDiscoveryType).toEqual({ case: "type", value: Cluster_DiscoveryType.LOGICAL_DNS });
+    expect(addresses(dc3.loadAssignment!)).toEqual([["gw2.dc3.example.com:443", HealthStatus.HEALTHY]]);
+    expect(res.endpoints.map((e) => e.clusterName)).not.toContain("server.dc3.example");
+    expect(res.endpoints.map((e) => e.clusterName)).toContain("server.dc2.example");
+    expect(res.listeners.map((l) => l.name)).toEqual(["default:10.10.0.1:8443", "wan:198.18.0.1:443"]);
+    for (const l of res.listeners) expect(l.filterChains.some((c) => c.filterChainMatch?.serverNames[0] === "dc1-srv1.server.dc1.example")).toBe(true);
   });
 });

@@ -2,7 +2,9 @@
  * Mesh gateway xDS resources as pure functions of a MeshGatewaySnapshot (Consul 1.8 agent/xds
  * listenersFromSnapshotGateway / makeMeshGatewayListener, v3 shapes; clusters and endpoints in
  * ./mesh_gateway_clusters.ts and ./mesh_gateway_endpoints.ts). The gateway never terminates TLS: it reads
- * the SNI with tls_inspector and routes on it. Every list is sorted by name; equal snapshots give equal
+ * the SNI with tls_inspector and routes on it. A gateway registered with `-expose-servers` (Meta
+ * `consul-wan-federation` = "1") also routes server traffic for WAN federation by server name. Every
+ * list is sorted by name (a listener's filter chains keep Consul's order); equal snapshots give equal
  * messages.
  */
 import { create } from "@bufbuild/protobuf";
@@ -17,7 +19,7 @@ import { tcpProxyFilter } from "./http_filter.ts";
 import { meshGatewayClusters } from "./mesh_gateway_clusters.ts";
 import { parseGatewayConfig } from "./mesh_gateway_config.ts";
 import { meshGatewayEndpoints } from "./mesh_gateway_endpoints.ts";
-import { datacenterSni, remoteDatacenters } from "./mesh_gateway_names.ts";
+import { datacenterSni, remoteDatacenters, routesToServers, serverName } from "./mesh_gateway_names.ts";
 import type { Cluster } from "../../gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { ClusterLoadAssignment } from "../../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import type { RouteConfiguration } from "../../gen/envoy/config/route/v3/route_pb.ts";
@@ -66,19 +68,27 @@ export function meshGatewayListeners(snap: MeshGatewaySnapshot): Listener[] {
 }
 
 /**
- * `<name>:<addr>:<port>` with tls_inspector, then one filter chain per remote datacenter matching
- * `*.<dc>.internal.<td>` straight to that datacenter's cluster, then the catch-all chain (no match) whose
- * sni_cluster filter names the cluster after the SNI (local services and their subsets).
+ * `<name>:<addr>:<port>` with tls_inspector, then (Consul 1.8 makeMeshGatewayListener, in this order):
+ * one filter chain per remote datacenter matching `*.<dc>.internal.<td>` straight to that datacenter's
+ * cluster; for a WAN federation gateway, one per remote datacenter matching `*.server.<dc>.<domain>`
+ * (any server there, reached through its gateways) and one per local server matching its exact name
+ * `<node>.server.<localdc>.<domain>` (in the server list's order); last the catch-all chain (no match)
+ * whose sni_cluster filter names the cluster after the SNI (local services and their subsets, and
+ * `server.<localdc>.<domain>`, any local server).
  */
 function meshGatewayListener(snap: MeshGatewaySnapshot, name: string, address: string, port: number): Listener {
   const td = snap.Roots.TrustDomain;
-  const chains = remoteDatacenters(snap).map((dc) => {
-    const cluster = datacenterSni(dc, td);
-    return create(FilterChainSchema, {
-      filterChainMatch: { serverNames: [`*.${cluster}`] },
-      filters: [tcpProxyFilter(`${name}_${dc}`, cluster, "mesh_gateway_remote_")],
-    });
-  });
+  const remote = remoteDatacenters(snap);
+  const chain = (match: string, filterName: string, cluster: string, prefix: string) =>
+    create(FilterChainSchema, { filterChainMatch: { serverNames: [match] }, filters: [tcpProxyFilter(filterName, cluster, prefix)] });
+  const chains = remote.map((dc) => chain(`*.${datacenterSni(dc, td)}`, `${name}_${dc}`, datacenterSni(dc, td), "mesh_gateway_remote_"));
+  if (routesToServers(snap)) {
+    for (const dc of remote) chains.push(chain(`*.${serverName(snap, dc)}`, `${name}_${dc}`, serverName(snap, dc), "mesh_gateway_remote_"));
+    for (const srv of snap.MeshGateway.ConsulServers) {
+      const cluster = serverName(snap, snap.Datacenter, srv.Node.Node);
+      chains.push(chain(cluster, `${name}_${snap.Datacenter}`, cluster, "mesh_gateway_local_server_"));
+    }
+  }
   // The cluster name is left empty: the sni_cluster filter fills it in from the SNI.
   chains.push(create(FilterChainSchema, { filters: [sniClusterFilter(), tcpProxyFilter(name, "", "mesh_gateway_local_")] }));
   return create(ListenerSchema, {

@@ -1,8 +1,16 @@
 /**
  * Clusters of a mesh gateway (Consul 1.8 agent/xds/clusters.go clustersFromSnapshotMeshGateway,
  * makeGatewayServiceClusters, makeGatewayCluster; v3 shapes): one per remote datacenter
- * (`<dc>.internal.<td>`), one per local service with instances and one per subset of its resolver. No
- * TLS (the gateway passes TLS through) and never hash-based load balancing. Sorted by name.
+ * (`<dc>.internal.<td>`), one per local service with instances and one per subset of its resolver. A
+ * WAN federation gateway adds `server.<dc>.<domain>` per remote datacenter (that datacenter's gateways,
+ * a DNS cluster when they are addressed by host name, as its `<dc>.internal` cluster), the catch-all
+ * `server.<localdc>.<domain>` and `<node>.server.<localdc>.<domain>` per local server. No TLS (the
+ * gateway passes TLS through) and never hash-based load balancing. Sorted by name.
+ *
+ * Unlike Consul 1.8, `server.<localdc>.<domain>` is made whenever the gateway routes to servers: Consul
+ * makes it only while the local datacenter's own federation state lists gateways (its datacenter list
+ * is GatewayGroups plus FedStateGateways), yet always sends its endpoints; without the cluster a remote
+ * server dialling "any server here" (a secondary joining the primary) finds no route until then.
  */
 import { create } from "@bufbuild/protobuf";
 import { ClusterSchema, Cluster_DiscoveryType, type Cluster } from "../../gen/envoy/config/cluster/v3/cluster_pb.ts";
@@ -13,15 +21,23 @@ import { parseDuration } from "../../lib/index.ts";
 import { byName, durationMs } from "./common.ts";
 import { dnsClusterFields, hostnameEndpoints, pickDnsEndpoint } from "./dns_cluster.ts";
 import { parseGatewayConfig, type GatewayConfig } from "./mesh_gateway_config.ts";
-import { datacenterGateways, datacenterSni, localServiceCluster, localServices, remoteDatacenters, subsetNames } from "./mesh_gateway_names.ts";
+import {
+  datacenterGateways, datacenterSni, localServiceCluster, localServices, remoteDatacenters, routesToServers, serverName, subsetNames,
+} from "./mesh_gateway_names.ts";
 
 /** All clusters of the gateway, sorted by name. */
 export function meshGatewayClusters(snap: MeshGatewaySnapshot): Cluster[] {
   const cfg = parseGatewayConfig(snap.Proxy.Config).config;
   const out: Cluster[] = [];
+  const wanfed = routesToServers(snap);
   for (const dc of remoteDatacenters(snap)) {
     const hostnames = hostnameEndpoints(snap.Datacenter, datacenterGateways(snap, dc));
     out.push(gatewayCluster(cfg, datacenterSni(dc, snap.Roots.TrustDomain), 0, hostnames, true));
+    if (wanfed) out.push(gatewayCluster(cfg, serverName(snap, dc), 0, hostnames, true));
+  }
+  if (wanfed) {
+    out.push(gatewayCluster(cfg, serverName(snap, snap.Datacenter), 0, [], false));
+    for (const srv of snap.MeshGateway.ConsulServers) out.push(gatewayCluster(cfg, serverName(snap, snap.Datacenter, srv.Node.Node), 0, [], false));
   }
   for (const svc of localServices(snap)) {
     const timeoutMs = resolverTimeoutMs(snap.MeshGateway.ServiceResolvers[svc]?.ConnectTimeout);

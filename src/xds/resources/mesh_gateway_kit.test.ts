@@ -15,7 +15,33 @@ function services(service: string, net: number, statuses: readonly ("passing" | 
   );
 }
 
-export function meshGatewaySnapshot(mg: Partial<MeshGatewaySnapshotState> = {}, config: Record<string, unknown> = {}): MeshGatewaySnapshot {
+/** The servers of `dc` as the "consul" service lists them: `<dc>-srv<i>` at 10.<n>0.0.<10+i>, port 8300 (the node's address). */
+export function consulServers(dc: string, count = 2): CheckServiceNode[] {
+  const n = { dc1: 1, dc2: 2, dc3: 3 }[dc] ?? 9;
+  return Array.from({ length: count }, (_, j) => {
+    const node = `${dc}-srv${j + 1}`;
+    return {
+      Node: { ID: "", Node: node, Address: `10.${n}0.0.${11 + j}`, Datacenter: dc, TaggedAddresses: { wan: `198.18.${n}.${11 + j}` }, Meta: {}, CreateIndex: 1, ModifyIndex: 1 },
+      Service: {
+        ID: "consul", Service: "consul", Tags: [], Address: "", Meta: { raft_version: "3" }, Port: 8300, Weights: { Passing: 1, Warning: 1 },
+        EnableTagOverride: false, Proxy: { MeshGateway: {}, Expose: {} }, Connect: {}, CreateIndex: 1, ModifyIndex: 1,
+      },
+      Checks: [{
+        Node: node, CheckID: "serfHealth", Name: "Serf Health Status", Status: j === 0 ? "passing" : "critical", Notes: "", Output: "",
+        ServiceID: "", ServiceName: "", ServiceTags: [], Type: "", Definition: {}, CreateIndex: 1, ModifyIndex: 1,
+      }],
+    } as CheckServiceNode;
+  });
+}
+
+/** The gateway with `-expose-servers`: Meta consul-wan-federation = "1". */
+export const WAN_FEDERATION_META = { "consul-wan-federation": "1" };
+
+export function meshGatewaySnapshot(
+  mg: Partial<MeshGatewaySnapshotState> = {},
+  config: Record<string, unknown> = {},
+  top: Partial<Pick<MeshGatewaySnapshot, "ServiceMeta" | "Domain">> = {},
+): MeshGatewaySnapshot {
   return {
     Kind: "mesh-gateway",
     ProxyID: "mesh-gateway",
@@ -23,6 +49,8 @@ export function meshGatewaySnapshot(mg: Partial<MeshGatewaySnapshotState> = {}, 
     Address: "10.10.0.1",
     Port: 8443,
     ServiceMeta: {},
+    Domain: "consul",
+    ...top,
     TaggedAddresses: { lan: { Address: "10.10.0.1", Port: 8443 }, wan: { Address: "198.18.0.1", Port: 443 } },
     Proxy: { Config: config, MeshGateway: {}, Expose: {} },
     Datacenter: "dc1",
@@ -33,6 +61,7 @@ export function meshGatewaySnapshot(mg: Partial<MeshGatewaySnapshotState> = {}, 
       ServiceResolvers: {},
       GatewayGroups: { dc2: gateways("dc2") },
       FedStateGateways: {},
+      ConsulServers: [],
       ...mg,
     },
   };
@@ -95,4 +124,20 @@ export const MESH_GATEWAY_SCENARIOS: Readonly<Record<string, () => MeshGatewaySn
   // dc4 known only from federation states; the local datacenter's own entry is ignored.
   "mesh-gateway-using-federation-states": () =>
     meshGatewaySnapshot({ FedStateGateways: { dc1: gateways("dc1"), dc2: gateways("dc3"), dc4: gateways("dc4") } }),
+  // `-expose-servers` (Consul's golden of this name): as above, plus server chains and clusters for dc2 and
+  // dc4, and dc1's two servers (the second one's serfHealth critical: still routed, health UNKNOWN).
+  "mesh-gateway-using-federation-control-plane": () =>
+    meshGatewaySnapshot(
+      { FedStateGateways: { dc1: gateways("dc1"), dc2: gateways("dc3"), dc4: gateways("dc4") }, ConsulServers: consulServers("dc1") },
+      {},
+      { ServiceMeta: WAN_FEDERATION_META },
+    ),
+  // `-expose-servers` with dc3's gateways addressed by host name (DNS clusters for dc3 and server.dc3),
+  // tagged-address listeners, and a domain with a trailing dot ("example." names end in ".example").
+  "mesh-gateway-wan-federation-hostname-gateways": () =>
+    meshGatewaySnapshot(
+      { GatewayGroups: { dc2: gateways("dc2"), dc3: hostnameGateways() }, ConsulServers: consulServers("dc1", 1) },
+      { envoy_mesh_gateway_bind_tagged_addresses: true },
+      { ServiceMeta: WAN_FEDERATION_META, Domain: "example." },
+    ),
 };

@@ -2,11 +2,13 @@
  * What the mesh gateway's listeners, clusters and endpoints agree on (Consul 1.8 agent/xds and
  * agent/proxycfg): the remote datacenters (configSnapshotMeshGateway.Datacenters), where a datacenter's
  * gateways come from, the datacenter cluster name (connect.DatacenterSNI) and the local services' cluster
- * names. Which gateways are addressed by host name: ./dns_cluster.ts hostnameEndpoints.
+ * names; for a WAN federation gateway, the server names it routes (tlsutil ServerSNI). Which gateways are
+ * addressed by host name: ./dns_cluster.ts hostnameEndpoints.
  */
 import type { CheckServiceNode } from "../../model/index.ts";
-import type { MeshGatewaySnapshot } from "../../proxycfg/index.ts";
+import { exposesServers, type MeshGatewaySnapshot } from "../../proxycfg/index.ts";
 import { serviceSni } from "../../connect/index.ts";
+import { serverSni } from "../../federation/index.ts";
 
 /** `DatacenterSNI`: `<dc>.internal.<trust domain>`, the cluster of a remote datacenter's gateways. */
 export function datacenterSni(dc: string, trustDomain: string): string {
@@ -49,4 +51,20 @@ export function localServices(snap: MeshGatewaySnapshot): string[] {
 /** A resolver's subset names, sorted. */
 export function subsetNames(snap: MeshGatewaySnapshot, service: string): string[] {
   return Object.keys(snap.MeshGateway.ServiceResolvers[service]?.Subsets ?? {}).sort();
+}
+
+/**
+ * Whether the gateway routes to servers for WAN federation: registered with Meta `consul-wan-federation`
+ * = "1" (`-expose-servers`; Consul also needs its ServerSNIFn, which every agent has).
+ */
+export function routesToServers(snap: MeshGatewaySnapshot): boolean {
+  return exposesServers(snap.ServiceMeta);
+}
+
+/**
+ * A server name in the gateway's domain (ServerSNIFn): `<node>.server.<dc>.<domain>`, or with `node` ""
+ * the name for any server of `dc`, `server.<dc>.<domain>`, which is also the cluster's name.
+ */
+export function serverName(snap: MeshGatewaySnapshot, dc: string, node = ""): string {
+  return serverSni(dc, node, snap.Domain);
 }

@@ -59,7 +59,8 @@ describe("connect envoy -gateway: flag checks send nothing", () => {
     [["-mesh-gateway", "-gateway=mesh"], "The mesh-gateway flag is deprecated and cannot be used alongside the gateway flag\n"],
     [["-expose-servers"], "'-expose-servers' can only be used for mesh gateways\n"],
     [["-gateway=mesh", "-expose-servers"], "'-expose-servers' requires '-register'\n"],
-    [["-gateway=mesh", "-register", "-expose-servers"], "'-expose-servers' is not supported yet"],
+    [["-mesh-gateway", "-expose-servers"], "'-expose-servers' requires '-register'\n"],
+    [["-gateway=terminating", "-register", "-expose-servers"], "'-expose-servers' can only be used for mesh gateways\n"],
     [["-gateway=bogus"], "Gateway must be one of: terminating, mesh, or ingress\n"],
     [["-gateway=terminating", "-register"], "-gateway=terminating is not supported: Causeway only supports -gateway=mesh"],
     [["-gateway=ingress"], "-gateway=ingress is not supported: Causeway only supports -gateway=mesh"],
@@ -112,6 +113,31 @@ describe("connect envoy -gateway=mesh -register", () => {
     ]);
     expect(agent.lines()).toEqual(["PUT /v1/agent/service/register", "GET /v1/agent/service/mesh-gateway"]);
     expect(out).toBe(readFileSync(GOLDEN, "utf8"));
+  });
+
+  test("-expose-servers: the same registration with Meta consul-wan-federation = 1, and the same bootstrap", async () => {
+    agent.reset(routes());
+    const plain = await run(envoy(), ["-gateway=mesh", "-register", "-address", "10.1.2.3:8443", "-wan-address", "198.51.100.7:443", ...GRPC, "-bootstrap"]);
+    const exposed = await run(envoy(), ["-gateway=mesh", "-register", "-expose-servers", "-address", "10.1.2.3:8443", "-wan-address", "198.51.100.7:443", ...GRPC, "-bootstrap"]);
+    expect(exposed.err).toBe("");
+    expect(exposed.code).toBe(0);
+    expect(exposed.out).toBe(plain.out);
+    const [, body] = putBodies();
+    expect(body).toBe(
+      '{"Kind":"mesh-gateway","ID":"mesh-gateway","Name":"mesh-gateway","Port":8443,"Address":"10.1.2.3",' +
+        '"TaggedAddresses":{"lan":{"Address":"10.1.2.3","Port":8443},"wan":{"Address":"198.51.100.7","Port":443}},' +
+        '"Meta":{"consul-wan-federation":"1"},' +
+        '"Check":{"Name":"mesh-gateway listening","Interval":"10s","TCP":"10.1.2.3:8443","DeregisterCriticalServiceAfter":"6h"},"Checks":null,' +
+        '"Proxy":{"Config":{"envoy_gateway_bind_tagged_addresses":true,"envoy_gateway_no_default_bind":true},"MeshGateway":{},"Expose":{}}}\n',
+    );
+    // Without addresses: only the meta is added to the defaults.
+    agent.reset(routes());
+    const defaults = await run(envoy(), ["-mesh-gateway", "-register", "-expose-servers", ...GRPC, "-bootstrap"]);
+    expect(defaults.code).toBe(0);
+    expect(putBodies()).toEqual([
+      '{"Kind":"mesh-gateway","ID":"mesh-gateway","Name":"mesh-gateway","Port":8443,"Meta":{"consul-wan-federation":"1"},' +
+        '"Check":{"Name":"mesh-gateway listening","Interval":"10s","TCP":"127.0.0.1:8443","DeregisterCriticalServiceAfter":"6h"},"Checks":null}\n',
+    ]);
   });
 
   test("the deprecated -mesh-gateway registers the same gateway", async () => {

@@ -4,6 +4,7 @@
  * proxy ID, finds an already registered gateway, and with `-register` registers the gateway service.
  */
 import type { CommandIo } from "../../command.ts";
+import { WAN_FEDERATION_META_KEY } from "../../../federation/index.ts";
 import type { AgentHttpClient } from "../support/http_client.ts";
 import { canBind, joinHostPort, type ServiceAddress } from "./envoy_gateway_address.ts";
 import type { GatewayOptions } from "./envoy_gateway_flags.ts";
@@ -71,8 +72,10 @@ function bindConfig(opts: GatewayOptions, hostIps: readonly string[]): Record<st
  * sends its api.AgentServiceRegistration: fields in struct order, empty ones omitted as `omitempty`
  * omits them (`Checks` has no omitempty and is null; a Proxy carries empty MeshGateway and Expose
  * objects), map keys sorted, a trailing newline. The TCP check dials the LAN address, or 127.0.0.1 when
- * none was given (the gateway shares the agent's network namespace). `hostIps` are this host's interface
- * addresses, for the bind decision. Throws when the LAN address is not bindable (see bindConfig).
+ * none was given (the gateway shares the agent's network namespace). With `-expose-servers` the only
+ * difference is `Meta: {"consul-wan-federation": "1"}` (after TaggedAddresses, as the struct orders it).
+ * `hostIps` are this host's interface addresses, for the bind decision. Throws when the LAN address is
+ * not bindable (see bindConfig).
  */
 export function gatewayRegistrationBody(opts: GatewayOptions, proxyId: string, hostIps: readonly string[]): string {
   const tagged: Record<string, ServiceAddress> = {};
@@ -83,6 +86,7 @@ export function gatewayRegistrationBody(opts: GatewayOptions, proxyId: string, h
   if (opts.lan.Port !== 0) body.Port = opts.lan.Port;
   if (opts.lan.Address !== "") body.Address = opts.lan.Address;
   if (Object.keys(tagged).length > 0) body.TaggedAddresses = tagged;
+  if (opts.exposeServers) body.Meta = { [WAN_FEDERATION_META_KEY]: "1" };
   body.Check = {
     Name: `${opts.kind} listening`,
     Interval: "10s",

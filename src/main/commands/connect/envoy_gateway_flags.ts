@@ -32,7 +32,7 @@ export const GATEWAY_FLAGS: readonly FlagSpec[] = [
     arg: "<name=ip:port>",
     usage: "Bind address to use instead of the default binding rules given as `<name>=<ip>:<port>` pairs.",
   },
-  { name: "expose-servers", kind: "bool", usage: "Expose the servers for WAN federation via this mesh gateway. Not supported yet: refused." },
+  { name: "expose-servers", kind: "bool", usage: "Expose the servers for WAN federation via this mesh gateway." },
   {
     name: "deregister-after-critical",
     kind: "string",
@@ -51,6 +51,11 @@ export interface GatewayOptions {
   /** `-service`, else the kind: the registration's name and Envoy's node cluster. */
   readonly service: string;
   readonly register: boolean;
+  /**
+   * `-expose-servers` (only with a mesh gateway and `-register`): the registration carries Meta
+   * `consul-wan-federation` = "1", so the gateway also routes server traffic for WAN federation.
+   */
+  readonly exposeServers: boolean;
   /** `-address`; Address "" and port 8443 when not given (Consul's ServiceAddressValue.Value). */
   readonly lan: ServiceAddress;
   /** `-wan-address`, defaulted as `lan` is. */
@@ -95,9 +100,8 @@ function bindAddressFlags(parsed: ParsedFlags): Array<[string, ServiceAddress]> 
  * UsageError (`invalid value "<v>" for flag -address: ...`). Then, as plain Errors with Consul's text:
  * `-mesh-gateway` with `-gateway`, `-expose-servers` without a mesh gateway or without `-register`, an
  * unknown `-gateway` kind, `-register` without a gateway. Causeway's own refusals: the terminating and
- * ingress kinds (only "mesh" is built), `-sidecar-for` with a gateway (Consul would let the sidecar
- * lookup win and, with `-register`, overwrite that sidecar's registration with a gateway), and
- * `-expose-servers` (WAN federation through gateways is not built yet). `sidecarFor` is `-sidecar-for`
+ * ingress kinds (only "mesh" is built) and `-sidecar-for` with a gateway (Consul would let the sidecar
+ * lookup win and, with `-register`, overwrite that sidecar's registration with a gateway). `sidecarFor` is `-sidecar-for`
  * or CONNECT_SIDECAR_FOR. `impliedGateway` stands for a `-gateway` the command itself implies
  * (`causeway gateway mesh`, which has no -gateway flag).
  */
@@ -125,11 +129,11 @@ export function gatewayOptions(parsed: ParsedFlags, sidecarFor: string, impliedG
   if (kind === undefined) throw new Error("Gateway must be one of: terminating, mesh, or ingress");
   if (kind !== "mesh-gateway") throw new Error(`-gateway=${gateway} is not supported: Causeway only supports -gateway=mesh (mesh gateways)`);
   if (sidecarFor !== "") throw new Error("-sidecar-for (or CONNECT_SIDECAR_FOR) cannot be used with -gateway: a gateway is not a sidecar; use -proxy-id to name the gateway's service ID");
-  if (exposeServers) throw new Error("'-expose-servers' is not supported yet: Causeway's mesh gateways do not carry WAN federation traffic yet");
   return {
     kind,
     service: stringFlag(parsed, "service") || kind,
     register,
+    exposeServers,
     lan,
     wan,
     bindAddresses,
