@@ -70,12 +70,15 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       throw new Error("The WAN pool is not running yet");
     };
     let remoteServers = (_dc: string): readonly { node: string; address: string }[] => [];
+    let wanMembers = (): readonly PoolMember[] => [];
     let wanCoordinateMaps: (() => ReturnType<ReturnType<typeof wanCoordinates>["datacenterMaps"]>) | undefined;
     if (config.server && config.ports.server !== -1) {
       server = await startServer({
         nodeId,
         nodeName: config.nodeName,
         datacenter: config.datacenter,
+        primaryDatacenter: config.primaryDatacenter || config.datacenter,
+        wanMembers: () => wanMembers(),
         domain: config.domain,
         dataDir,
         bindAddr: config.bindAddr,
@@ -111,6 +114,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     addresses.serfLan = gossip.lan.localAddr;
     const wan = gossip.wan;
     if (wan) {
+      wanMembers = () => wan.members();
       addresses.serfWan = wan.localAddr;
       const wanView = wanCoordinates(config.datacenter, wan);
       knownDatacenters = () => wanView.datacenters();

@@ -8,7 +8,7 @@
  * a server and also reaches the LAN pools of the other datacenters over RPC.
  */
 import {
-  clientTags, CONSUL_SERF, createGossipPool, serverTags, wanName,
+  clientTags, CONSUL_SERF, createGossipPool, FEATURE_FEDERATION_STATES, serverTags, wanName,
   type GossipPool, type KeyResponse, type PoolMember, type SerfEvent,
 } from "../membership/index.ts";
 import type { KeyringApi, KeyringPoolResult, MembershipApi, MemberView } from "../http/index.ts";
@@ -88,7 +88,7 @@ export async function startGossip(o: {
     },
   });
   const tags = server
-    ? serverTags({ datacenter: config.datacenter, nodeId: o.nodeId, port: o.serverPort!, build: VERSION, bootstrap: config.dev || config.bootstrapExpect === 1, bootstrapExpect: config.bootstrapExpect, wanJoinPort: config.ports.serfWan > 0 ? config.ports.serfWan : undefined })
+    ? serverTags({ datacenter: config.datacenter, nodeId: o.nodeId, port: o.serverPort!, build: VERSION, bootstrap: config.dev || config.bootstrapExpect === 1, bootstrapExpect: config.bootstrapExpect, wanJoinPort: config.ports.serfWan > 0 ? config.ports.serfWan : undefined, features: [FEATURE_FEDERATION_STATES] })
     : clientTags({ datacenter: config.datacenter, nodeId: o.nodeId, build: VERSION });
   const stops: (() => unknown)[] = [];
   const stop = async () => {

@@ -24,6 +24,8 @@ import {
 import { autopilotConfigGet, encodeCommand, WatchSet, type StateResult } from "../state/index.ts";
 import type { GossipServer } from "./autopilot_health.ts";
 import { createBootstrapper, type PeersAnswer } from "./bootstrap.ts";
+import { federationRoutines } from "./leader_federation.ts";
+import { gatedServers } from "./leader_federation_gate.ts";
 import { autopilotRoutine, type AutopilotSeed } from "./leader_autopilot.ts";
 import { raftMembershipRoutine } from "./leader_raft_membership.ts";
 import { createLeaderRunner, dutyProposer } from "./leader_routines.ts";
@@ -66,6 +68,16 @@ export interface ServerOptions {
   datacenters(): readonly string[];
   /** Alive servers of another datacenter, from the WAN pool: node name and server-port address. */
   remoteServers(datacenter: string): readonly ServerInfo[];
+  /** `primary_datacenter`; this server's own datacenter when absent or "" (a single-datacenter setup). */
+  readonly primaryDatacenter?: string;
+  /**
+   * The WAN pool's members now: a secondary's federation-state feature gate checks that the primary's
+   * servers advertise `ft_fs`. Absent: no other datacenter's servers are known, so a secondary's
+   * federation-state replication and anti-entropy wait.
+   */
+  wanMembers?(): readonly PoolMember[];
+  /** Each federation-state replication fetch's outcome on a secondary's leader (the gateway locator's signal). */
+  readonly onReplicationResult?: (ok: boolean) => void;
 }
 
 export interface RunningServer {
@@ -174,8 +186,24 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       clock,
       logger: logger.named("autopilot"),
     });
+    /** The LAN pool's members as last fed in (updateMembers); the StateCaller once the RPC layer is up. */
+    let lanMembers: readonly PoolMember[] = [];
+    let stateForLeader: StateCaller | undefined;
+    const federation = federationRoutines({
+      localDc: o.datacenter,
+      primaryDc: o.primaryDatacenter || o.datacenter,
+      store: replicated.store,
+      barrier: () => consensus.read(),
+      state: () => stateForLeader,
+      servers: (dc) => gatedServers(dc === o.datacenter ? lanMembers : (o.wanMembers?.() ?? []), dc),
+      knownDatacenters: () => o.datacenters(),
+      onReplicationResult: o.onReplicationResult,
+      clock,
+      rng: cryptoRng(),
+      logger: logger.named("federation-state"),
+    });
     const raftMembership = raftMembershipRoutine({ nodeId, consensus, directory, clock, logger: raftLog, autopilot: { readConfig: readAutopilotConfig, serverHealth: autopilot.serverHealth } });
-    const leader = createLeaderRunner([...replicated.leaderRoutines, autopilot, raftMembership], logger.named("leader"));
+    const leader = createLeaderRunner([...replicated.leaderRoutines, autopilot, raftMembership, ...federation.routines], logger.named("leader"));
     consensus.onLeaderChange((leaderId) => leader.setLeader(leaderId === nodeId));
     // Consul's Snapshot.Restore: after a restore the leader's duties start over on the new state (its
     // sessions, tombstones, members; a CA the restored state lacks is created again).
@@ -218,6 +246,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       autopilot,
     };
     const stateCaller = createServerStateCaller(ctx, replicated.backend);
+    stateForLeader = stateCaller;
     const routes = (r: ConnectRouter) => {
       registerStatusServices(r, ctx);
       registerStateService(r, stateCaller);
@@ -269,6 +298,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
           if (server && server.datacenter === o.datacenter && server.id) versions.set(server.id, server.build);
         }
         serverVersions = versions;
+        lanMembers = members;
         void replicated.members.update(members);
       },
       raft: {
