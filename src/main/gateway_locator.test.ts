@@ -1,0 +1,78 @@
+/**
+ * The locator's run-time loop over fakes and a simulated clock: the primary_gateways fallback is
+ * resolved and refreshed until the primary's gateways arrive in a federation state, path changes are
+ * logged, a failed read is retried with back-off, and close stops everything.
+ */
+import { describe, expect, test } from "bun:test";
+import type { FederationState } from "../model/index.ts";
+import { memoryLogger, seededRng } from "../platform/index.ts";
+import { simClock } from "../../test/harness/sim_clock.ts";
+import { gateway, state } from "../model/federation_state_fixtures.test.ts";
+import { startGatewayLocator } from "./gateway_locator.ts";
+
+const flush = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+function setup(primaryGateways: readonly string[] = ["gw.dc1.example:443"]) {
+  const clock = simClock();
+  const logger = memoryLogger("info");
+  const reads: ((r: { states: readonly FederationState[]; index: number } | Error) => void)[] = [];
+  let resolves = 0;
+  const rt = startGatewayLocator({
+    localDc: "dc2", primaryDc: "dc1", disablePrimaryGatewayFallback: false, primaryGateways, primaryGatewaysIntervalMs: 30_000,
+    readStates: () => new Promise((resolve, reject) => reads.push((r) => (r instanceof Error ? reject(r) : resolve(r)))),
+    resolve: async (host) => (resolves++, host === "gw.dc1.example" ? ["198.18.1.1", "198.18.1.2"] : []),
+    clock, rng: seededRng(1), logger,
+  });
+  const answer = async (r: { states: readonly FederationState[]; index: number } | Error) => {
+    await flush();
+    reads.shift()!(r);
+    await flush();
+  };
+  return { rt, clock, logger, answer, reads, resolves: () => resolves };
+}
+
+describe("gateway locator at run time", () => {
+  test("a secondary reaches the primary through the resolved primary_gateways until the primary's gateways replicate", async () => {
+    const { rt, clock, logger, answer, resolves } = setup();
+    // Not populated before the first read: no path yet.
+    expect(rt.pick("dc1")).toMatchObject({ ok: false, reason: "not-populated" });
+    await answer({ states: [], index: 3 });
+    expect(["198.18.1.1:443", "198.18.1.2:443"]).toContain((rt.pick("dc1") as { address: string }).address);
+    expect(logger.lines.some((l) => l.includes("primary_gateways resolved") && l.includes("198.18.1.1:443,198.18.1.2:443"))).toBe(true);
+    clock.advance(30_000);
+    await flush();
+    expect(resolves()).toBe(2);
+    // The primary's wanfed gateway replicates: the refresher stops, the path is logged.
+    const primary = state({ Datacenter: "dc1", MeshGateways: [gateway({ Datacenter: "dc1" }, { TaggedAddresses: { wan: { Address: "198.18.9.9", Port: 443 } } })] });
+    await answer({ states: [primary], index: 4 });
+    expect(logger.lines.some((l) => l.includes("no longer refreshing primary_gateways"))).toBe(true);
+    expect(logger.lines.some((l) => l.includes("mesh gateway locations changed") && l.includes("198.18.9.9:443"))).toBe(true);
+    clock.advance(60_000);
+    await flush();
+    expect(resolves()).toBe(2);
+    // Another datacenter: only through local gateways, and there are none.
+    expect(rt.pick("dc3")).toMatchObject({ ok: false, message: "no path to datacenter dc3: no healthy mesh gateway" });
+    rt.close();
+  });
+
+  test("a failed read is retried with back-off; close stops the loop", async () => {
+    const { rt, clock, answer, reads } = setup([]);
+    await answer(new Error("No cluster leader"));
+    expect(reads).toHaveLength(0);
+    clock.advance(999);
+    await flush();
+    expect(reads).toHaveLength(0);
+    clock.advance(1);
+    await flush();
+    expect(reads).toHaveLength(1);
+    await answer(new Error("again"));
+    clock.advance(2_000);
+    await flush();
+    expect(reads).toHaveLength(1);
+    rt.close();
+    await answer({ states: [], index: 1 });
+    expect(rt.pick("dc1")).toMatchObject({ ok: false, reason: "not-populated" });
+  });
+});
