@@ -4,25 +4,8 @@
  */
 import { parseWanName } from "../membership/index.ts";
 
-/**
- * ALPN of WAN gossip packets tunnelled through a gateway (length-prefixed, see packet_framing.ts).
- * Causeway's own name (DESIGN.md section 5), the same string as src/rpc's ALPN["wan-gossip-packet"]
- * (a sibling layer, so not importable here; a test keeps them equal).
- */
-export const WAN_GOSSIP_PACKET_ALPN = "causeway/wan-gossip/packet";
-
-/** ALPN of a WAN gossip stream (push/pull) tunnelled through a gateway; equals src/rpc's ALPN["wan-gossip-stream"]. */
-export const WAN_GOSSIP_STREAM_ALPN = "causeway/wan-gossip/stream";
-
-/**
- * tlsutil ServerSNI: `<node>.server.<dc>.<domain>`, or `server.<dc>.<domain>` (any server of the
- * datacenter) when `node` is "" or "*". One trailing dot of `domain` is dropped ("consul." -> "consul").
- * Server certificates need the `<node>.server.<dc>.<domain>` name for this to verify (PR #9838).
- */
-export function serverSni(dc: string, node: string, domain: string): string {
-  const d = domain.endsWith(".") ? domain.slice(0, -1) : domain;
-  return node === "" || node === "*" ? `server.${dc}.${d}` : `${node}.server.${dc}.${d}`;
-}
+/** The WAN gossip ALPN names and tlsutil's ServerSNI, shared with src/rpc through src/model. */
+export { serverSni, WAN_GOSSIP_PACKET_ALPN, WAN_GOSSIP_STREAM_ALPN } from "../model/index.ts";
 
 /**
  * wanfed.SplitNodeName: a WAN member name `<node>.<dc>` split in two. Throws RangeError with Consul's

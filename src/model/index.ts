@@ -24,3 +24,4 @@ export {
 export { canonical, sameCheck, sameList, sameMap, sameNode, sameService, sameStruct } from "./same.ts";
 export type * from "./federation_state.ts";
 export { isRfc3339, isSameFederationState, meshGatewaysByDatacenter, ZERO_UPDATED_AT } from "./federation_state.ts";
+export { SERVER_PORT_ALPN, serverSni, WAN_GOSSIP_PACKET_ALPN, WAN_GOSSIP_STREAM_ALPN } from "./server_names.ts";

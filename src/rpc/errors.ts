@@ -29,3 +29,13 @@ export function plainRpcError(err: unknown): Error {
   }
   return err instanceof Error ? err : new Error(String(err));
 }
+
+/**
+ * A dial that found no way to reach the datacenter at all (WAN federation without a usable mesh
+ * gateway): nothing was dialled, so the pool fails the call with this message as it is, at once, and
+ * does not back off (the next call asks again: a gateway may be usable by then). Issue #10139: say
+ * why, do not hang.
+ */
+export class NoPathError extends Error {
+  override readonly name = "NoPathError";
+}

@@ -4,6 +4,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { PingResponseSchema, Status } from "../gen/causeway/status/v1/status_pb.ts";
 import { createGrpcServer, dialTcp, seededRng, silentLogger } from "../platform/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
+import { NoPathError } from "./errors.ts";
 import { createRpcPool, type RpcTarget } from "./pool.ts";
 
 const grpc = createGrpcServer({ routes: (r) => r.service(Status, { ping: () => create(PingResponseSchema, { node: "n1", datacenter: "dc1" }) } as never), logger: silentLogger() });
@@ -44,6 +45,36 @@ describe("rpc pool", () => {
     clock.advance(100); // at least base * 0.5 .. base
     expect(await code(status.ping({}))).toBe("ok");
     expect(dialed.length).toBe(2);
+    pool.close();
+  });
+
+  test("a backing-off call says why the last dial failed", async () => {
+    const pool = createRpcPool({ dial: () => Promise.reject(new Error("connection refused")), clock: simClock(), rng: seededRng(7), logger: silentLogger() });
+    const message = () => createClient(Status, pool.transport({ datacenter: "dc2" })).ping({}).then(() => "ok", (e) => ConnectError.from(e).rawMessage);
+    expect(await message()).toBe("*.dc2: connection refused");
+    expect(await message()).toMatch(/^\*\.dc2: reconnecting in \d+ ms after 1 failed dials \(last: connection refused\)$/);
+    pool.close();
+  });
+
+  test("no path to the datacenter (a NoPathError): every call fails at once with that message, and asks again, with no backoff", async () => {
+    const { port } = await listening;
+    const clock = simClock();
+    let gateway = false;
+    let dials = 0;
+    const pool = createRpcPool({
+      dial: (t) => (dials++, gateway ? dialTcp({ host: "127.0.0.1", port }) : Promise.reject(new NoPathError(`no path to datacenter ${t.datacenter}: no healthy mesh gateway`))),
+      clock, rng: seededRng(8), logger: silentLogger(),
+    });
+    const status = createClient(Status, pool.transport({ datacenter: "dc3" }));
+    for (let i = 0; i < 3; i++) {
+      const err = await status.ping({}).then(() => undefined, (e) => ConnectError.from(e));
+      expect([err?.code, err?.rawMessage]).toEqual([Code.Unavailable, "no path to datacenter dc3: no healthy mesh gateway"]);
+    }
+    expect(dials).toBe(3);
+    // A gateway becomes usable: the very next call connects, no time has to pass.
+    gateway = true;
+    expect((await status.ping({})).node).toBe("n1");
+    expect(dials).toBe(4);
     pool.close();
   });
 

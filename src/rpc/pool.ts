@@ -3,7 +3,9 @@
  * injected dialer (today a direct TLS or plaintext connection to the server port; with WAN federation,
  * a connection through a mesh gateway). ConnectRPC clients get a Transport per target.
  *
- * A failed dial backs off exponentially (calls fail fast with Unavailable meanwhile); a connection
+ * A failed dial backs off exponentially (calls fail fast with Unavailable meanwhile); a dial that
+ * rejects with a NoPathError (nothing dialled: no mesh gateway to the datacenter) fails its calls with
+ * that message at once and is asked again by the next call, with no backoff. A connection
  * with no open streams for `idleTimeoutMs` is closed, and a target with no connection that has not been
  * used for as long is forgotten, so targets that stop being used (datacenters that vanish, names that were
  * asked for once) do not pile up: the pool holds only targets used in the last `idleTimeoutMs` or so.
@@ -13,6 +15,7 @@ import type { Duplex } from "node:stream";
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport, type GrpcTransportOptions } from "@connectrpc/connect-node";
 import { asPlainStream, type Clock, type Logger, type Rng } from "../platform/index.ts";
+import { NoPathError } from "./errors.ts";
 
 /** A server to call: a specific node, or (node undefined) any server of the datacenter. */
 export interface RpcTarget {
@@ -20,7 +23,10 @@ export interface RpcTarget {
   readonly node?: string;
 }
 
-/** Opens a connected stream to the target's server port that speaks HTTP/2 (already past TLS/ALPN or marker). */
+/**
+ * Opens a connected stream to the target's server port that speaks HTTP/2 (already past TLS/ALPN or
+ * marker). Rejects with a NoPathError when there is no way to the target's datacenter at all.
+ */
 export type RpcDialer = (target: RpcTarget) => Promise<Duplex>;
 
 export interface RpcPoolOptions {
@@ -74,6 +80,7 @@ export function createRpcPool(o: RpcPoolOptions): RpcPool {
     private connecting: Promise<http2.ClientHttp2Session> | undefined;
     private failures = 0;
     private retryAt = 0;
+    private lastError = "";
     private open = 0;
     lastUsed = o.clock.monotonic();
 
@@ -126,7 +133,8 @@ export function createRpcPool(o: RpcPoolOptions): RpcPool {
       if (this.connecting) return this.connecting;
       const now = o.clock.monotonic();
       if (now < this.retryAt) {
-        return Promise.reject(new ConnectError(`${targetKey(this.target)}: reconnecting in ${Math.ceil(this.retryAt - now)} ms after ${this.failures} failed dials`, Code.Unavailable));
+        const wait = Math.ceil(this.retryAt - now);
+        return Promise.reject(new ConnectError(`${targetKey(this.target)}: reconnecting in ${wait} ms after ${this.failures} failed dials (last: ${this.lastError})`, Code.Unavailable));
       }
       this.connecting = o.dial(this.target).then(
         (stream) => {
@@ -146,7 +154,10 @@ export function createRpcPool(o: RpcPoolOptions): RpcPool {
         },
         (err: unknown) => {
           this.connecting = undefined;
+          // Nothing was dialled (no path to the datacenter): fail with the reason as it is, no backoff.
+          if (err instanceof NoPathError) throw new ConnectError(err.message, Code.Unavailable);
           this.failures++;
+          this.lastError = (err as Error).message;
           const delay = Math.min(cap, base * 2 ** Math.min(this.failures - 1, 20));
           this.retryAt = o.clock.monotonic() + delay * (0.5 + o.rng.next() / 2);
           o.logger.warn("rpc pool: dial failed", { target: targetKey(this.target), failures: this.failures, error: err });

@@ -3,6 +3,7 @@
  * `agent/pool/conn.go`, so a packet capture reads the same) and Causeway's own ALPN names for native
  * TLS (DESIGN.md section 5: the wire protocol is not Consul's, so it must not claim Consul's names).
  */
+import { SERVER_PORT_ALPN } from "../model/index.ts";
 
 export type ServerProtocol =
   | "rpc"
@@ -25,15 +26,11 @@ export const MARKER = {
   grpc: 8,
 } as const;
 
-/** ALPN names negotiated in native TLS. `h2` carries gRPC (the internal RPC services). */
-export const ALPN = {
-  rpc: "causeway/rpc",
-  raft: "causeway/raft",
-  snapshot: "causeway/snapshot",
-  "wan-gossip-packet": "causeway/wan-gossip/packet",
-  "wan-gossip-stream": "causeway/wan-gossip/stream",
-  grpc: "h2",
-} as const;
+/**
+ * ALPN names negotiated in native TLS. `h2` carries gRPC (the internal RPC services). The strings live
+ * in src/model (server_names.ts), shared with WAN federation, which tunnels gossip with them.
+ */
+export const ALPN = SERVER_PORT_ALPN;
 
 /** The protocol a plaintext marker selects, or undefined for an unknown byte (and for the TLS upgrade). */
 export function protocolOfMarker(byte: number): ServerProtocol | undefined {

@@ -160,3 +160,73 @@ describe("server port", () => {
     }
   });
 });
+
+describe("server port: WAN gossip through mesh gateways", () => {
+  /** A server port whose WAN gossip handlers echo "<kind>:" + the first bytes; RPC echoes as echoPort does. */
+  async function wanPort(verifyServerHostname: boolean) {
+    const logger = memoryLogger("debug");
+    const got: { kind: string; remote: string; alpn: string | false }[] = [];
+    const echo = (kind: string) => (conn: tls.TLSSocket, remote: string) => {
+      got.push({ kind, remote, alpn: conn.alpnProtocol });
+      conn.on("error", () => {});
+      conn.once("data", (d: Buffer) => conn.end(`${kind}:${d.toString()}`));
+      conn.resume();
+    };
+    const port = createServerPort({
+      logger, clock: systemClock(), handshakeTimeoutMs: 1000, domain: "consul.",
+      tls: { material, verifyIncomingRpc: true, verifyServerHostname },
+      wanGossip: { packet: echo("packet"), stream: echo("stream") },
+    });
+    port.serve("grpc", (socket, conn) => {
+      socket.on("error", () => {});
+      socket.once("data", (d: Buffer) => socket.end(`${conn.protocol}:${d.toString()}`));
+      socket.resume();
+    });
+    const listener = await listenTcp({ host: "127.0.0.1", port: 0, onConnection: (s) => port.accept(s) });
+    open.push(listener, { close: () => port.close() });
+    return { port, listener, logger, got };
+  }
+
+  /** Sends `text` over native TLS with `alpn` and the given client certificate; the reply ("" when refused). */
+  async function exchange(port: number, alpn: string, cert: { cert: string; key: string }, text: string): Promise<string> {
+    const s = await dialTls({ host: "127.0.0.1", port, alpn: [alpn], ...clientTls({ cert: cert.cert, key: cert.key, servername: "s1.server.dc1.consul" }) });
+    const reply = readAll(s);
+    s.write(text);
+    return reply;
+  }
+
+  test("the wanGossip handlers get both protocols: the TLS socket after the handshake, paused with nothing lost, and the peer", async () => {
+    const { listener, got } = await wanPort(false);
+    expect(await exchange(listener.port, ALPN["wan-gossip-packet"], pki.serverDc2, "\x00\x00\x00\x01p")).toBe("packet:\x00\x00\x00\x01p");
+    expect(await exchange(listener.port, ALPN["wan-gossip-stream"], pki.serverDc2, "push-pull")).toBe("stream:push-pull");
+    expect(got.map((g) => [g.kind, g.alpn])).toEqual([["packet", ALPN["wan-gossip-packet"]], ["stream", ALPN["wan-gossip-stream"]]]);
+    expect(got.every((g) => /^127\.0\.0\.1:\d+$/.test(g.remote))).toBe(true);
+  });
+
+  test("a protocol given by the wanGossip option cannot be served twice", async () => {
+    const { port } = await wanPort(false);
+    expect(() => port.serve("wan-gossip-stream", () => {})).toThrow("wan-gossip-stream is already served");
+  });
+
+  test("with verify_server_hostname only a server's certificate (of any datacenter) may gossip; RPC is not affected", async () => {
+    const { listener, logger, got } = await wanPort(true);
+    // A client agent's certificate (CN client.dc1.consul, no server name) is refused for both protocols.
+    expect(await exchange(listener.port, ALPN["wan-gossip-packet"], pki.client, "x")).toBe("");
+    expect(await exchange(listener.port, ALPN["wan-gossip-stream"], pki.client, "x")).toBe("");
+    const refusals = logger.lines.filter((l) => l.includes("connection refused") && l.includes("does not name a server (server.<dc>.consul.)"));
+    expect(refusals.length).toBe(2);
+    expect(got).toEqual([]);
+    // Servers of this datacenter and of another one are accepted.
+    expect(await exchange(listener.port, ALPN["wan-gossip-packet"], pki.serverDc2, "a")).toBe("packet:a");
+    expect(await exchange(listener.port, ALPN["wan-gossip-stream"], pki.server, "b")).toBe("stream:b");
+    // The same client certificate still reaches RPC.
+    expect(await exchange(listener.port, ALPN.grpc, pki.client, "c")).toBe("grpc:c");
+  });
+
+  test("without verify_server_hostname any certificate of the CA may gossip (mutual TLS is still required)", async () => {
+    const { listener } = await wanPort(false);
+    expect(await exchange(listener.port, ALPN["wan-gossip-packet"], pki.client, "x")).toBe("packet:x");
+    const rogue = await exchange(listener.port, ALPN["wan-gossip-packet"], pki.rogueClient, "x").catch(() => "");
+    expect(rogue).toBe("");
+  });
+});

@@ -8,6 +8,9 @@
  * - A TLS handshake as the first byte is native TLS: mutual TLS is always required there, and the
  *   negotiated ALPN selects the protocol (what mesh gateways pass through by SNI).
  * - With verify_incoming_rpc, plaintext markers other than the TLS upgrade are refused.
+ * - WAN gossip (its two ALPN names, native TLS only) is what servers of other datacenters send through
+ *   mesh gateways; with verify_server_hostname the client certificate must be a server's
+ *   (`server.<dc>.<domain>`, Consul's AuthorizeServerConn rule; see server_cert.ts).
  *
  * Every protocol in the table has a handler: those not served yet close the connection with a log line.
  */
@@ -18,6 +21,7 @@ import {
   type Clock, type Logger, type MuxConnectionInfo, type ProtocolMux, type TlsMaterial,
 } from "../platform/index.ts";
 import { ALL_PROTOCOLS, alpnOf, MARKER, markerOf, protocolOfMarker, type ServerProtocol } from "./protocols.ts";
+import { serverCertificateDatacenter } from "./server_cert.ts";
 
 export interface ServerPortConnection {
   readonly protocol: ServerProtocol;
@@ -31,12 +35,37 @@ export interface ServerPortConnection {
 /** Owns the socket from the call on (delivered paused, nothing lost): must handle 'error' and close it. */
 export type ServerPortHandler = (socket: net.Socket | tls.TLSSocket, conn: ServerPortConnection) => void;
 
+/**
+ * Receives a WAN gossip connection from a server of another datacenter (through a mesh gateway): the
+ * TLS socket after the handshake (mutual TLS, verified), delivered paused with nothing lost, and the
+ * peer ("ip:port", the gateway's as a rule). The handler owns the socket: it must handle 'error' and close it.
+ */
+export type WanGossipHandler = (conn: tls.TLSSocket, remote: string) => void;
+
+/** The WAN pool's ends of the two tunnelled gossip protocols (the wanfed transport's ingest side). */
+export interface WanGossipHandlers {
+  /** ALPN causeway/wan-gossip/packet: uint32 big-endian length-prefixed gossip packets. */
+  readonly packet: WanGossipHandler;
+  /** ALPN causeway/wan-gossip/stream: one gossip stream (push/pull). */
+  readonly stream: WanGossipHandler;
+}
+
 export interface ServerPortOptions {
   readonly logger: Logger;
   /** Deadlines of the TLS upgrade path. */
   readonly clock: Clock;
-  /** Without TLS material, native TLS and the TLS upgrade are refused. */
-  readonly tls?: { readonly material: TlsMaterial; readonly verifyIncomingRpc: boolean };
+  /**
+   * Without TLS material, native TLS and the TLS upgrade are refused. verifyServerHostname
+   * (verify_server_hostname): WAN gossip is accepted only with a server's client certificate.
+   */
+  readonly tls?: { readonly material: TlsMaterial; readonly verifyIncomingRpc: boolean; readonly verifyServerHostname?: boolean };
+  /** DNS domain of server names (`server.<dc>.<domain>`) for verifyServerHostname; default "consul". */
+  readonly domain?: string;
+  /**
+   * Serve the WAN gossip protocols with these (the same as serve() for "wan-gossip-packet" and
+   * "wan-gossip-stream"). Absent: those connections are closed with a log line until served.
+   */
+  readonly wanGossip?: WanGossipHandlers;
   /** Deadline for the first byte and the TLS handshake (and the marker inside TLS). Default 5000 ms. */
   readonly handshakeTimeoutMs?: number;
 }
@@ -49,11 +78,16 @@ export interface ServerPort {
   close(): void;
 }
 
+/** Protocols only servers of other datacenters open (through mesh gateways): verify_server_hostname applies. */
+const SERVERS_ONLY: ReadonlySet<ServerProtocol> = new Set(["wan-gossip-packet", "wan-gossip-stream"]);
+
 export function createServerPort(options: ServerPortOptions): ServerPort {
   const log = options.logger;
   const timeoutMs = options.handshakeTimeoutMs ?? 5000;
   const handlers = new Map<ServerProtocol, ServerPortHandler>();
   const verifyIncomingRpc = options.tls?.verifyIncomingRpc ?? false;
+  const verifyServerHostname = options.tls?.verifyServerHostname ?? false;
+  const domain = options.domain ?? "consul";
   const mux: ProtocolMux = createProtocolMux({
     logger: log,
     handshakeTimeoutMs: timeoutMs,
@@ -64,6 +98,12 @@ export function createServerPort(options: ServerPortOptions): ServerPort {
 
   const dispatch = (protocol: ServerProtocol, socket: net.Socket | tls.TLSSocket, conn: ServerPortConnection) => {
     const handler = handlers.get(protocol);
+    if (handler && SERVERS_ONLY.has(protocol) && verifyServerHostname && serverCertificateDatacenter(conn.peerCertificate, domain) === undefined) {
+      log.warn("server port: connection refused", {
+        protocol, remote: conn.remote, reason: `verify_server_hostname: the client certificate does not name a server (server.<dc>.${domain})`,
+      });
+      return void socket.destroy();
+    }
     if (handler) return handler(socket, conn);
     log.warn("server port: protocol not served yet, closing", { protocol, remote: conn.remote, via: conn.via });
     socket.destroy();
@@ -82,6 +122,11 @@ export function createServerPort(options: ServerPortOptions): ServerPort {
     }
   }
   mux.registerMarker(MARKER.tlsUpgrade, (socket, info) => upgrade(socket as net.Socket, peerOf(info)));
+  if (options.wanGossip) {
+    const { packet, stream } = options.wanGossip;
+    handlers.set("wan-gossip-packet", (s, c) => packet(s as tls.TLSSocket, c.remote));
+    handlers.set("wan-gossip-stream", (s, c) => stream(s as tls.TLSSocket, c.remote));
+  }
 
   /** Marker 3: TLS handshake (client certificate required with verify_incoming_rpc), then an inner marker. */
   function upgrade(socket: net.Socket, remote: string): void {

@@ -2,8 +2,10 @@
  * Servers with Raft and the internal RPC services on their server ports (native mutual TLS), for
  * end-to-end tests of the RPC layer: Status/Operator services, the pool, leader and datacenter forwarding.
  */
+import type * as net from "node:net";
 import type { Duplex } from "node:stream";
-import { createGrpcServer, seededRng, silentLogger, systemClock, type TlsMaterial } from "../../src/platform/index.ts";
+import { createClientHelloParser } from "../../src/gateway/index.ts";
+import { createGrpcServer, dialTcp, listenTcp, seededRng, silentLogger, systemClock, type TlsMaterial } from "../../src/platform/index.ts";
 import {
   createRpcPool, createServerStateCaller, dialServer, registerStateService, registerStatusServices,
   type RpcContext, type RpcDialer, type RpcPool, type RpcTarget, type StateBackend, type StateCaller,
@@ -159,4 +161,59 @@ export async function startRpcCluster(o: {
   }
   await waitFor(() => out.some((s) => s.real.node.status().role === "Leader"), 10_000, `a leader in ${o.dc}`);
   return out;
+}
+
+/** A connection a FakeGateway saw: the ClientHello's SNI and offered ALPN, and the port it forwarded to. */
+export interface GatewayPassage {
+  readonly sni: string | undefined;
+  readonly alpn: readonly string[];
+  readonly forwardedTo: number | undefined;
+}
+
+export interface FakeGateway {
+  /** "127.0.0.1:<port>", what a gateway locator would pick. */
+  readonly address: string;
+  /** Every connection, in order of their ClientHellos. */
+  readonly passages: GatewayPassage[];
+  close(): Promise<void>;
+}
+
+/**
+ * A mesh gateway stand-in on loopback: reads each connection's TLS ClientHello (the built-in gateway's
+ * parser), records SNI and ALPN, and relays the bytes, the ClientHello included, to the port `route`
+ * names for that SNI; a connection `route` has no port for is closed. TLS passes through untouched,
+ * as through a real gateway.
+ */
+export async function startFakeGateway(route: (sni: string | undefined) => number | undefined): Promise<FakeGateway> {
+  const passages: GatewayPassage[] = [];
+  const relay = (client: net.Socket) => {
+    const parser = createClientHelloParser();
+    const held: Buffer[] = [];
+    client.on("error", () => {});
+    const onData = (chunk: Buffer) => {
+      held.push(chunk);
+      const r = parser.feed(chunk);
+      if (r.state === "more") return;
+      client.off("data", onData);
+      client.pause();
+      const port = r.state === "done" ? route(r.serverName) : undefined;
+      passages.push({ sni: r.state === "done" ? r.serverName : undefined, alpn: r.state === "done" ? r.alpn : [], forwardedTo: port });
+      if (port === undefined) return void client.destroy();
+      dialTcp({ host: "127.0.0.1", port }).then(
+        (upstream) => {
+          upstream.on("error", () => client.destroy());
+          client.on("error", () => upstream.destroy());
+          upstream.once("close", () => client.destroy());
+          client.once("close", () => upstream.destroy());
+          for (const b of held) upstream.write(b);
+          client.pipe(upstream);
+          upstream.pipe(client);
+        },
+        () => client.destroy(),
+      );
+    };
+    client.on("data", onData);
+  };
+  const listener = await listenTcp({ host: "127.0.0.1", port: 0, onConnection: relay });
+  return { address: `127.0.0.1:${listener.port}`, passages, close: () => listener.close() };
 }
