@@ -19,7 +19,7 @@ import {
 } from "../platform/index.ts";
 import {
   createRpcPool, createServerPort, createServerStateCaller, dialServer, registerStateService, registerStatusServices,
-  type RpcContext, type RpcTarget, type ServerDialSettings, type StateCaller,
+  type GatewayRoute, type RpcContext, type RpcTarget, type ServerDialSettings, type StateCaller, type WanGossipHandlers,
 } from "../rpc/index.ts";
 import { autopilotConfigGet, encodeCommand, WatchSet, type StateResult } from "../state/index.ts";
 import type { GossipServer } from "./autopilot_health.ts";
@@ -59,7 +59,14 @@ export interface ServerOptions {
    * when the state holds no autopilot configuration yet. Later changes go through the HTTP API.
    */
   readonly autopilot?: Partial<AutopilotSeed>;
-  readonly tls?: { readonly material: TlsMaterial; readonly verifyIncomingRpc: boolean; readonly verifyOutgoing: boolean };
+  readonly tls?: { readonly material: TlsMaterial; readonly verifyIncomingRpc: boolean; readonly verifyOutgoing: boolean; readonly verifyServerHostname?: boolean };
+  /**
+   * WAN federation through mesh gateways: the gateway to dial for a server in another datacenter (the
+   * gateway locator's pick), and where the server port hands the WAN gossip tunnels. Absent: RPC to other
+   * datacenters dials their servers directly and the wan-gossip protocols are refused.
+   */
+  readonly viaGateway?: (dc: string) => GatewayRoute;
+  readonly wanGossip?: WanGossipHandlers;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Coordinate update batching (Consul's coordinate_update_period, _batch_size, _max_batches); Consul's defaults when absent. */
@@ -119,7 +126,13 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const cleanups = shutdownStack((err) => logger.warn("server shutdown step failed", { error: err }));
   const close = () => cleanups.stopAll();
   try {
-    const port = createServerPort({ logger: logger.named("server-port"), clock, tls: o.tls ? { material: o.tls.material, verifyIncomingRpc: o.tls.verifyIncomingRpc } : undefined });
+    const port = createServerPort({
+      logger: logger.named("server-port"),
+      clock,
+      domain: o.domain,
+      tls: o.tls ? { material: o.tls.material, verifyIncomingRpc: o.tls.verifyIncomingRpc, verifyServerHostname: o.tls.verifyServerHostname ?? false } : undefined,
+      ...(o.wanGossip ? { wanGossip: o.wanGossip } : {}),
+    });
     cleanups.push(() => port.close());
     const listener: TcpListener = await listenTcp({ host: o.bindAddr, port: o.port, onConnection: (s) => port.accept(s) });
     cleanups.push(() => listener.close());
@@ -128,6 +141,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       datacenter: o.datacenter,
       domain: o.domain,
       tls: o.tls ? { material: o.tls.material, verifyOutgoing: o.tls.verifyOutgoing } : undefined,
+      ...(o.viaGateway ? { viaGateway: o.viaGateway } : {}),
     };
 
     const transport = createTcpTransport({
