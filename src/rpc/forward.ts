@@ -42,7 +42,16 @@ export interface RpcContext {
   readonly datacenters?: () => readonly string[];
   /** Autopilot's server health, read on the leader; absent: the Operator service answers Unavailable. */
   readonly autopilot?: AutopilotHealthSource;
+  /**
+   * Consul's RPCHoldTimeout: while no leader is known, waits (up to about 7 s, re-checking with jitter)
+   * for one before a request that needs it fails with "No cluster leader"; resolves either way. Absent:
+   * such requests fail at once.
+   */
+  readonly holdForLeader?: () => Promise<void>;
 }
+
+/** Consul's default rpc_hold_timeout. */
+export const RPC_HOLD_TIMEOUT_MS = 7_000;
 
 /** Whether `dc` is a datacenter this server can route to (names compared exactly, as Consul's router does). */
 function knownDatacenter(ctx: RpcContext, dc: string): boolean {
@@ -76,12 +85,19 @@ export async function route<T>(
     return remote(ctx.pool.transport({ datacenter: dc }), new Headers());
   }
   if (policy === "local") return local();
-  const status = ctx.raft.status();
+  let status = ctx.raft.status();
   if (status.role === "Leader") return local();
   if (call?.requestHeader.get(FORWARDED_HEADER)) {
     throw new ConnectError(`${ctx.node} is not the leader (leadership moved while forwarding)`, Code.Unavailable);
   }
-  const leader = status.leader ? ctx.servers.lookup(status.leader) : undefined;
+  let leader = status.leader ? ctx.servers.lookup(status.leader) : undefined;
+  if (!leader && ctx.holdForLeader) {
+    // An election in progress (a server just started): hold the request as Consul does, then look again.
+    await ctx.holdForLeader();
+    status = ctx.raft.status();
+    if (status.role === "Leader") return local();
+    leader = status.leader ? ctx.servers.lookup(status.leader) : undefined;
+  }
   if (!leader) throw new ConnectError("No cluster leader", Code.Unavailable);
   return remote(ctx.pool.transport({ datacenter: dc, node: leader.node }), new Headers({ [FORWARDED_HEADER]: "1" }));
 }

@@ -5,7 +5,7 @@ export { ALL_PROTOCOLS, ALPN, alpnOf, MARKER, markerOf, protocolOfMarker } from 
 export type { ServerProtocol } from "./protocols.ts";
 export { createRpcPool, targetKey } from "./pool.ts";
 export type { RpcDialer, RpcPool, RpcPoolOptions, RpcTarget } from "./pool.ts";
-export { FORWARDED_HEADER, NO_PATH_TO_DATACENTER, route } from "./forward.ts";
+export { FORWARDED_HEADER, NO_PATH_TO_DATACENTER, route, RPC_HOLD_TIMEOUT_MS } from "./forward.ts";
 export type { RaftView, RoutingPolicy, RpcContext, ServerDirectory } from "./forward.ts";
 export { registerStatusServices } from "./status_service.ts";
 export type { AutopilotClusterHealth, AutopilotHealthSource, AutopilotServerHealth } from "./autopilot.ts";

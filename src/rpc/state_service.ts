@@ -98,6 +98,7 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
   const handleQuery = (query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined) =>
     route(ctx, options.datacenter, policyOf(options.consistency), call, async () => {
       if (options.consistency === "consistent") {
+        if (!ctx.raft.status().leader) await ctx.holdForLeader?.();
         if (!ctx.raft.status().leader) throw new ConnectError("No cluster leader", Code.Unavailable);
         await backend.linearizableRead();
       }

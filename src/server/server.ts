@@ -15,10 +15,10 @@ import { shutdownStack } from "../lib/index.ts";
 import { parseServer, type PoolMember } from "../membership/index.ts";
 import { AUTOPILOT_DEFAULTS } from "../model/index.ts";
 import {
-  createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type TcpListener, type TlsMaterial,
+  createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type Rng, type TcpListener, type TlsMaterial,
 } from "../platform/index.ts";
 import {
-  createRpcPool, createServerPort, createServerStateCaller, dialServer, registerStateService, registerStatusServices,
+  createRpcPool, createServerPort, createServerStateCaller, dialServer, registerStateService, registerStatusServices, RPC_HOLD_TIMEOUT_MS,
   type GatewayRoute, type RpcContext, type RpcTarget, type ServerDialSettings, type StateCaller, type WanGossipHandlers,
 } from "../rpc/index.ts";
 import { autopilotConfigGet, encodeCommand, WatchSet, type StateResult } from "../state/index.ts";
@@ -85,6 +85,21 @@ export interface ServerOptions {
   wanMembers?(): readonly PoolMember[];
   /** Each federation-state replication fetch's outcome on a secondary's leader (the gateway locator's signal). */
   readonly onReplicationResult?: (ok: boolean) => void;
+}
+
+/**
+ * Waits until `hasLeader()` or RPC_HOLD_TIMEOUT_MS passed, re-checking after a random stagger of up to
+ * a sixteenth of the hold (Consul's forward: `lib.RandomStagger(rpcHoldTimeout / JitterFraction)`).
+ */
+function holdForLeader(hasLeader: () => boolean, clock: Clock, rng: Rng): Promise<void> {
+  const deadline = clock.monotonic() + RPC_HOLD_TIMEOUT_MS;
+  return new Promise<void>((resolve) => {
+    const check = () => {
+      if (hasLeader() || clock.monotonic() >= deadline) return resolve();
+      clock.setTimer(Math.max(10, Math.floor(rng.next() * (RPC_HOLD_TIMEOUT_MS / 16))), check);
+    };
+    check();
+  });
 }
 
 export interface RunningServer {
@@ -258,6 +273,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       pool,
       datacenters: () => o.datacenters(),
       autopilot,
+      holdForLeader: () => holdForLeader(() => consensus.status().leader !== "", clock, cryptoRng()),
     };
     const stateCaller = createServerStateCaller(ctx, replicated.backend);
     stateForLeader = stateCaller;
