@@ -5,6 +5,10 @@
 import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
+import { isIP } from "node:net";
+import { lookup } from "node:dns/promises";
+import { noPathMessage, socketConnection, type GatewayPick, type WanfedTransport } from "../federation/index.ts";
+import { startGatewayLocator, type GatewayLocatorRuntime } from "./gateway_locator.ts";
 import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/index.ts";
 import { shutdownStack, type ShutdownStack } from "../lib/index.ts";
 import type { Logger } from "../platform/index.ts";
@@ -72,6 +76,13 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     let remoteServers = (_dc: string): readonly { node: string; address: string }[] => [];
     let wanMembers = (): readonly PoolMember[] => [];
     let wanCoordinateMaps: (() => ReturnType<ReturnType<typeof wanCoordinates>["datacenterMaps"]>) | undefined;
+    // WAN federation through mesh gateways: the gateway locator (started once the state can be read) picks
+    // the gateway for RPC and WAN gossip to other datacenters; the WAN transport takes the tunnelled gossip.
+    const wanfedOn = config.server && config.federation.meshGatewayWanFederation;
+    const primaryDatacenter = config.primaryDatacenter || config.datacenter;
+    let locator: GatewayLocatorRuntime | undefined;
+    const pickGateway = (dc: string): GatewayPick => locator?.pick(dc) ?? { ok: false, datacenter: dc, reason: "not-populated", message: noPathMessage(dc) };
+    let wanIngest: WanfedTransport | undefined;
     if (config.server && config.ports.server !== -1) {
       server = await startServer({
         nodeId,
@@ -95,6 +106,16 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         logger,
         datacenters: () => knownDatacenters(),
         remoteServers: (dc) => remoteServers(dc),
+        ...(wanfedOn
+          ? {
+            viaGateway: pickGateway,
+            wanGossip: {
+              packet: (conn, remote) => (wanIngest ? wanIngest.acceptPacketConnection(socketConnection(conn), remote) : conn.destroy()),
+              stream: (conn, remote) => (wanIngest ? wanIngest.acceptStreamConnection(socketConnection(conn), remote) : conn.destroy()),
+            },
+            onReplicationResult: (ok: boolean) => locator?.replicationResult(ok),
+          }
+          : {}),
       });
       cleanups.push(() => server!.close());
       addresses.server = server.address;
@@ -103,7 +124,9 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     const gossip = await startGossip({
       config, logger, clock: systemClock(), nodeId, advertiseAddr, dataDir, serverPort: server?.port,
       onLeft: () => hooks.onLeft?.(),
+      ...(wanfedOn && tls ? { wanfed: { resolveGateway: pickGateway, tlsMaterial: tls.material, primaryDatacenter } } : {}),
     });
+    wanIngest = gossip.wanfed;
     cleanups.push(async () => {
       // Like Consul's defaults (leave_on_terminate for clients): a client agent that is shut down leaves
       // the pool, so others record it as left rather than failed. Servers stay members: a server that
@@ -187,6 +210,21 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     // The replicated state as this agent reaches it, and the local agent that syncs into it.
     const stateCaller = server?.state ?? clientRpc?.state;
     const stateAccess = stateCaller ? createStateAccess(stateCaller) : undefined;
+    if (wanfedOn && stateAccess && server) {
+      const running = startGatewayLocator({
+        localDc: config.datacenter, primaryDc: primaryDatacenter, disablePrimaryGatewayFallback: config.federation.disablePrimaryGatewayFallback,
+        primaryGateways: config.federation.primaryGateways, primaryGatewaysIntervalMs: config.federation.primaryGatewaysIntervalMs,
+        readStates: async (minIndex, maxWaitMs) => {
+          const r = await stateAccess.read({ type: "federation-state-list" }, { datacenter: undefined, consistency: "stale", minIndex, maxWaitMs });
+          return { states: r.value, index: r.meta.index };
+        },
+        resolve: async (host) => (isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address)),
+        clock: systemClock(), rng: cryptoRng(), logger: logger.named("federation"),
+      });
+      locator = running;
+      cleanups.push(() => running.close());
+      server.consensus.onLeaderChange((leaderId) => running.setLeader(leaderId === nodeId));
+    }
     const connectCa = stateCaller && stateAccess ? connectCaApiOver(stateCaller, stateAccess, { clock: systemClock(), rng: cryptoRng(), logger: logger.named("leaf-cache"), datacenter: config.datacenter }) : undefined;
     if (connectCa) cleanups.push(() => connectCa.close());
     const wanAddr = config.gossip.advertiseAddrWan || advertiseAddr;

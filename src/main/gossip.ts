@@ -8,18 +8,33 @@
  * a server and also reaches the LAN pools of the other datacenters over RPC.
  */
 import {
-  clientTags, CONSUL_SERF, createGossipPool, FEATURE_FEDERATION_STATES, serverTags, wanName,
+  clientTags, CONSUL_SERF, createGossipPool, createUdpTransport, FEATURE_FEDERATION_STATES, serverTags, wanName,
   type GossipPool, type KeyResponse, type PoolMember, type SerfEvent,
 } from "../membership/index.ts";
+import { createWanfedTransport, tlsGatewayDial, type GatewayResolution, type WanfedTransport } from "../federation/index.ts";
+import type { TlsMaterial } from "../platform/index.ts";
 import type { KeyringApi, KeyringPoolResult, MembershipApi, MemberView } from "../http/index.ts";
 import { cryptoRng, type Clock, type Logger } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { setupKeyrings, type PoolKeyring } from "./keyring_files.ts";
 import { VERSION } from "./version.ts";
 
+/**
+ * WAN federation through mesh gateways: the WAN pool's traffic to other datacenters goes through the
+ * gateways the locator picks, and a secondary joins the primary's pool through `*.<primary>`.
+ */
+export interface WanfedGossip {
+  resolveGateway(dc: string): GatewayResolution;
+  readonly tlsMaterial: TlsMaterial;
+  /** The primary datacenter; a secondary joins `*.<primary>` through the gateways, retried. */
+  readonly primaryDatacenter: string;
+}
+
 export interface RunningGossip {
   readonly lan: GossipPool;
   readonly wan?: GossipPool;
+  /** With WAN federation: the WAN transport, whose ingest the server port feeds with tunnelled gossip. */
+  readonly wanfed?: WanfedTransport;
   readonly membership: MembershipApi;
   /** /v1/operator/keyring over this agent's pools. */
   readonly keyring: KeyringApi;
@@ -70,6 +85,8 @@ export async function startGossip(o: {
   serverPort?: number;
   /** Called after a leave requested through the API has completed: the agent shuts down. */
   onLeft: () => void;
+  /** WAN federation through mesh gateways (servers with connect.enable_mesh_gateway_wan_federation). */
+  wanfed?: WanfedGossip;
 }): Promise<RunningGossip> {
   const { config, logger, clock } = o;
   const server = o.serverPort !== undefined;
@@ -101,11 +118,24 @@ export async function startGossip(o: {
     });
     stops.push(() => lan.stop());
     let wan: GossipPool | undefined;
+    let wanfed: WanfedTransport | undefined;
     if (withWan) {
+      const advertiseHost = config.gossip.advertiseAddrWan || o.advertiseAddr;
+      if (o.wanfed) {
+        const local = await createUdpTransport({ host: config.bindAddr, port: config.ports.serfWan, advertiseHost, logger: logger.named("serf-wan") });
+        // The member a WAN address belongs to (`<node>.<dc>`), from the pool once it exists. A scan per
+        // packet: the WAN pool holds servers only.
+        const nameOf = (addr: string) => wan?.members().find((m) => `${m.addr.includes(":") ? `[${m.addr}]` : m.addr}:${m.port}` === addr)?.name;
+        wanfed = createWanfedTransport({
+          local, localDc: config.datacenter, domain: config.domain, nameOf, resolveGateway: (dc) => o.wanfed!.resolveGateway(dc),
+          dial: tlsGatewayDial(o.wanfed.tlsMaterial), clock, logger: logger.named("wanfed"),
+        });
+      }
       wan = await createGossipPool({
         name: wanName(config.nodeName, config.datacenter), profile: "wan", bindHost: config.bindAddr, bindPort: config.ports.serfWan,
-        advertiseHost: config.gossip.advertiseAddrWan || o.advertiseAddr, tags, ...encryption(keyrings.wan!, "serf-wan"), clock, rng: cryptoRng(),
+        advertiseHost, tags, ...encryption(keyrings.wan!, "serf-wan"), clock, rng: cryptoRng(),
         logger: logger.named("serf-wan"), serf: { ...CONSUL_SERF, disableCoordinates: config.disableCoordinates },
+        ...(wanfed ? { transport: wanfed } : {}),
       });
       stops.push(() => wan!.stop());
     }
@@ -124,6 +154,11 @@ export async function startGossip(o: {
     }
     if (g.retryJoin.length) stops.push(retryJoin(lan, g.retryJoin, g.retryIntervalMs, g.retryMax, clock, logger.named("serf-lan"), "LAN"));
     if (wan && g.retryJoinWan.length) stops.push(retryJoin(wan, g.retryJoinWan, g.retryIntervalWanMs, g.retryMax, clock, logger.named("serf-wan"), "WAN"));
+    // Consul's retryJoinWAN with WAN federation: the primary joins nobody; a secondary joins any primary
+    // server through the gateways (memberlist's name/addr form; the address is a placeholder).
+    if (wan && o.wanfed && o.wanfed.primaryDatacenter !== config.datacenter) {
+      stops.push(retryJoin(wan, [`*.${o.wanfed.primaryDatacenter}/192.0.2.2`], g.retryIntervalWanMs, 0, clock, logger.named("serf-wan"), "WAN through the primary's gateways"));
+    }
 
     const poolOf = (wanPool: boolean) => (wanPool ? wan : lan);
     const membership: MembershipApi = {
@@ -143,7 +178,7 @@ export async function startGossip(o: {
       },
     };
     const keyring = keyringApi(lan, wan, config.datacenter, logger.named("keyring"));
-    return { lan, wan, membership, keyring, stop };
+    return { lan, wan, ...(wanfed ? { wanfed } : {}), membership, keyring, stop };
   } catch (err) {
     await stop();
     throw err;
