@@ -10,7 +10,7 @@
  * agents' gRPC ports then serve TLS too (as Consul 1.8's do).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { toJsonString } from "@bufbuild/protobuf";
@@ -21,7 +21,7 @@ import type { DiscoveryResponse } from "../../src/gen/envoy/service/discovery/v3
 import { envoyRegistry } from "../../src/xds/index.ts";
 import { adsClient, CDS, decodeAll, EDS, followUntil } from "../harness/ads_client.ts";
 import { freePort, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
-import { testPki } from "../harness/tls_fixtures.ts";
+import { testPki, writeServerTlsConfig } from "../harness/tls_fixtures.ts";
 
 const cli = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
 const work = mkdtempSync(join(tmpdir(), "causeway-mgw-"));
@@ -34,15 +34,7 @@ beforeAll(async () => {
   const wan1 = await freePort();
   const start = async (dc: string, wanPort: number, wanJoin: string[]) => {
     const dir = join(work, dc);
-    mkdirSync(dir, { recursive: true });
-    const pair = dc === "dc1" ? pki.server : pki.serverDc2;
-    writeFileSync(join(dir, "ca.pem"), pki.ca.cert);
-    writeFileSync(join(dir, "cert.pem"), pair.cert);
-    writeFileSync(join(dir, "key.pem"), pair.key);
-    writeFileSync(join(dir, "tls.json"), JSON.stringify({
-      ca_file: join(dir, "ca.pem"), cert_file: join(dir, "cert.pem"), key_file: join(dir, "key.pem"),
-      verify_incoming_rpc: true, verify_outgoing: true, verify_server_hostname: true,
-    }));
+    writeFileSync(join(dir, "tls.json"), JSON.stringify(writeServerTlsConfig(dir, dc as "dc1" | "dc2")));
     const a = await startAgentProcess(process.execPath, [
       cli, "agent", "-dev", "-config-file", join(dir, "tls.json"), "-datacenter", dc, "-node", `srv-${dc}`, "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "0",
       "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", String(wanPort),

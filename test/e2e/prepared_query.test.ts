@@ -7,11 +7,11 @@
  * Servers talk across datacenters only over TLS, so both run with certificates of one test CA.
  */
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
-import { testPki } from "../harness/tls_fixtures.ts";
+import { writeServerTlsConfig } from "../harness/tls_fixtures.ts";
 
 const cli = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
 const work = mkdtempSync(join(tmpdir(), "causeway-pq-"));
@@ -30,18 +30,9 @@ interface ExecuteBody {
 
 test("a query with no healthy instance in dc1 fails over to dc2 and reports Failovers 1, Datacenter dc2", async () => {
   const wan1 = await freePort();
-  const pki = testPki();
   const start = (dc: string, wanJoin: string[]) => {
     const dir = join(work, dc);
-    mkdirSync(dir, { recursive: true });
-    const pair = dc === "dc1" ? pki.server : pki.serverDc2;
-    writeFileSync(join(dir, "ca.pem"), pki.ca.cert);
-    writeFileSync(join(dir, "cert.pem"), pair.cert);
-    writeFileSync(join(dir, "key.pem"), pair.key);
-    writeFileSync(join(dir, "tls.json"), JSON.stringify({
-      ca_file: join(dir, "ca.pem"), cert_file: join(dir, "cert.pem"), key_file: join(dir, "key.pem"),
-      verify_incoming_rpc: true, verify_outgoing: true, verify_server_hostname: true,
-    }));
+    writeFileSync(join(dir, "tls.json"), JSON.stringify(writeServerTlsConfig(dir, dc as "dc1" | "dc2")));
     return startAgentProcess(process.execPath, [
       cli, "agent", "-server", "-bootstrap-expect", "1", "-datacenter", dc, "-node", `srv-${dc}`, "-data-dir", join(dir, "data"),
       "-config-file", join(dir, "tls.json"),

@@ -8,15 +8,14 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
-import { testPki } from "../harness/tls_fixtures.ts";
+import { writeServerTlsConfig } from "../harness/tls_fixtures.ts";
 
 const cli = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
 const work = mkdtempSync(join(tmpdir(), "causeway-wanfed-"));
-const pki = testPki();
 const agents: Record<string, AgentProcess> = {};
 const gateways: ChildProcess[] = [];
 const gatewayOut: string[] = [];
@@ -24,14 +23,8 @@ const ports: Record<string, { http: number; grpc: number; gateway: number; admin
 
 async function startDc(dc: string, wanAddr: string, extra: Record<string, unknown>): Promise<void> {
   const dir = join(work, dc);
-  mkdirSync(dir, { recursive: true });
-  const pair = dc === "dc1" ? pki.server : pki.serverDc2;
-  writeFileSync(join(dir, "ca.pem"), pki.ca.cert);
-  writeFileSync(join(dir, "cert.pem"), pair.cert);
-  writeFileSync(join(dir, "key.pem"), pair.key);
   writeFileSync(join(dir, "config.json"), JSON.stringify({
-    ca_file: join(dir, "ca.pem"), cert_file: join(dir, "cert.pem"), key_file: join(dir, "key.pem"),
-    verify_incoming_rpc: true, verify_outgoing: true, verify_server_hostname: true,
+    ...writeServerTlsConfig(dir, dc as "dc1" | "dc2"),
     primary_datacenter: "dc1", advertise_addr_wan: wanAddr,
     connect: { enabled: true, enable_mesh_gateway_wan_federation: true },
     ...extra,

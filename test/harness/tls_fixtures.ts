@@ -5,7 +5,7 @@
  * PKI costs one process spawn. The result is cached per process: every caller shares the same PEMs.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -81,4 +81,22 @@ export function testPki(): TestPki {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Writes a server's TLS files for datacenter `dc` ("dc1" or "dc2": the test PKI's server certificates)
+ * into `dir` (created), and returns the agent config keys that use them with the full verification
+ * a cross-datacenter setup needs (`verify_incoming_rpc`, `verify_outgoing`, `verify_server_hostname`).
+ */
+export function writeServerTlsConfig(dir: string, dc: "dc1" | "dc2"): Record<string, unknown> {
+  const pki = testPki();
+  const pair = dc === "dc1" ? pki.server : pki.serverDc2;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "ca.pem"), pki.ca.cert);
+  writeFileSync(join(dir, "cert.pem"), pair.cert);
+  writeFileSync(join(dir, "key.pem"), pair.key);
+  return {
+    ca_file: join(dir, "ca.pem"), cert_file: join(dir, "cert.pem"), key_file: join(dir, "key.pem"),
+    verify_incoming_rpc: true, verify_outgoing: true, verify_server_hostname: true,
+  };
 }
