@@ -122,10 +122,28 @@ describe("mesh gateway resources", () => {
     expect(addresses(def.find((e) => e.clusterName === `bar.default.dc1.internal.${td}`)!)).toEqual([["10.10.2.2:8080", HealthStatus.HEALTHY]]);
   });
 
-  test("a gateway known from catalog and federation states uses the catalog's; the local dc is never a remote one", () => {
+  test("a gateway known from catalog and federation states uses the catalog's (no fresher state); the local dc is never a remote one", () => {
     const res = meshGatewayResources(MESH_GATEWAY_SCENARIOS["mesh-gateway-using-federation-states"]!());
     expect(res.clusters.map((c) => c.name).filter((n) => /^dc\d\./.test(n))).toEqual([`dc2.internal.${TRUST_DOMAIN}`, `dc4.internal.${TRUST_DOMAIN}`]);
     expect(addresses(res.endpoints.find((e) => e.clusterName.startsWith("dc2."))!).map((a) => a[0])).toEqual(["198.18.2.1:443", "198.18.2.2:443"]);
+  });
+
+  test("the fresher listing wins: a federation state newer than a stale remote catalog gives the new address (#10132, PR #11522)", () => {
+    const base = MESH_GATEWAY_SCENARIOS["mesh-gateway-using-federation-states"]!();
+    const mg = base.MeshGateway;
+    const catalog = mg.GatewayGroups["dc2"]!;
+    const maxCatalog = Math.max(...catalog.map((g) => g.Service.ModifyIndex));
+    const moved = catalog.map((g, i) => ({
+      ...g,
+      Service: { ...g.Service, ModifyIndex: maxCatalog + 1 + i, TaggedAddresses: { ...g.Service.TaggedAddresses, wan: { Address: `198.18.20.${i + 1}`, Port: 443 } } },
+    }));
+    const snap = { ...base, MeshGateway: { ...mg, FedStateGateways: { ...mg.FedStateGateways, dc2: moved } } };
+    const wan = (r: ReturnType<typeof meshGatewayResources>) => addresses(r.endpoints.find((e) => e.clusterName.startsWith("dc2."))!).map((a) => a[0]);
+    expect(wan(meshGatewayResources(snap))).toEqual(["198.18.20.1:443", "198.18.20.2:443"]);
+    // Equally fresh (a tie): the catalog's listing.
+    const tie = moved.map((g, i) => ({ ...g, Service: { ...g.Service, ModifyIndex: catalog[i]!.Service.ModifyIndex } }));
+    const tied = { ...base, MeshGateway: { ...mg, FedStateGateways: { ...mg.FedStateGateways, dc2: tie } } };
+    expect(wan(meshGatewayResources(tied))).toEqual(["198.18.2.1:443", "198.18.2.2:443"]);
   });
 
   test("a subset filter that does not compile fails generation", () => {

@@ -8,7 +8,7 @@
 import type { CheckServiceNode } from "../../model/index.ts";
 import { exposesServers, type MeshGatewaySnapshot } from "../../proxycfg/index.ts";
 import { serviceSni } from "../../connect/index.ts";
-import { serverSni } from "../../federation/index.ts";
+import { fresherGateways, serverSni } from "../../federation/index.ts";
 
 /** `DatacenterSNI`: `<dc>.internal.<trust domain>`, the cluster of a remote datacenter's gateways. */
 export function datacenterSni(dc: string, trustDomain: string): string {
@@ -28,11 +28,15 @@ export function remoteDatacenters(snap: MeshGatewaySnapshot): string[] {
   return [...dcs].sort();
 }
 
-/** A datacenter's gateways: from its catalog (GatewayGroups) if known there, else from federation states. */
+/**
+ * A datacenter's gateways: the fresher of its catalog listing (GatewayGroups) and its federation state's
+ * (FedStateGateways), by the largest Service.ModifyIndex (Consul PR #11522, fixing #10132: a remote
+ * catalog that cannot be refreshed must not hide the newer address the federation state delivered); the
+ * catalog's on a tie or without a federation state. Consul 1.8 preferred the catalog whenever it had any.
+ */
 export function datacenterGateways(snap: MeshGatewaySnapshot, dc: string): readonly CheckServiceNode[] {
   const mg = snap.MeshGateway;
-  const fromCatalog = mg.GatewayGroups[dc];
-  return fromCatalog && fromCatalog.length > 0 ? fromCatalog : (mg.FedStateGateways[dc] ?? []);
+  return fresherGateways(mg.GatewayGroups[dc], mg.FedStateGateways[dc]).gateways;
 }
 
 /** The cluster of a local service (`subset` "" for the unnamed one): its SNI in the gateway's datacenter. */
