@@ -111,4 +111,9 @@ describe("withDefaultPort", () => {
     expect(["10.0.0.1", "host.example", "::1", "[::1]", "10.0.0.1:8302", "[fe80::1]:9"].map((a) => withDefaultPort(a, 8301)))
       .toEqual(["10.0.0.1:8301", "host.example:8301", "[::1]:8301", "[::1]:8301", "10.0.0.1:8302", "[fe80::1]:9"]);
   });
+
+  test("keeps memberlist's name/ prefix (a join through the primary's gateways), IPv6 too", () => {
+    expect(["*.dc1/192.0.2.2", "*.dc1/::1", "*.dc1/[::1]:9", "s1.dc2/10.0.0.1:8302"].map((a) => withDefaultPort(a, 8302)))
+      .toEqual(["*.dc1/192.0.2.2:8302", "*.dc1/[::1]:8302", "*.dc1/[::1]:9", "s1.dc2/10.0.0.1:8302"]);
+  });
 });

@@ -38,9 +38,12 @@ export function parseHostPort(addr: string): { host: string; port: number } {
 
 /**
  * `addr` with `port` added when it names none: "10.0.0.1" -> "10.0.0.1:8301", "::1" or "[::1]" ->
- * "[::1]:8301"; an address with a port is returned as it is.
+ * "[::1]:8301"; an address with a port is returned as it is. memberlist's `name/addr` form keeps its
+ * name ("*.dc1/::1" -> "*.dc1/[::1]:8301"; a WAN federation join through the primary's gateways).
  */
 export function withDefaultPort(addr: string, port: number): string {
+  const slash = addr.indexOf("/");
+  if (slash >= 0) return `${addr.slice(0, slash + 1)}${withDefaultPort(addr.slice(slash + 1), port)}`;
   if (/^\[[^\]]+\]:\d+$/.test(addr) || /^[^:[\]]+:\d+$/.test(addr)) return addr;
   const bare = addr.startsWith("[") && addr.endsWith("]") ? addr.slice(1, -1) : addr;
   return bare.includes(":") ? `[${bare}]:${port}` : `${bare}:${port}`;
