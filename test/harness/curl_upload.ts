@@ -19,13 +19,16 @@ export interface CurlUpload {
 /**
  * PUTs `bytes` zero bytes to `url`: declared (Content-Length) or chunked; with `expect` curl first asks
  * for `100 Continue`, as it does by itself for large bodies (default: no, the body follows at once).
+ * `bytesPerSecond` caps curl's send rate (`--limit-rate`), so that "answered before the body was sent"
+ * is a fact about the server and not a race with loopback's speed.
  */
-export function curlUpload(url: string, bytes: number, o: { chunked?: boolean; expect?: boolean } = {}): Promise<CurlUpload> {
+export function curlUpload(url: string, bytes: number, o: { chunked?: boolean; expect?: boolean; bytesPerSecond?: number } = {}): Promise<CurlUpload> {
   const headers = [
     o.expect ? "Expect: 100-continue" : "Expect:",
     ...(o.chunked ? ["Transfer-Encoding: chunked"] : ["Transfer-Encoding:", `Content-Length: ${bytes}`]),
   ];
-  const curl = ["curl", "-s", "-S", "--max-time", "60", "-X", "PUT", "-T", "-", ...headers.flatMap((h) => ["-H", `'${h}'`]),
+  const rate = o.bytesPerSecond === undefined ? [] : ["--limit-rate", String(Math.floor(o.bytesPerSecond))];
+  const curl = ["curl", "-s", "-S", "--max-time", "60", ...rate, "-X", "PUT", "-T", "-", ...headers.flatMap((h) => ["-H", `'${h}'`]),
     "-w", "'\\n%{http_code} %{size_upload}'", `'${url}'`].join(" ");
   const started = performance.now();
   return new Promise((resolve, reject) => {
