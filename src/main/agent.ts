@@ -34,6 +34,8 @@ import { agentStateFiles } from "./agent_state_files.ts";
 import { loadTlsFiles } from "./tls_files.ts";
 import { runtimeDescription } from "./runtime.ts";
 import { REVISION, VERSION } from "./version.ts";
+import type { FederationState, ReadQuery } from "../model/index.ts";
+import { decodeWire, encodeWire } from "../rpc/index.ts";
 
 export interface AgentAddresses {
   /** `host:port` of each listener that is enabled. */
@@ -211,12 +213,14 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     const stateCaller = server?.state ?? clientRpc?.state;
     const stateAccess = stateCaller ? createStateAccess(stateCaller) : undefined;
     if (wanfedOn && stateAccess && server) {
+      const serverState = server.state;
       const running = startGatewayLocator({
         localDc: config.datacenter, primaryDc: primaryDatacenter, disablePrimaryGatewayFallback: config.federation.disablePrimaryGatewayFallback,
         primaryGateways: config.federation.primaryGateways, primaryGatewaysIntervalMs: config.federation.primaryGatewaysIntervalMs,
-        readStates: async (minIndex, maxWaitMs) => {
-          const r = await stateAccess.read({ type: "federation-state-list" }, { datacenter: undefined, consistency: "stale", minIndex, maxWaitMs });
-          return { states: r.value, index: r.meta.index };
+        // The server's own StateCaller (StateAccess.read takes no signal): close() cancels the read.
+        readStates: async (minIndex, maxWaitMs, signal) => {
+          const out = await serverState.query(encodeWire({ type: "federation-state-list" } satisfies ReadQuery), { consistency: "stale", minIndex, maxWaitMs, signal });
+          return { states: decodeWire<FederationState[]>(out.result), index: out.index };
         },
         resolve: async (host) => (isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address)),
         clock: systemClock(), rng: cryptoRng(), logger: logger.named("federation"),

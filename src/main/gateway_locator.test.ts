@@ -1,7 +1,7 @@
 /**
  * The locator's run-time loop over fakes and a simulated clock: the primary_gateways fallback is
  * resolved and refreshed until the primary's gateways arrive in a federation state, path changes are
- * logged, a failed read is retried with back-off, and close stops everything.
+ * logged, a failed read is retried with back-off, and close stops everything (aborting the read in flight).
  */
 import { describe, expect, test } from "bun:test";
 import type { FederationState } from "../model/index.ts";
@@ -18,10 +18,14 @@ function setup(primaryGateways: readonly string[] = ["gw.dc1.example:443"]) {
   const clock = simClock();
   const logger = memoryLogger("info");
   const reads: ((r: { states: readonly FederationState[]; index: number } | Error) => void)[] = [];
+  const signals: AbortSignal[] = [];
   let resolves = 0;
   const rt = startGatewayLocator({
     localDc: "dc2", primaryDc: "dc1", disablePrimaryGatewayFallback: false, primaryGateways, primaryGatewaysIntervalMs: 30_000,
-    readStates: () => new Promise((resolve, reject) => reads.push((r) => (r instanceof Error ? reject(r) : resolve(r)))),
+    readStates: (_minIndex, _maxWaitMs, signal) => {
+      signals.push(signal);
+      return new Promise((resolve, reject) => reads.push((r) => (r instanceof Error ? reject(r) : resolve(r))));
+    },
     resolve: async (host) => (resolves++, host === "gw.dc1.example" ? ["198.18.1.1", "198.18.1.2"] : []),
     clock, rng: seededRng(1), logger,
   });
@@ -30,7 +34,7 @@ function setup(primaryGateways: readonly string[] = ["gw.dc1.example:443"]) {
     reads.shift()!(r);
     await flush();
   };
-  return { rt, clock, logger, answer, reads, resolves: () => resolves };
+  return { rt, clock, logger, answer, reads, signals, resolves: () => resolves };
 }
 
 describe("gateway locator at run time", () => {
@@ -74,5 +78,25 @@ describe("gateway locator at run time", () => {
     rt.close();
     await answer({ states: [], index: 1 });
     expect(rt.pick("dc1")).toMatchObject({ ok: false, reason: "not-populated" });
+  });
+
+  test("close aborts the read in flight; its rejection is not retried and no timer is left", async () => {
+    const { rt, clock, logger, answer, reads, signals } = setup([]);
+    await answer({ states: [], index: 3 });
+    clock.advance(0);
+    await answer({ states: [], index: 4 });
+    clock.advance(0);
+    await Promise.resolve();
+    expect([reads.length, signals.length, signals.map((s) => s.aborted)]).toEqual([1, 3, [false, false, false]]);
+    logger.lines.length = 0;
+    rt.close();
+    expect(signals.map((s) => s.aborted)).toEqual([false, false, true]);
+    expect(clock.pending()).toBe(0);
+    const aborted = new Error("the operation was aborted");
+    aborted.name = "AbortError";
+    await answer(aborted);
+    clock.advance(60_000);
+    await Promise.resolve();
+    expect([signals.length, clock.pending(), logger.lines]).toEqual([3, 0, []]);
   });
 });

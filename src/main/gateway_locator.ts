@@ -22,8 +22,11 @@ export interface GatewayLocatorDeps {
   /** `primary_gateways` entries (`host:port`) and how often they are re-resolved. */
   readonly primaryGateways: readonly string[];
   readonly primaryGatewaysIntervalMs: number;
-  /** One stale blocking read of this server's federation states. */
-  readStates(minIndex: number, maxWaitMs: number): Promise<{ readonly states: readonly FederationState[]; readonly index: number }>;
+  /**
+   * One stale blocking read of this server's federation states. close() aborts `signal`: the read
+   * should then stop waiting (rejecting); whatever it settles to afterwards is ignored.
+   */
+  readStates(minIndex: number, maxWaitMs: number, signal: AbortSignal): Promise<{ readonly states: readonly FederationState[]; readonly index: number }>;
   /** The IP addresses of a host name (an IP literal resolves to itself). */
   resolve(host: string): Promise<readonly string[]>;
   readonly clock: Clock;
@@ -57,6 +60,8 @@ export function startGatewayLocator(d: GatewayLocatorDeps): GatewayLocatorRuntim
   let closed = false;
   let refresher: Cancel | undefined;
   let watchTimer: Cancel | undefined;
+  /** The read in flight, aborted by close(). */
+  let reading: AbortController | undefined;
   let refreshing = d.primaryGateways.length > 0 && locator.isPrimary === false;
 
   const report = (events: readonly LocatorEvent[]) => {
@@ -106,8 +111,9 @@ export function startGatewayLocator(d: GatewayLocatorDeps): GatewayLocatorRuntim
   const watch = async () => {
     watchTimer = undefined;
     if (closed) return;
+    const read = (reading = new AbortController());
     try {
-      const r = await d.readStates(index, WATCH_WAIT_MS);
+      const r = await d.readStates(index, WATCH_WAIT_MS, read.signal);
       if (closed) return;
       failures = 0;
       // An index that went back (a restore) starts the watch over.
@@ -120,6 +126,8 @@ export function startGatewayLocator(d: GatewayLocatorDeps): GatewayLocatorRuntim
       const wait = Math.min(1000 * 2 ** (failures - 1), WATCH_MAX_BACKOFF_MS);
       log.debug("federation: reading federation states failed; will retry", { error: err, retry_in_ms: wait });
       watchTimer = d.clock.setTimer(wait, () => void watch());
+    } finally {
+      if (reading === read) reading = undefined;
     }
   };
 
@@ -134,6 +142,8 @@ export function startGatewayLocator(d: GatewayLocatorDeps): GatewayLocatorRuntim
       closed = true;
       refresher?.();
       watchTimer?.();
+      reading?.abort();
+      reading = undefined;
     },
   };
 }

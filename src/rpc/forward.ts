@@ -10,6 +10,7 @@
 import { Code, ConnectError, type HandlerContext, type Transport } from "@connectrpc/connect";
 import type { ConsensusStatus } from "../consensus/index.ts";
 import type { ConfChange, ConfState } from "../raft/index.ts";
+import { abortable } from "./abort.ts";
 import type { AutopilotHealthSource } from "./autopilot.ts";
 import type { RpcPool } from "./pool.ts";
 
@@ -70,6 +71,7 @@ export type RoutingPolicy = "local" | "leader";
  * given transport, passing `headers` on. `call` is the incoming RPC, or undefined for a request that
  * starts in this process (the local HTTP API), which has never been forwarded. A datacenter that is not
  * known fails with NotFound "No path to datacenter" (Consul's forwardDC), leaving the pool untouched.
+ * `signal` cuts the wait for a leader short (an AbortError); `local` and `remote` honour it themselves.
  */
 export async function route<T>(
   ctx: RpcContext,
@@ -78,6 +80,7 @@ export async function route<T>(
   call: HandlerContext | undefined,
   local: () => T | Promise<T>,
   remote: (transport: Transport, headers: Headers) => Promise<T>,
+  signal?: AbortSignal,
 ): Promise<T> {
   const dc = datacenter || ctx.datacenter;
   if (dc !== ctx.datacenter) {
@@ -93,7 +96,7 @@ export async function route<T>(
   let leader = status.leader ? ctx.servers.lookup(status.leader) : undefined;
   if (!leader && ctx.holdForLeader) {
     // An election in progress (a server just started): hold the request as Consul does, then look again.
-    await ctx.holdForLeader();
+    await abortable(ctx.holdForLeader(), signal);
     status = ctx.raft.status();
     if (status.role === "Leader") return local();
     leader = status.leader ? ctx.servers.lookup(status.leader) : undefined;

@@ -15,3 +15,4 @@ export { createRemoteStateCaller, createServerStateCaller, isNoLeaderError, regi
 export type { Consistency, QueryOptions, QueryOutcome, StateBackend, StateCaller } from "./state_service.ts";
 export { decodeWire, encodeWire } from "./state_wire.ts";
 export { NoPathError, plainRpcError, StateRequestError } from "./errors.ts";
+export { abortable, AbortError, isAbortError } from "./abort.ts";

@@ -10,6 +10,7 @@ import {
   ApplyResponseSchema, Consistency as WireConsistency, QueryResponseSchema, RenewSessionResponseSchema, SetCAConfigurationResponseSchema,
   SignLeafResponseSchema, State,
 } from "../gen/causeway/state/v1/state_pb.ts";
+import { AbortError, abortable, throwIfAborted } from "./abort.ts";
 import { route, type RpcContext } from "./forward.ts";
 
 /** Consul's read consistency modes. */
@@ -26,9 +27,11 @@ export interface StateBackend {
   apply(command: Uint8Array): Promise<Uint8Array>;
   /**
    * Runs `query` against local state: returns at once when its index exceeds `minIndex` (or minIndex is
-   * 0), otherwise when what it read changes or after `maxWaitMs`, with the result as of then.
+   * 0), otherwise when what it read changes or after `maxWaitMs`, with the result as of then. When
+   * `signal` aborts it stops waiting and releases its watch and timer (resolving or rejecting: the State
+   * service rejects its own caller with an AbortError at the abort either way).
    */
-  query(query: Uint8Array, options: { readonly minIndex: number; readonly maxWaitMs: number }): Promise<{ result: Uint8Array; index: number }>;
+  query(query: Uint8Array, options: { readonly minIndex: number; readonly maxWaitMs: number; readonly signal?: AbortSignal }): Promise<{ result: Uint8Array; index: number }>;
   /** Resolves once everything committed before the call is applied locally (ReadIndex). */
   linearizableRead(): Promise<void>;
   /** On the leader: restarts session `id`'s TTL timer; the encoded session, or an empty array when unknown. */
@@ -48,6 +51,13 @@ export interface QueryOptions {
   readonly consistency?: Consistency;
   readonly minIndex?: number;
   readonly maxWaitMs?: number;
+  /**
+   * Cancels the read: the query rejects with an AbortError (name "AbortError") as soon as it aborts
+   * (at once when it already has). A local blocking wait stops and releases its watch and timer; a
+   * forwarded or cross-datacenter call is cancelled on the wire (RST_STREAM CANCEL: the pooled
+   * connection stays open for other calls), which also ends the serving server's wait.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface QueryOutcome {
@@ -63,6 +73,7 @@ export interface QueryOutcome {
 /** Reads and writes of the replicated state, from wherever the caller is. */
 export interface StateCaller {
   apply(command: Uint8Array, datacenter?: string): Promise<Uint8Array>;
+  /** Reads (blocking when `minIndex` is given); `options.signal` cancels it with an AbortError. */
   query(query: Uint8Array, options?: QueryOptions): Promise<QueryOutcome>;
   renewSession(id: string, datacenter?: string): Promise<Uint8Array>;
   signLeaf(service: string, csrPem: string, datacenter?: string): Promise<Uint8Array>;
@@ -95,14 +106,18 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
   // A follower's own ReadIndex round (through the leader) gives the same linearizable read point
   // without moving the query and its result across the network, so any server serves them here.
   const policyOf = (c: Consistency | undefined) => (c === "stale" || c === "consistent" ? "local" : "leader");
-  const handleQuery = (query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined) =>
-    route(ctx, options.datacenter, policyOf(options.consistency), call, async () => {
+  const handleQuery = async (query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined) => {
+    const { signal } = options;
+    throwIfAborted(signal);
+    return route(ctx, options.datacenter, policyOf(options.consistency), call, async () => {
       if (options.consistency === "consistent") {
-        if (!ctx.raft.status().leader) await ctx.holdForLeader?.();
+        if (!ctx.raft.status().leader && ctx.holdForLeader) await abortable(ctx.holdForLeader(), signal);
         if (!ctx.raft.status().leader) throw new ConnectError("No cluster leader", Code.Unavailable);
-        await backend.linearizableRead();
+        await abortable(backend.linearizableRead(), signal);
       }
-      const { result, index } = await backend.query(query, { minIndex: options.minIndex ?? 0, maxWaitMs: options.maxWaitMs ?? 0 });
+      // The backend releases its wait on abort; abortable answers the abort even if it resolves instead.
+      const read = backend.query(query, { minIndex: options.minIndex ?? 0, maxWaitMs: options.maxWaitMs ?? 0, signal });
+      const { result, index } = await abortable(read, signal);
       const status = ctx.raft.status();
       return {
         result,
@@ -110,7 +125,8 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
         knownLeader: status.leader !== "",
         lastContactMs: status.lastLeaderContactMs ?? 0,
       };
-    }, (t, headers) => remoteQuery(t, query, options, headers));
+    }, (t, headers) => remoteQuery(t, query, options, headers), signal);
+  };
   const handleRenew = (id: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
     route(ctx, datacenter, "leader", call, () => backend.renewSession(id), (t, headers) => remoteRenew(t, id, datacenter, headers));
   // Every server holds the roots and the signing key in its replicated state, so any one signs.
@@ -143,6 +159,8 @@ export function registerStateService(router: ConnectRouter, server: ReturnType<t
         consistency: fromWire(req.consistency),
         minIndex: Number(req.minIndex),
         maxWaitMs: Number(req.maxWaitMs),
+        // The caller cancelling (or going away) ends the wait here, and any call this one forwarded.
+        signal: call.signal,
       }, call);
       return create(QueryResponseSchema, {
         result: out.result,
@@ -194,16 +212,27 @@ async function remoteSetCAConfiguration(t: Transport, config: Uint8Array, datace
   return res.result;
 }
 
+/**
+ * The query on another server. ConnectRPC cancels the call when `options.signal` aborts (RST_STREAM
+ * with CANCEL, whether the stream is open yet or still waiting for the pool's connection), which leaves
+ * the HTTP/2 session to the pool; its Canceled error becomes an AbortError here.
+ */
 async function remoteQuery(t: Transport, query: Uint8Array, options: QueryOptions, headers: Headers): Promise<QueryOutcome> {
   const maxWaitMs = options.maxWaitMs ?? 0;
-  const res = await createClient(State, t).query({
-    routing: { datacenter: options.datacenter ?? "" },
-    query,
-    minIndex: BigInt(options.minIndex ?? 0),
-    maxWaitMs: BigInt(maxWaitMs),
-    consistency: toWire(options.consistency),
-  }, { headers, timeoutMs: maxWaitMs + FORWARD_SLACK_MS });
-  return { result: res.result, index: Number(res.index), knownLeader: res.knownLeader, lastContactMs: Number(res.lastContactMs) };
+  const { signal } = options;
+  try {
+    const res = await createClient(State, t).query({
+      routing: { datacenter: options.datacenter ?? "" },
+      query,
+      minIndex: BigInt(options.minIndex ?? 0),
+      maxWaitMs: BigInt(maxWaitMs),
+      consistency: toWire(options.consistency),
+    }, { headers, timeoutMs: maxWaitMs + FORWARD_SLACK_MS, signal });
+    return { result: res.result, index: Number(res.index), knownLeader: res.knownLeader, lastContactMs: Number(res.lastContactMs) };
+  } catch (err) {
+    if (signal?.aborted) throw new AbortError();
+    throw err;
+  }
 }
 
 /** Whether an error from the State service means no leader could serve it (Consul answers 500 "No cluster leader"). */

@@ -36,7 +36,9 @@ function datacenter(dc: string, primary: string, clock: SimClock, peers: Map<str
     datacenter: dc, node: `s-${dc}`, pool, servers: { lookup: () => undefined }, datacenters: () => [...peers.keys()],
     raft: { status, changeMembership: () => Promise.reject(new Error("not here")) },
   };
-  const caller = createServerStateCaller(ctx, rs.backend);
+  // Every query this server serves, with the signal it was given.
+  const served: { readonly signal: AbortSignal | undefined }[] = [];
+  const caller = createServerStateCaller(ctx, { ...rs.backend, query: (q, options) => (served.push(options), rs.backend.query(q, options)) });
   peers.set(dc, caller);
   const results: boolean[] = [];
   const federation = federationRoutines({
@@ -52,7 +54,7 @@ function datacenter(dc: string, primary: string, clock: SimClock, peers: Map<str
     expect(r).toEqual({ type: "ok" });
   };
   const states = () => federationStateList(rs.store, new WatchSet()).value;
-  return { rs, federation, results, registerGateway, states };
+  return { rs, federation, results, registerGateway, states, served };
 }
 
 /** Promise hops of an in-process RPC between timers. */
@@ -89,8 +91,15 @@ describe("federation-state routines across two datacenters", () => {
     await dc2.registerGateway("gw2", "10.2.0.2");
     expect(await runSimTimers(clock, 30_000, converged("10.1.0.1", "10.2.0.2"), flush)).toBe(true);
 
+    // The secondary's next replication read blocks in the primary: stopping cancels it there too.
+    const blocking = () => dc1.served.at(-1)?.signal?.aborted === false;
+    expect(await runSimTimers(clock, 5_000, blocking, flush)).toBe(true);
+    const inPrimary = dc1.served.at(-1)!;
     for (const r of [...dc1.federation.routines, ...dc2.federation.routines]) r.stop();
-    // Let the primary answer the replication read left blocking there (StateCaller reads take no signal).
+    await flush();
+    expect(inPrimary.signal?.aborted).toBe(true);
+    expect([clock.pending(), dc1.rs.store.hub.waiting]).toEqual([0, 0]);
+    // Nothing is written after stop, even once every wait has run out.
     const writes = [dc1.rs.store.lastIndex(), dc2.rs.store.lastIndex()];
     await runSimTimers(clock, 400_000, undefined, flush);
     expect([dc1.rs.store.lastIndex(), dc2.rs.store.lastIndex()]).toEqual(writes);

@@ -100,10 +100,10 @@ export function federationRoutines(o: FederationRoutinesOptions): FederationRout
 
   const replication = federationStateReplicationRoutine({
     supported: () => gate.supported(),
-    async fetchRemote(minIndex) {
-      // StateCaller.query takes no AbortSignal: a read in flight at stop() runs out its wait on its own.
+    async fetchRemote(minIndex, signal) {
+      // stop() aborts `signal`: the call to the primary is cancelled, and with it the primary's wait.
       const out = await caller().query(encodeWire({ type: "federation-state-list" } satisfies ReadQuery), {
-        datacenter: o.primaryDc, consistency: "stale", minIndex, maxWaitMs,
+        datacenter: o.primaryDc, consistency: "stale", minIndex, maxWaitMs, signal,
       });
       return { index: out.index, states: decodeWire<FederationState[]>(out.result) };
     },

@@ -94,7 +94,7 @@ export function federationStateAntiEntropyRoutine(o: FederationStateAntiEntropyO
         }
         failures = 0;
       } catch (err) {
-        if (err instanceof RoutineStopped) throw err;
+        if (err instanceof RoutineStopped || signal.aborted) throw new RoutineStopped();
         failures++;
         o.logger.error("error performing anti-entropy sync of federation state", { error: err });
         await sleep(o.clock, loopBackoffMs(failures, o.maxBackoffMs ?? d.maxBackoffMs), signal);

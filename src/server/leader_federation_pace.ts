@@ -4,6 +4,7 @@
  * waits, and sleeps and awaits that end when the routine is stopped.
  */
 import type { Clock, Rng } from "../platform/index.ts";
+import { abortable, isAbortError } from "../rpc/index.ts";
 
 /** Thrown (and swallowed by the routines) when a wait or call is cut short by stop(). */
 export class RoutineStopped extends Error {
@@ -74,23 +75,8 @@ export function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<vo
  * it cannot cancel; what `p` settles to later is ignored).
  */
 export function untilStopped<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    p.catch(() => {});
-    return Promise.reject(new RoutineStopped());
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new RoutineStopped());
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (err) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(err);
-      },
-    );
+  return abortable(p, signal).catch((err: unknown) => {
+    throw signal.aborted && isAbortError(err) ? new RoutineStopped() : err;
   });
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { FederationState } from "../model/index.ts";
 import { state } from "../model/federation_state_fixtures.test.ts";
-import { seededRng, silentLogger } from "../platform/index.ts";
+import { memoryLogger, seededRng, silentLogger, type Logger } from "../platform/index.ts";
+import { AbortError } from "../rpc/index.ts";
 import type { StateCommand } from "../state/index.ts";
 import { flushMacrotask, runSimTimers, simClock } from "../../test/harness/sim_clock.ts";
 import { federationStateReplicationRoutine, type RemoteFederationStates } from "./leader_federation_replication.ts";
@@ -9,6 +10,8 @@ import { federationStateReplicationRoutine, type RemoteFederationStates } from "
 interface Fetch {
   readonly minIndex: number;
   readonly at: number;
+  /** The signal the routine passed: stop() aborts it. */
+  readonly signal: AbortSignal;
   resolve(r: RemoteFederationStates): void;
   reject(e: Error): void;
 }
@@ -20,7 +23,7 @@ const remote = (index: number, states: Partial<FederationState>[]): RemoteFedera
  * A replication routine over fakes: fetches wait for the test (or answer `auto` at once), applies
  * write a local map (Raft indexes from 100 up) and may fail.
  */
-function setup(o: { seed?: number; local?: Partial<FederationState>[]; auto?: RemoteFederationStates; failApply?: (cmd: StateCommand) => boolean } = {}) {
+function setup(o: { seed?: number; local?: Partial<FederationState>[]; auto?: RemoteFederationStates; failApply?: (cmd: StateCommand) => boolean; logger?: Logger } = {}) {
   const seed = o.seed ?? 1;
   const clock = simClock();
   const fetches: Fetch[] = [];
@@ -31,12 +34,12 @@ function setup(o: { seed?: number; local?: Partial<FederationState>[]; auto?: Re
   const local = new Map<string, FederationState>((o.local ?? []).map((s) => [s.Datacenter!, state(s)]));
   const routine = federationStateReplicationRoutine({
     supported: () => supported,
-    fetchRemote: (minIndex) => {
+    fetchRemote: (minIndex, signal) => {
       if (o.auto) {
-        fetches.push({ minIndex, at: clock.monotonic(), resolve: () => {}, reject: () => {} });
+        fetches.push({ minIndex, at: clock.monotonic(), signal, resolve: () => {}, reject: () => {} });
         return Promise.resolve(o.auto);
       }
-      return new Promise((resolve, reject) => fetches.push({ minIndex, at: clock.monotonic(), resolve, reject }));
+      return new Promise((resolve, reject) => fetches.push({ minIndex, at: clock.monotonic(), signal, resolve, reject }));
     },
     localStates: () => [...local.values()],
     apply: async (cmd) => {
@@ -50,7 +53,7 @@ function setup(o: { seed?: number; local?: Partial<FederationState>[]; auto?: Re
     onResult: (ok) => results.push(ok),
     clock,
     rng: seededRng(seed),
-    logger: silentLogger(),
+    logger: o.logger ?? silentLogger(),
   });
   const run = (ms: number) => runSimTimers(clock, ms);
   /** Runs until the next fetch starts (at most `ms`), so a test can answer it at the time it is made. */
@@ -231,5 +234,37 @@ describe("federation-state replication (secondary leader)", () => {
     expect(t.clock.pending()).toBe(1);
     t.routine.stop();
     expect(t.clock.pending()).toBe(0);
+  });
+
+  test("stop aborts the read in flight: its AbortError is no failed round, nothing is logged, applied or retried, no timer is left", async () => {
+    const logger = memoryLogger("debug");
+    const t = setup({ logger });
+    t.routine.start();
+    await t.run(0);
+    t.last().resolve(remote(12, [{ Datacenter: "dc1", ModifyIndex: 10 }]));
+    await t.run(100);
+    const inFlight = t.last();
+    expect(inFlight.minIndex).toBe(12);
+    expect(inFlight.signal.aborted).toBe(false);
+    logger.lines.length = 0;
+    t.applied.length = 0;
+    t.routine.stop();
+    // The StateCaller cancels the read: its signal is aborted at once and the read rejects.
+    expect(inFlight.signal.aborted).toBe(true);
+    expect(t.clock.pending()).toBe(0);
+    inFlight.reject(new AbortError());
+    await t.run(300_000);
+    expect(t.fetches.length).toBe(2);
+    expect(t.results).toEqual([true]);
+    expect(t.applied).toEqual([]);
+    expect(logger.lines).toEqual([]);
+    expect(t.clock.pending()).toBe(0);
+    // A read that ignores its signal and answers after stop is not applied either (see above); a new
+    // leadership reads with a fresh signal.
+    t.routine.start();
+    await t.run(0);
+    expect([t.fetches.length, t.last().minIndex, t.last().signal.aborted]).toEqual([3, 0, false]);
+    t.routine.stop();
+    expect(t.last().signal.aborted).toBe(true);
   });
 });

@@ -27,7 +27,9 @@ export interface FederationStateReplicationOptions {
   supported: () => boolean;
   /**
    * The primary's states: a blocking `federation-state-list` read in the primary datacenter, stale
-   * allowed, returning once its index exceeds `minIndex` (at once for 0). `signal` aborts on stop().
+   * allowed, returning once its index exceeds `minIndex` (at once for 0). `signal` aborts on stop():
+   * the read should then be cancelled (rejecting, typically with an AbortError); nothing it answers
+   * after the abort is applied, and its rejection is not counted as a failed round.
    */
   fetchRemote: (minIndex: number, signal: AbortSignal) => Promise<RemoteFederationStates>;
   /** The local states now (this server's store). */
@@ -82,7 +84,8 @@ export function federationStateReplicationRoutine(o: FederationStateReplicationO
     try {
       remote = await untilStopped(o.fetchRemote(last, signal), signal);
     } catch (err) {
-      if (err instanceof RoutineStopped) throw err;
+      // The read cancelled by stop() (an AbortError, should it win the race) is a stop, not a failure.
+      if (err instanceof RoutineStopped || signal.aborted) throw new RoutineStopped();
       o.onResult?.(false);
       throw new Error(`failed to retrieve federation states: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -110,7 +113,7 @@ export function federationStateReplicationRoutine(o: FederationStateReplicationO
         failures = 0;
         o.logger.debug("federation state replication completed", { remoteIndex: lastRemoteIndex });
       } catch (err) {
-        if (err instanceof RoutineStopped) throw err;
+        if (err instanceof RoutineStopped || signal.aborted) throw new RoutineStopped();
         // A failed round (fetch or apply) makes the next one a full sync (Replicator.Run).
         lastRemoteIndex = 0;
         failures++;

@@ -146,7 +146,7 @@ export function createReplicatedState(o: {
     },
     async query(bytes, options) {
       const q = decodeWire<ReadQuery>(bytes);
-      const r = await blockingQuery({ minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, clock: o.clock, run: (ws) => runRead(store, ws, q, readContext) });
+      const r = await blockingQuery({ minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, clock: o.clock, signal: options.signal, run: (ws) => runRead(store, ws, q, readContext) });
       return { result: encodeWire(r.value), index: r.index };
     },
     linearizableRead: () => consensus!.read(),
