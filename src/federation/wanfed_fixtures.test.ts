@@ -157,6 +157,8 @@ export function fakeDial(clock: Clock, rng: Rng, behaviour: () => "ok" | "fail" 
 export interface RecordingTransport extends GossipTransport {
   readonly packets: Array<[string, Uint8Array]>;
   readonly dialed: string[];
+  /** The member name given with each packet and dial, in call order. */
+  readonly names: Array<["packet" | "dial", string | undefined]>;
   handler: TransportHandler | undefined;
   closed: boolean;
 }
@@ -167,17 +169,20 @@ export function recordingTransport(localAddr: string, maxPacketBytes = 65_507): 
     maxPacketBytes,
     packets: [],
     dialed: [],
+    names: [],
     handler: undefined,
     closed: false,
     listen(h) {
       t.handler = h;
     },
-    sendPacket(to, bytes) {
+    sendPacket(to, bytes, toName) {
       t.packets.push([to, bytes]);
+      t.names.push(["packet", toName]);
       return Promise.resolve();
     },
-    dialStream(to) {
+    dialStream(to, _timeoutMs, toName) {
       t.dialed.push(to);
+      t.names.push(["dial", toName]);
       return Promise.reject(new Error(`recording transport: dial ${to}: connection refused`));
     },
     close() {

@@ -3,7 +3,9 @@
  * dc1 (primary, 3 servers), dc2 (1), dc3 (3); real gossip pools on the WAN profile wrapped by the
  * wanfed transport, a simulated clock, seeded randomness. Every cross-datacenter packet and stream
  * crosses the caller's gateway and the far one, routed by SNI. Replay one seed with
- * `WANFED_SIM_SEED=<n> bun test src/federation/wanfed_sim`. `WANFED_SIM_SWEEP=<count>` also runs every
+ * `WANFED_SIM_SEED=<n> bun test src/federation/wanfed_sim`. One more world gives every datacenter the
+ * same private addresses: only the member name the gossip core passes with each send tells the
+ * datacenters apart (a control without it never converges). `WANFED_SIM_SWEEP=<count>` also runs every
  * scenario over seeds 1..count plus flaps of other lengths, and prints the figures quoted below (slow:
  * about 5 minutes of wall time for 200).
  *
@@ -73,6 +75,18 @@ async function converge(sim: WanfedSim, seed: number): Promise<{ joins: Array<nu
   const start = sim.clock.monotonic();
   expect(await sim.run(JOIN_BOUND_MS, () => sim.allAlive()), `all ${MEMBERS} alive everywhere within ${JOIN_BOUND_MS} ms`).toBe(true);
   return { joins: await joining, ms: sim.clock.monotonic() - start };
+}
+
+/** Converges (every join reached one member), then holds for two push-pull intervals: nobody fails, nothing is misrouted. Returns the join time. */
+async function convergeAndHold(sim: WanfedSim, seed: number): Promise<number> {
+  const { joins, ms } = await converge(sim, seed);
+  expect(joins).toEqual([1, 1, 1, 1, 1, 1]);
+  const since = sim.clock.monotonic();
+  await sim.run(2 * W.pushPullIntervalMs);
+  expect(sim.failures(since)).toEqual([]);
+  expect(sim.allAlive()).toBe(true);
+  expect(sim.misroutes).toEqual([]);
+  return ms;
 }
 
 /** Probes that gave up (each one raised a suspicion), summed over every server. */
@@ -162,13 +176,7 @@ describe("three datacenters' WAN pools through simulated mesh gateways only", ()
         crossings.set(key, (crossings.get(key) ?? 0) + 1);
       };
       await withSim(seed, async (sim) => {
-        const { joins, ms } = await converge(sim, seed);
-        expect(joins).toEqual([1, 1, 1, 1, 1, 1]);
-        const since = sim.clock.monotonic();
-        await sim.run(2 * W.pushPullIntervalMs);
-        expect(sim.failures(since)).toEqual([]);
-        expect(sim.allAlive()).toBe(true);
-        expect(sim.misroutes).toEqual([]);
+        const ms = await convergeAndHold(sim, seed);
         // Every datacenter talked to the others, and only through the gateways (the network blocks the rest).
         for (const s of sim.servers) {
           const st = s.transport.stats();
@@ -233,6 +241,29 @@ describe("three datacenters' WAN pools through simulated mesh gateways only", ()
       return out;
     };
     expect(await trace()).toBe(await trace());
+  }, 20_000);
+});
+
+/** Messages dropped because they were meant for another member (a ping naming someone else), summed over every server. */
+const misdelivered = (sim: WanfedSim) => sim.servers.reduce((n, s) => n + s.pool.stats().gossip.memberlist.rejectedMessages, 0);
+
+describe("datacenters that use the same private addresses (server i of each at 10.0.0.<i>:8302)", () => {
+  for (const seed of SEEDS) {
+    test(`seed ${seed}: the member name routes every packet to the right datacenter; all ${MEMBERS} alive and stay so`, async () => {
+      await withSim(seed, async (sim) => {
+        await convergeAndHold(sim, seed);
+        expect(misdelivered(sim)).toBe(0);
+        for (const s of sim.servers) expect(s.transport.stats().gatewayPacketsSent, s.name).toBeGreaterThan(0);
+      }, { sharedAddresses: true });
+    }, 20_000);
+  }
+
+  test("control: routed by address alone, servers of other datacenters are mistaken for local ones and never all seen alive", async () => {
+    await withSim(SEEDS[0]!, async (sim) => {
+      void joinAll(sim, seededRng(SEEDS[0]! ^ 0x101));
+      expect(await sim.run(JOIN_BOUND_MS, () => sim.allAlive())).toBe(false);
+      expect(misdelivered(sim)).toBeGreaterThan(0);
+    }, { sharedAddresses: true, dropNames: true });
   }, 20_000);
 });
 

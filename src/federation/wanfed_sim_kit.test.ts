@@ -5,8 +5,10 @@
  *
  * Topology. Servers of one datacenter reach each other over an in-memory network (the ordinary WAN
  * transport); every cross-datacenter pair is blocked on it, so the only path between datacenters is
- * the gateways. A server dials its own datacenter's gateway (`resolveGateway` answers `gw.<its dc>`),
- * which hands the connection to the far datacenter's gateway, which picks the server by SNI
+ * the gateways. With `sharedAddresses`, every datacenter uses the same private range instead
+ * (10.0.0.<i>:8302, each datacenter on a network of its own), so only member names tell servers of
+ * different datacenters apart. A server dials its own datacenter's gateway (`resolveGateway`
+ * answers `gw.<its dc>`), which hands the connection to the far datacenter's gateway, which picks the server by SNI
  * (`<node>.server.<dc>.consul`, or any server for `server.<dc>.consul`), as gateways with
  * `-expose-servers` do. A connection is two in-memory pipes (server <-> gateway, 1 ms each way) joined
  * by a relay that crosses the inter-gateway hop (a fixed one-way latency per datacenter pair).
@@ -91,6 +93,14 @@ export interface WanfedSimOptions {
   readonly layout?: Readonly<Record<string, number>>;
   /** Sees every gossip packet crossing the gateways (for tracing a replayed seed): datacenters, payload, lost or not. */
   readonly onPacket?: (fromDc: string, toDc: string, payload: Uint8Array, lost: boolean) => void;
+  /** Server `i` of every datacenter is at 10.0.0.<i>:8302 (see the module comment). */
+  readonly sharedAddresses?: boolean;
+  /**
+   * Control for `sharedAddresses`: the pools' sends reach the wanfed transport without the member's
+   * name, so it routes by the pool's view of the address alone (the first member there, by name).
+   * The join placeholder's `*.<primary>` is kept: it names no member, and without it nobody joins.
+   */
+  readonly dropNames?: boolean;
 }
 
 /** The world: build with `startWanfedSim`, drive with `run`, break with `setGateway` and `setLoss`. */
@@ -115,6 +125,9 @@ export interface WanfedSim {
   stop(): Promise<void>;
 }
 
+/** `name` if it is the join placeholder's `*.<dc>`, else nothing (the `dropNames` control). */
+const placeholderOnly = (name: string | undefined) => (name?.startsWith("*.") ? name : undefined);
+
 /** `sni` as `{node, dc}` (node "" for any server); undefined when it is not a server name under `consul`. */
 function parseSni(sni: string): { node: string; dc: string } | undefined {
   const m = /^(?:([^.]+)\.)?server\.([^.]+)\.consul$/.exec(sni);
@@ -132,11 +145,15 @@ export async function startWanfedSim(options: WanfedSimOptions): Promise<WanfedS
   const rng = seededRng(seed);
   const net = createMemoryNetwork({ clock, rng: seededRng(seed + 1), latencyMs: [1, 3] });
   const dcs = Object.keys(layout);
+  const shared = options.sharedAddresses ?? false;
+  const nets = new Map(dcs.map((dc, d) => [dc, shared ? createMemoryNetwork({ clock, rng: seededRng(seed + 1 + 1000 * (d + 1)), latencyMs: [1, 3] }) : net]));
   const gateways = new Map(dcs.map((dc) => [dc, new SimGateway(dc)]));
   const servers: SimServer[] = [];
   const misroutes: string[] = [];
-  const specs = dcs.flatMap((dc, d) => Array.from({ length: layout[dc]! }, (_, i) => ({ node: `s${i + 1}`, dc, addr: `10.${d + 1}.0.${i + 1}:8302` })));
-  for (const a of specs) for (const b of specs) if (a.dc !== b.dc) net.setBlocked(a.addr, b.addr, true);
+  const specs = dcs.flatMap((dc, d) =>
+    Array.from({ length: layout[dc]! }, (_, i) => ({ node: `s${i + 1}`, dc, addr: shared ? `10.0.0.${i + 1}:8302` : `10.${d + 1}.0.${i + 1}:8302` }))
+  );
+  if (!shared) for (const a of specs) for (const b of specs) if (a.dc !== b.dc) net.setBlocked(a.addr, b.addr, true);
 
   /** TCP-like delay of one chunk sent out through `egress`: a retransmission per loss, backing off. */
   const retransmitDelay = (egress: SimGateway) => {
@@ -232,14 +249,21 @@ export async function startWanfedSim(options: WanfedSimOptions): Promise<WanfedS
   for (const [i, spec] of specs.entries()) {
     let pool: GossipPool | undefined;
     const transport = createWanfedTransport({
-      local: net.transport(spec.addr), localDc: spec.dc, domain: "consul",
+      local: nets.get(spec.dc)!.transport(spec.addr), localDc: spec.dc, domain: "consul",
       nameOf: (addr) => pool?.members().find((m) => joinHostPort(m.addr, m.port) === addr)?.name,
       resolveGateway: () => ({ ok: true, address: gateways.get(spec.dc)!.address }),
       dial: dialFrom(spec.node, spec.dc), clock, logger: silentLogger(),
     });
     pool = await createGossipPool({
       name: `${spec.node}.${spec.dc}`, profile: "wan", bindHost: "unused", bindPort: 0, tags: { role: "consul", dc: spec.dc },
-      serf: CONSUL_SERF, clock, rng: seededRng(seed * 1000 + i), logger: silentLogger(), transport,
+      serf: CONSUL_SERF, clock, rng: seededRng(seed * 1000 + i), logger: silentLogger(),
+      transport: options.dropNames
+        ? {
+          ...transport,
+          sendPacket: (to, bytes, toName) => transport.sendPacket(to, bytes, placeholderOnly(toName)),
+          dialStream: (to, timeoutMs, toName) => transport.dialStream(to, timeoutMs, placeholderOnly(toName)),
+        }
+        : transport,
     });
     const events: MemberEventRecord[] = [];
     pool.subscribe((e) => void (e.type !== "user" && events.push({ at: clock.monotonic(), type: e.type, member: e.member.name })));
@@ -277,15 +301,16 @@ export async function startWanfedSim(options: WanfedSimOptions): Promise<WanfedS
 
 /**
  * Joins everything the way Consul servers with mesh-gateway federation do: the primary's servers join
- * each other directly, every secondary server joins `*.<primary>/192.0.2.2` (any primary server,
- * through the gateways); each join starts at a random time in the first second. Resolves with each
- * join's result (members reached, or the error's message) once they all settled.
+ * each other directly, by name and address (`s1.dc1/<addr>`, as Consul's flood joins from the LAN
+ * do), every secondary server joins `*.<primary>/192.0.2.2` (any primary server, through the
+ * gateways); each join starts at a random time in the first second. Resolves with each join's result
+ * (members reached, or the error's message) once they all settled.
  */
 export function joinAll(sim: WanfedSim, rng: Rng): Promise<Array<number | string>> {
   const first = sim.servers[0]!;
   const joins = sim.servers.slice(1).map((s) =>
     new Promise<number | string>((resolve) => {
-      const target = s.dc === sim.primary ? first.addr : `*.${sim.primary}/192.0.2.2`;
+      const target = s.dc === sim.primary ? `${first.name}/${first.addr}` : `*.${sim.primary}/192.0.2.2`;
       sim.clock.setTimer(rng.int(1000), () => void s.pool.join([target]).then(resolve, (e: Error) => resolve(e.message)));
     })
   );

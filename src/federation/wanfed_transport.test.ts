@@ -66,10 +66,33 @@ describe("routing (wanfedRoute)", () => {
   ];
   for (const [name, to, want] of rows) test(name, () => expect(wanfedRoute(to, routing)).toEqual(want as never));
 
+  const named: [string, string, string, unknown][] = [
+    ["the member name wins over the pool's view of the address", "10.2.0.1:8302", "s7.dc3",
+      { via: "gateway", name: "s7.dc3", node: "s7", dc: "dc3", sni: "s7.server.dc3.consul" }],
+    ["a member name of this datacenter: the address, over the ordinary transport", "10.2.0.1:8302", "s1.dc1", { via: "local", addr: "10.2.0.1:8302" }],
+    ["an address the pool does not know, with a member name: its gateway", "10.7.0.1:8302", "s1.dc2",
+      { via: "gateway", name: "s1.dc2", node: "s1", dc: "dc2", sni: "s1.server.dc2.consul" }],
+    ["the member name wins over a name/addr form too", "s3.dc3/10.0.0.2:8302", "s2.dc2",
+      { via: "gateway", name: "s2.dc2", node: "s2", dc: "dc2", sni: "s2.server.dc2.consul" }],
+    ["an empty member name counts as none", "10.2.0.1:8302", "", { via: "gateway", name: "s1.dc2", node: "s1", dc: "dc2", sni: "s1.server.dc2.consul" }],
+  ];
+  for (const [name, to, toName, want] of named) test(name, () => expect(wanfedRoute(to, routing, toName)).toEqual(want as never));
+
+  test("a given member name is used without asking the pool", () => {
+    const asked: string[] = [];
+    const counting = { ...routing, nameOf: (a: string) => (asked.push(a), routing.nameOf(a)) };
+    expect(wanfedRoute("10.2.0.1:8302", counting, "s1.dc2")).toMatchObject({ via: "gateway", name: "s1.dc2" });
+    expect(asked).toEqual([]);
+    expect(wanfedRoute("10.2.0.1:8302", counting)).toMatchObject({ via: "gateway", name: "s1.dc2" });
+    expect(asked).toEqual(["10.2.0.1:8302"]);
+  });
+
   test("bad names are refused with memberlist's and Consul's messages", () => {
     expect(() => wanfedRoute("/10.0.0.1:8302", routing)).toThrow('gossip address "/10.0.0.1:8302": empty node name provided');
     expect(() => wanfedRoute("s1.example.dc2/10.0.0.1:8302", routing)).toThrow("node name does not encode a datacenter: s1.example.dc2");
     expect(() => wanfedRoute("10.9.9.9:8302", routing)).toThrow("node name does not encode a datacenter: s1.a.dc2");
+    expect(() => wanfedRoute("10.2.0.1:8302", routing, "node1.example.com")).toThrow("node name does not encode a datacenter: node1.example.com");
+    expect(() => wanfedRoute("10.2.0.1:8302", routing, "s1")).toThrow(RangeError);
   });
 
   test("the domain's trailing dot is dropped from the SNI", () => {
@@ -119,6 +142,45 @@ describe("wanfed transport: sending", () => {
       await transport.close();
     });
   }
+
+  test("seed 20: two datacenters' servers at the same address: the member name picks the datacenter, not the pool's view", async () => {
+    const { clock, local, calls, names, resolved, transport } = setup(20);
+    names.set("10.0.0.5:8302", "s5.dc2"); // dc1, dc2 and dc3 all have a server at 10.0.0.5; the pool's view names one
+    const sends = [
+      transport.sendPacket("10.0.0.5:8302", bytes(1), "s5.dc2"),
+      transport.sendPacket("10.0.0.5:8302", bytes(2), "s5.dc3"),
+      transport.sendPacket("10.0.0.5:8302", bytes(3), "s5.dc1"),
+      transport.sendPacket("10.0.0.5:8302", bytes(4), "s5.dc3"),
+    ];
+    await run(clock, 5);
+    await Promise.all(sends);
+    expect(calls.map((c) => [c.gateway, c.sni, c.alpn])).toEqual([
+      ["gw-dc2:8443", "s5.server.dc2.consul", WAN_GOSSIP_PACKET_ALPN],
+      ["gw-dc3:8443", "s5.server.dc3.consul", WAN_GOSSIP_PACKET_ALPN],
+    ]);
+    const [toDc2, toDc3] = [collect(calls[0]!.server!), collect(calls[1]!.server!)];
+    await run(clock, 10);
+    expect(decodeAll(toDc2.bytes())).toEqual([[1]]);
+    expect(decodeAll(toDc3.bytes())).toEqual([[2], [4]]);
+    // This datacenter's own 10.0.0.5 over the ordinary transport, which is handed the name too.
+    expect(local.packets.map(([to, b]) => [to, [...b]])).toEqual([["10.0.0.5:8302", [3]]]);
+    expect(local.names).toEqual([["packet", "s5.dc1"]]);
+
+    const dialing = transport.dialStream("10.0.0.5:8302", 2000, "s5.dc3");
+    await run(clock, 5);
+    expect((await dialing).remote).toBe("s5.dc3 via gw-dc3:8443");
+    expect(calls[2]).toMatchObject({ gateway: "gw-dc3:8443", sni: "s5.server.dc3.consul", alpn: WAN_GOSSIP_STREAM_ALPN });
+    await expect(transport.dialStream("10.0.0.5:8302", 500, "s5.dc1")).rejects.toThrow("recording transport: dial 10.0.0.5:8302");
+    expect(local.names.at(-1)).toEqual(["dial", "s5.dc1"]);
+
+    // No name (a join to a bare address): the pool's view decides.
+    await transport.sendPacket("10.0.0.5:8302", bytes(5));
+    await run(clock, 10);
+    expect(decodeAll(toDc2.bytes())).toEqual([[1], [5]]);
+    expect(resolved).toEqual(["dc2", "dc3", "dc3"]);
+    await expect(transport.sendPacket("10.0.0.5:8302", bytes(6), "s5.rack.dc3")).rejects.toThrow("node name does not encode a datacenter: s5.rack.dc3");
+    await transport.close();
+  });
 
   test("seed 4: a failed write marks the connection failed: aborted, and the next packet dials afresh", async () => {
     const { clock, calls, transport } = setup(4);

@@ -4,9 +4,10 @@
  * servers of other datacenters through a mesh gateway instead, as TLS with SNI
  * `<node>.server.<dc>.<domain>` and Causeway's two WAN gossip ALPN protocols.
  *
- * - Routing (wanfed_route.ts): by the WAN member name the pool knows for an address, or the name in a
- *   `name/addr` address (the `*.<primary>/192.0.2.2` join placeholder). This datacenter and unknown
- *   addresses use the ordinary transport, unchanged.
+ * - Routing (wanfed_route.ts): by the destination member's name the gossip core passes with each send
+ *   (`toName`), else the name in a `name/addr` address (the `*.<primary>/192.0.2.2` join
+ *   placeholder), else the WAN member name the pool knows for a bare address (`nameOf`). This
+ *   datacenter and unknown addresses use the ordinary transport, unchanged.
  * - Packets to another datacenter: length-prefixed frames (packet_framing.ts) on a pooled connection
  *   per destination with ALPN causeway/wan-gossip/packet (wanfed_pool.ts: failed connections are
  *   dropped, idle ones closed after 2 min).
@@ -36,7 +37,11 @@ export interface WanfedTransportOptions {
   readonly localDc: string;
   /** DNS domain of server names, e.g. "consul". */
   readonly domain: string;
-  /** The WAN member name (`<node>.<dc>`) the pool knows at `addr` ("host:port"), if any: the pool's view. */
+  /**
+   * The WAN member name (`<node>.<dc>`) the pool knows at `addr` ("host:port"), if any: the pool's
+   * view. Asked only for sends without a member name (joins to a bare address), so it should be cheap
+   * but need not be exact.
+   */
   readonly nameOf: (addr: string) => string | undefined;
   /** The gateway to reach a datacenter through (the locator's pick). */
   readonly resolveGateway: (dc: string) => GatewayResolution;
@@ -102,7 +107,7 @@ export function createWanfedTransport(options: WanfedTransportOptions): WanfedTr
   let closed = false;
   let closing: Promise<void> | undefined;
 
-  const route = (to: string): WanfedRoute => wanfedRoute(to, routing);
+  const route = (to: string, toName: string | undefined): WanfedRoute => wanfedRoute(to, routing, toName);
   const track = (conn: WanfedConnection, remote: string): GossipStream => {
     const stream: GossipStream = connectionStream(conn, remote, () => streams.delete(stream));
     streams.add(stream);
@@ -119,11 +124,11 @@ export function createWanfedTransport(options: WanfedTransportOptions): WanfedTr
       local.listen(h);
     },
 
-    async sendPacket(to, bytes) {
+    async sendPacket(to, bytes, toName) {
       if (closed) throw new Error(`wanfed send to ${to}: transport closed`);
       if (bytes.length > local.maxPacketBytes) throw new Error(`wanfed send to ${to}: ${bytes.length} bytes exceeds ${local.maxPacketBytes}`);
-      const r = route(to);
-      if (r.via === "local") return local.sendPacket(r.addr, bytes);
+      const r = route(to, toName);
+      if (r.via === "local") return local.sendPacket(r.addr, bytes, toName);
       const frame = encodeWanGossipPacket(bytes);
       try {
         await pool.send(r.name, frame, async () => (await dialer.open(r.dc, r.sni, WAN_GOSSIP_PACKET_ALPN, dialTimeoutMs)).conn);
@@ -134,10 +139,10 @@ export function createWanfedTransport(options: WanfedTransportOptions): WanfedTr
       }
     },
 
-    async dialStream(to, timeoutMs) {
+    async dialStream(to, timeoutMs, toName) {
       if (closed) throw new Error(`wanfed dial ${to}: transport closed`);
-      const r = route(to);
-      if (r.via === "local") return local.dialStream(r.addr, timeoutMs);
+      const r = route(to, toName);
+      if (r.via === "local") return local.dialStream(r.addr, timeoutMs, toName);
       const { conn, gateway } = await dialer.open(r.dc, r.sni, WAN_GOSSIP_STREAM_ALPN, timeoutMs);
       if (closed) {
         conn.abort();

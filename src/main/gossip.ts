@@ -8,7 +8,7 @@
  * a server and also reaches the LAN pools of the other datacenters over RPC.
  */
 import {
-  clientTags, CONSUL_SERF, createGossipPool, createUdpTransport, FEATURE_FEDERATION_STATES, serverTags, wanName,
+  clientTags, CONSUL_SERF, createGossipPool, createUdpTransport, FEATURE_FEDERATION_STATES, joinHostPort, serverTags, wanName,
   type GossipPool, type KeyResponse, type PoolMember, type SerfEvent,
 } from "../membership/index.ts";
 import { createWanfedTransport, tlsGatewayDial, type GatewayResolution, type WanfedTransport } from "../federation/index.ts";
@@ -43,6 +43,38 @@ export interface RunningGossip {
 
 function view(m: PoolMember): MemberView {
   return { name: m.name, addr: m.addr, port: m.port, tags: { ...m.tags }, status: m.status };
+}
+
+/**
+ * The WAN member name at a bare gossip address ("host:port", as the gossip core writes it): the wanfed
+ * transport's `nameOf`, asked only for sends that carry no member name (joins to an address), since
+ * the core passes the name with every send to a known member. An index over `members()`, built on
+ * the first lookup and again after `invalidate()` (call it on every member event), so a lookup costs
+ * O(1), not a scan. Members sharing an address (datacenters with the same private ranges): the first
+ * in `members()` order (by name) wins. Nothing is known while `members()` is undefined (no pool yet).
+ */
+export function memberAddressIndex(members: () => readonly PoolMember[] | undefined): {
+  nameOf(addr: string): string | undefined;
+  invalidate(): void;
+} {
+  let index: Map<string, string> | undefined;
+  return {
+    nameOf(addr) {
+      if (!index) {
+        const list = members();
+        if (!list) return undefined;
+        index = new Map();
+        for (const m of list) {
+          const key = joinHostPort(m.addr, m.port);
+          if (!index.has(key)) index.set(key, m.name);
+        }
+      }
+      return index.get(addr);
+    },
+    invalidate() {
+      index = undefined;
+    },
+  };
 }
 
 /** Joins `addresses` every `intervalMs` until one join succeeds or `max` attempts (0: forever) failed. */
@@ -119,15 +151,13 @@ export async function startGossip(o: {
     stops.push(() => lan.stop());
     let wan: GossipPool | undefined;
     let wanfed: WanfedTransport | undefined;
+    const wanNames = memberAddressIndex(() => wan?.members());
     if (withWan) {
       const advertiseHost = config.gossip.advertiseAddrWan || o.advertiseAddr;
       if (o.wanfed) {
         const local = await createUdpTransport({ host: config.bindAddr, port: config.ports.serfWan, advertiseHost, logger: logger.named("serf-wan") });
-        // The member a WAN address belongs to (`<node>.<dc>`), from the pool once it exists. A scan per
-        // packet: the WAN pool holds servers only.
-        const nameOf = (addr: string) => wan?.members().find((m) => `${m.addr.includes(":") ? `[${m.addr}]` : m.addr}:${m.port}` === addr)?.name;
         wanfed = createWanfedTransport({
-          local, localDc: config.datacenter, domain: config.domain, nameOf, resolveGateway: (dc) => o.wanfed!.resolveGateway(dc),
+          local, localDc: config.datacenter, domain: config.domain, nameOf: wanNames.nameOf, resolveGateway: (dc) => o.wanfed!.resolveGateway(dc),
           dial: tlsGatewayDial(o.wanfed.tlsMaterial), clock, logger: logger.named("wanfed"),
         });
       }
@@ -138,6 +168,8 @@ export async function startGossip(o: {
         ...(wanfed ? { transport: wanfed } : {}),
       });
       stops.push(() => wan!.stop());
+      // Any member event may add, move or remove an address: the index is rebuilt on its next lookup.
+      wan.subscribe((e) => void (e.type !== "user" && wanNames.invalidate()));
     }
     for (const [pool, name] of [[lan, "lan"], [wan, "wan"]] as const) {
       pool?.subscribe((e: SerfEvent) => {

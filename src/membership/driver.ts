@@ -22,7 +22,7 @@ import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
 import { CodecError, PACKET_MAGIC, STREAM_MAGIC, decodeStream, encodeStream } from "./codec.ts";
 import { ENCRYPTION_VERSION, createDecryptFailureCounter, decryptOrDrop, encryptPacket } from "./crypto.ts";
 import type { DecryptFailure, KeySource } from "./crypto.ts";
-import type { Memberlist, MemberlistStats, OutPacket, StreamRequest } from "./memberlist.ts";
+import { requestAddress, type Memberlist, type MemberlistStats, type OutPacket, type StreamRequest } from "./memberlist.ts";
 import { StreamError, encodeFrame, readFrame, withStreamDeadline } from "./transport.ts";
 import type { GossipStream, GossipTransport } from "./transport.ts";
 import type { MemberEvent, StreamMessage } from "./types.ts";
@@ -47,7 +47,7 @@ export type DropReason =
 export interface DropNotice {
   readonly kind: "packet" | "stream";
   readonly reason: DropReason;
-  /** Packet sender, stream peer (inbound: the transport's name for it) or dialed address. */
+  /** Packet sender, stream peer (inbound: the transport's name for it) or dialed address (`name/addr` when the member is known). */
   readonly peer: string;
 }
 
@@ -106,8 +106,8 @@ export interface GossipDriver {
   updateMeta(meta: Uint8Array): void;
   /** Gossips a user message (serf events); a newer one with the same key replaces it. */
   broadcastUser(key: string, payload: Uint8Array): void;
-  /** Sends a user message straight to one address, once (serf query responses). */
-  sendUser(to: string, key: string, payload: Uint8Array): void;
+  /** Sends a user message straight to one address (member `toName`, when known), once (serf query responses). */
+  sendUser(to: string, key: string, payload: Uint8Array, toName?: string): void;
   /**
    * Member events in order. Events produced before the first subscriber are held until the next
    * drain (the first tick or inbound message), so subscribing right after creation misses none.
@@ -172,7 +172,7 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
 
   const sendPacket = (p: OutPacket) => {
     const task = (async () => {
-      await transport.sendPacket(p.to, await seal(p.bytes));
+      await transport.sendPacket(p.to, await seal(p.bytes), p.toName);
       c.packetsSent++;
     })().catch((err: unknown) => {
       c.sendErrors++;
@@ -260,7 +260,7 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
   const exchangeOut = async (req: StreamRequest): Promise<void> => {
     try {
       await exchange(async (track) => {
-        const stream = await transport.dialStream(req.to, streamTimeoutMs);
+        const stream = await transport.dialStream(req.to, streamTimeoutMs, req.toName);
         track(stream);
         const reply = readFrame(stream, maxFrame);
         reply.catch(() => {});
@@ -274,8 +274,9 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
       });
     } catch (err) {
       const e = err as StreamDrop;
-      if (!stopped) drop("stream", e.reason, req.to, e.message);
-      throw new Error(`${req.to}: ${e.reason}: ${e.message}`, { cause: err });
+      const peer = requestAddress(req);
+      if (!stopped) drop("stream", e.reason, peer, e.message);
+      throw new Error(`${peer}: ${e.reason}: ${e.message}`, { cause: err });
     }
   };
 
@@ -306,7 +307,7 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
     async join(addresses) {
       if (stopped) throw new Error("gossip driver stopped");
       ml.join(addresses, now());
-      const mine = pump().filter((s) => s.req.msg.join && addresses.includes(s.req.to));
+      const mine = pump().filter((s) => s.req.msg.join && addresses.includes(requestAddress(s.req)));
       const results = await Promise.allSettled(mine.map((s) => s.done));
       const ok = results.filter((r) => r.status === "fulfilled").length;
       if (ok === 0 && mine.length > 0) {
@@ -331,8 +332,8 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
       ml.broadcastUser(key, payload);
       pump();
     },
-    sendUser(to, key, payload) {
-      ml.sendUser(to, key, payload);
+    sendUser(to, key, payload, toName) {
+      ml.sendUser(to, key, payload, toName);
       pump();
     },
     subscribe: (fn) => events.subscribe(fn),

@@ -31,7 +31,9 @@ export {
 export type { ClientTagOptions, ServerInfo, ServerTagOptions, TaggedMember } from "./consul_tags.ts";
 export { createGossipDriver } from "./driver.ts";
 export type { DropNotice, DropReason, GossipDriver, GossipDriverOptions, GossipDriverStats } from "./driver.ts";
-export { encodeFrame, FrameReader, FrameTooLargeError, readFrame, StreamError, withStreamDeadline, FRAME_HEADER_BYTES } from "./transport.ts";
+export {
+  encodeFrame, FrameReader, FrameTooLargeError, readFrame, splitNamedAddress, StreamError, withStreamDeadline, FRAME_HEADER_BYTES,
+} from "./transport.ts";
 export type { GossipStream, GossipTransport, StreamSink, TransportHandler } from "./transport.ts";
 export { createUdpTransport, parseHostPort, withDefaultPort } from "./transport_udp.ts";
 export type { UdpTransportOptions } from "./transport_udp.ts";

@@ -22,11 +22,25 @@ import { CodecError, MESSAGE_OVERHEAD, PACKET_OVERHEAD, decodePacket, encodeMess
 import { MAX_META_BYTES, pushPullScaleMs, retransmitLimit, validateConfig, type MemberlistConfig } from "./config.ts";
 import { Prober, type ProbeStats } from "./probe.ts";
 import { MemberTable, isDeadOrLeft, snapshot } from "./state.ts";
+import { splitNamedAddress } from "./transport.ts";
 import type { Member, MemberEvent, Message, PushPullMsg, StreamMessage } from "./types.ts";
 
-export interface OutPacket { readonly to: string; readonly bytes: Uint8Array }
-/** Open a stream to `to`, send `msg` (a push-pull request), and feed the reply to `handleStream`. */
-export interface StreamRequest { readonly to: string; readonly msg: PushPullMsg }
+/**
+ * A datagram for `to`. `toName`: the destination member's name whenever the core knows it (memberlist's
+ * Address.Name; pass it to `GossipTransport.sendPacket`).
+ */
+export interface OutPacket { readonly to: string; readonly toName?: string; readonly bytes: Uint8Array }
+/**
+ * Open a stream to `to`, send `msg` (a push-pull request), and feed the reply to `handleStream`.
+ * `toName`: the member's name, for push-pull with a member, a reconnect, or a join to a `name/addr`
+ * address (then `to` is the part after the `/`); absent for a join to a bare address.
+ */
+export interface StreamRequest { readonly to: string; readonly toName?: string; readonly msg: PushPullMsg }
+
+/** The address a request was made for: `name/addr` when it carries a name (joins and logs show this form). */
+export function requestAddress(r: { readonly to: string; readonly toName?: string }): string {
+  return r.toName === undefined ? r.to : `${r.toName}/${r.to}`;
+}
 
 /** Everything produced since the last drain. Readonly value; the core keeps no reference to it. */
 export interface Outbox {
@@ -99,7 +113,7 @@ export class Memberlist {
       leaving: () => this.leaving,
     });
     this.prober = new Prober(config, this.table, this.awareness, {
-      send: (to, msgs) => this.send(to, msgs),
+      send: (to, toName, msgs) => this.send(to, toName, msgs),
       nextSeq: () => (this.seq = (this.seq + 1) >>> 0),
       stopped: () => this.leaving,
       pingComplete: (node, rttMs, payload) => this.ping?.notifyPingComplete(node, rttMs, payload ?? NO_PAYLOAD),
@@ -111,10 +125,19 @@ export class Memberlist {
     this.pushPullAt = now + rng.int(Math.max(1, config.pushPullIntervalMs));
   }
 
-  /** Starts a push-pull join with each address (the local address is skipped). */
+  /**
+   * Starts a push-pull join with each address (the local address is skipped). An address may name the
+   * member, `name/addr` (memberlist's resolveAddr form, serf's reconnects): the request then goes to
+   * `addr` with `toName` set. An empty name is not split off, so the transport refuses the address.
+   */
   join(addresses: readonly string[], now: number): void {
     void now;
-    for (const to of addresses) if (to !== this.config.addr) this.streamRequests.push({ to, msg: this.localState(false, true) });
+    for (const address of addresses) {
+      const { addr, name } = splitNamedAddress(address);
+      const [to, toName] = name ? [addr, name] : [address, undefined];
+      if (to === this.config.addr && (toName === undefined || toName === this.config.name)) continue;
+      this.streamRequests.push({ to, toName, msg: this.localState(false, true) });
+    }
   }
 
   /** Ingests one datagram. Never throws on bad input. */
@@ -157,7 +180,7 @@ export class Memberlist {
     }
     if (!this.leaving && this.config.pushPullIntervalMs > 0 && now >= this.pushPullAt) {
       const peer = this.table.kRandom(1, (n) => n.name !== this.config.name && n.state === "alive")[0];
-      if (peer !== undefined) this.streamRequests.push({ to: peer.addr, msg: this.localState(false, false) });
+      if (peer !== undefined) this.streamRequests.push({ to: peer.addr, toName: peer.name, msg: this.localState(false, false) });
       this.pushPullAt = now + pushPullScaleMs(this.config.pushPullIntervalMs, this.table.size);
     }
     this.checkLeave(now);
@@ -207,10 +230,11 @@ export class Memberlist {
 
   /**
    * Sends a user message straight to `to` in a packet of its own, once and unreliably (memberlist
-   * SendToAddress; serf query responses). The receiver reports it as a `user` event.
+   * SendToAddress; serf query responses). The receiver reports it as a `user` event. `toName`: the
+   * member at `to`, when known (serf passes the query's source node).
    */
-  sendUser(to: string, key: string, payload: Uint8Array): void {
-    this.packets.push({ to, bytes: framePacket([encodeMessage({ type: "user", key, payload })]) });
+  sendUser(to: string, key: string, payload: Uint8Array, toName?: string): void {
+    this.packets.push({ to, toName, bytes: framePacket([encodeMessage({ type: "user", key, payload })]) });
     this.counters.packetsOut++;
   }
 
@@ -268,7 +292,7 @@ export class Memberlist {
     switch (m.type) {
       case "ping":
         if (m.target !== "" && m.target !== this.config.name) { this.counters.rejectedMessages++; return; }
-        this.send(m.sourceAddr || from, [this.ack(m.seq)]);
+        this.send(m.sourceAddr || from, m.sourceNode || undefined, [this.ack(m.seq)]); // memberlist handlePing: Name is SourceNode
         return;
       case "indirect-ping": this.prober.onIndirectPing(m, from, now); return;
       case "ack": this.prober.onAck(m.seq, now, m.payload); return;
@@ -293,12 +317,12 @@ export class Memberlist {
     return retransmitLimit(this.config.retransmitMult, this.table.size);
   }
 
-  /** Sends `msgs` to `to` as one packet, piggybacking as many queued broadcasts as fit. */
-  private send(to: string, msgs: readonly Message[]): void {
+  /** Sends `msgs` to `to` (member `toName`, when known) as one packet, piggybacking as many queued broadcasts as fit. */
+  private send(to: string, toName: string | undefined, msgs: readonly Message[]): void {
     const encoded = msgs.map(encodeMessage);
     const used = PACKET_OVERHEAD + encoded.reduce((s, e) => s + MESSAGE_OVERHEAD + e.length, 0);
     const piggy = this.queue.take(MESSAGE_OVERHEAD, this.config.packetSizeLimit - used, this.transmitLimit(), 255 - encoded.length);
-    this.packets.push({ to, bytes: framePacket([...encoded, ...piggy]) });
+    this.packets.push({ to, toName, bytes: framePacket([...encoded, ...piggy]) });
     this.counters.packetsOut++;
   }
 
@@ -313,7 +337,7 @@ export class Memberlist {
       if (this.queue.length === 0) return;
       const msgs = this.queue.take(MESSAGE_OVERHEAD, this.config.packetSizeLimit - PACKET_OVERHEAD, this.transmitLimit(), 255);
       if (msgs.length === 0) return;
-      this.packets.push({ to: t.addr, bytes: framePacket(msgs) });
+      this.packets.push({ to: t.addr, toName: t.name, bytes: framePacket(msgs) });
       this.counters.packetsOut++;
     }
   }

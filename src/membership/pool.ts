@@ -237,7 +237,7 @@ function startPool(
       case "broadcast":
         return driver.broadcastUser(r.key, r.payload);
       case "send":
-        return driver.sendUser(r.to, r.key, r.payload);
+        return driver.sendUser(r.to, r.key, r.payload, r.toName);
       case "leave":
         leaveDone ??= driver.leave();
         return;

@@ -15,7 +15,8 @@ import { isDeadOrLeft, type MemberTable } from "./state.ts";
 import type { IndirectPingMsg, Message } from "./types.ts";
 
 export interface ProbeHost {
-  send(to: string, msgs: readonly Message[]): void;
+  /** Sends `msgs` in one packet to `to`, member `toName` (undefined when unknown: an older node's empty name). */
+  send(to: string, toName: string | undefined, msgs: readonly Message[]): void;
   nextSeq(): number;
   /** Whether probing is suspended (after leave). */
   stopped(): boolean;
@@ -40,6 +41,7 @@ interface ActiveProbe {
 interface Relay {
   readonly originSeq: number;
   readonly originAddr: string;
+  readonly originName: string | undefined;
   readonly nack: boolean;
   readonly deadline: number;
 }
@@ -78,7 +80,7 @@ export class Prober {
     const due = [...this.relays].filter(([, r]) => r.deadline <= now).sort((a, b) => a[0] - b[0]);
     for (const [seq, r] of due) {
       this.relays.delete(seq);
-      if (r.nack) this.host.send(r.originAddr, [{ type: "nack", seq: r.originSeq }]);
+      if (r.nack) this.host.send(r.originAddr, r.originName, [{ type: "nack", seq: r.originSeq }]);
     }
     const p = this.active;
     if (p !== undefined && !p.acked && !p.indirectSent && now >= p.directDeadline && now < p.finalDeadline) this.sendIndirect(p);
@@ -115,7 +117,7 @@ export class Prober {
     const relay = this.relays.get(seq);
     if (relay !== undefined) {
       this.relays.delete(seq);
-      this.host.send(relay.originAddr, [{ type: "ack", seq: relay.originSeq }]);
+      this.host.send(relay.originAddr, relay.originName, [{ type: "ack", seq: relay.originSeq }]);
       return;
     }
     const p = this.active;
@@ -144,8 +146,9 @@ export class Prober {
   onIndirectPing(m: IndirectPingMsg, from: string, now: number): void {
     const seq = this.host.nextSeq();
     const originAddr = m.sourceAddr || from;
-    this.relays.set(seq, { originSeq: m.seq, originAddr, nack: m.nack, deadline: now + Math.floor(this.cfg.probeTimeoutMs * 0.8) });
-    this.host.send(m.targetAddr, [{ type: "ping", seq, target: m.target, sourceNode: this.cfg.name, sourceAddr: this.cfg.addr }]);
+    const originName = m.sourceNode || undefined;
+    this.relays.set(seq, { originSeq: m.seq, originAddr, originName, nack: m.nack, deadline: now + Math.floor(this.cfg.probeTimeoutMs * 0.8) });
+    this.host.send(m.targetAddr, m.target || undefined, [{ type: "ping", seq, target: m.target, sourceNode: this.cfg.name, sourceAddr: this.cfg.addr }]);
   }
 
   private probe(now: number): void {
@@ -172,7 +175,7 @@ export class Prober {
     const msgs: Message[] = target.state === "suspect"
       ? [ping, { type: "suspect", incarnation: target.incarnation, node: target.name, from: this.cfg.name }]
       : [ping];
-    this.host.send(target.addr, msgs);
+    this.host.send(target.addr, target.name, msgs);
   }
 
   private sendIndirect(p: ActiveProbe): void {
@@ -181,7 +184,7 @@ export class Prober {
     if (target === undefined || isDeadOrLeft(target.state)) return;
     const relays = this.table.kRandom(this.cfg.indirectChecks, (n) => n.name !== this.cfg.name && n.name !== p.target && n.state === "alive");
     for (const r of relays) {
-      this.host.send(r.addr, [{
+      this.host.send(r.addr, r.name, [{
         type: "indirect-ping", seq: p.seq, target: target.name, targetAddr: target.addr, nack: true, sourceNode: this.cfg.name, sourceAddr: this.cfg.addr,
       }]);
     }

@@ -8,14 +8,14 @@ const text = (s: string) => new TextEncoder().encode(s);
 
 /** An engine named `name` over a recording host. */
 function engine(name: string, o: { live?: number; tags?: Record<string, string>; internal?: QueryHost["internal"] } = {}) {
-  const rec = { broadcasts: [] as { key: string; payload: Uint8Array }[], sent: [] as { to: string; payload: Uint8Array }[], events: [] as QueryEvent[] };
+  const rec = { broadcasts: [] as { key: string; payload: Uint8Array }[], sent: [] as { to: string; payload: Uint8Array; toName: string }[], events: [] as QueryEvent[] };
   const host: QueryHost = {
     name,
     localAddr: () => `${name}:8301`,
     tags: () => o.tags ?? {},
     liveMembers: () => o.live ?? 3,
     broadcast: (key, payload) => void rec.broadcasts.push({ key, payload }),
-    send: (to, payload) => void rec.sent.push({ to, payload }),
+    send: (to, payload, toName) => void rec.sent.push({ to, payload, toName }),
     emit: (e) => void rec.events.push(e),
     internal: o.internal ?? (() => undefined),
   };
@@ -75,17 +75,18 @@ describe("query engine", () => {
     expect(rec.events.length).toBe(1);
   });
 
-  test("an ack and our answer go straight to the originator's address, once; late answers throw", () => {
+  test("an ack and our answer go straight to the originator's address and name, once; late answers throw", () => {
     const { q, rec } = engine("b");
     const m = msg({ requestAck: true });
     q.receive(m, encodeQuery(m), 10);
-    expect(rec.sent.map((s) => [s.to, decodeQueryResponse(s.payload)])).toEqual([
-      ["origin:8301", { ltime: 5, id: 99, from: "b", ack: true, payload: new Uint8Array(0) }],
+    expect(rec.sent.map((s) => [s.to, s.toName, decodeQueryResponse(s.payload)])).toEqual([
+      ["origin:8301", "origin", { ltime: 5, id: 99, from: "b", ack: true, payload: new Uint8Array(0) }],
     ]);
     const incoming = (rec.events[0] as Extract<QueryEvent, { type: "query" }>).query;
     expect(incoming).toEqual({ name: "app", payload: text("p"), ltime: 5, id: 99, from: "origin", addr: "origin:8301", deadline: 1010 });
     q.respond(incoming, text("r"), 20);
     expect(decodeQueryResponse(rec.sent[1]!.payload)).toEqual({ ltime: 5, id: 99, from: "b", ack: false, payload: text("r") });
+    expect(rec.sent[1]!.toName).toBe("origin"); // serf SendToAddress with Address.Name: the query's source node
     expect(() => q.respond(incoming, text("again"), 21)).toThrow("response already sent");
     const m2 = msg({ id: 7 });
     q.receive(m2, encodeQuery(m2), 10);

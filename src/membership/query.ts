@@ -78,8 +78,8 @@ export interface QueryHost {
   liveMembers(): number;
   /** Gossip an encoded query; `key` is unique per query. */
   broadcast(key: string, payload: Uint8Array): void;
-  /** Send an encoded response straight to a member's address. */
-  send(addr: string, payload: Uint8Array): void;
+  /** Send an encoded response straight to member `name` at `addr` (serf SendToAddress with Address.Name). */
+  send(addr: string, payload: Uint8Array, name: string): void;
   emit(e: QueryEvent): void;
   /** Answers an internal query: the response payload, or undefined for no response. */
   internal(name: string, payload: Uint8Array, maxPayload: number): Uint8Array | undefined;
@@ -222,7 +222,7 @@ export class QueryEngine {
   /** A response to the originator: handled in place when that is us, else sent to its address. */
   private deliver(to: { sourceNode: string; sourceAddr: string }, msg: QueryResponseMsg, now: number, raw?: Uint8Array): void {
     if (to.sourceNode === this.host.name) this.receiveResponse(msg, now);
-    else this.host.send(to.sourceAddr, raw ?? encodeQueryResponse(msg));
+    else this.host.send(to.sourceAddr, raw ?? encodeQueryResponse(msg), to.sourceNode);
   }
 
   /** serf shouldProcessQuery: every filter must pass; a bad regular expression fails. */

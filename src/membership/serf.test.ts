@@ -98,7 +98,7 @@ describe("statuses", () => {
     const joins = out.requests.filter((r) => r.type === "join");
     expect(joins.length).toBeGreaterThan(0);
     expect(joins.length).toBeLessThan(10); // throttled: probability failed/alive = 1/2 per 30 s interval
-    expect(joins[0]).toEqual({ type: "join", addresses: ["c:8301"], reason: "reconnect", node: "c" });
+    expect(joins[0]).toEqual({ type: "join", addresses: ["c/c:8301"], reason: "reconnect", node: "c" }); // serf: name/addr
 
     s.handle(ev("join", "c"), 301_000);
     expect(kinds(s.outbox())).toEqual(["member-join:c"]);

@@ -65,11 +65,12 @@ export type SerfEvent =
 
 /** Work for the driver to do on the core (see the module contract). */
 export type SerfRequest =
+  /** A reconnect to failed member `node`: `addresses` in memberlist's `name/addr` form (serf reconnect). */
   | { readonly type: "join"; readonly addresses: readonly string[]; readonly reason: "reconnect"; readonly node: string }
   | { readonly type: "update-meta"; readonly meta: Uint8Array }
   | { readonly type: "broadcast"; readonly key: string; readonly payload: Uint8Array }
-  /** Send a user message straight to one address (query responses): `memberlist.sendUser`. */
-  | { readonly type: "send"; readonly to: string; readonly key: string; readonly payload: Uint8Array }
+  /** Send a user message straight to member `toName` at `to` (query responses): `memberlist.sendUser`. */
+  | { readonly type: "send"; readonly to: string; readonly toName: string; readonly key: string; readonly payload: Uint8Array }
   | { readonly type: "leave" };
 
 /** `queries`: query events (query.ts), apart from member and user events so member subscribers never see them. */
@@ -151,7 +152,7 @@ export class Serf {
       tags: () => this.localTags,
       liveMembers: () => this.liveMembers(),
       broadcast: (key, payload) => void this.requests.push({ type: "broadcast", key, payload }),
-      send: (to, payload) => void this.requests.push({ type: "send", to, key: "query-response", payload }),
+      send: (to, payload, toName) => void this.requests.push({ type: "send", to, toName, key: "query-response", payload }),
       emit: (e) => void this.queryEvents.push(e),
       internal: (name, payload, max) => handleInternalQuery(name, payload, keyring, max),
     }, config, rng);
@@ -246,7 +247,8 @@ export class Serf {
     if (this.rng.next() > failed.length / alive) return; // serf: each failed member is tried ~once per interval cluster-wide
     const target = failed[this.rng.int(failed.length)]!;
     this.counters.reconnectAttempts++;
-    this.requests.push({ type: "join", addresses: [target.addr], reason: "reconnect", node: target.name });
+    // serf reconnect: `name/addr`, so the core passes the member's name to the transport.
+    this.requests.push({ type: "join", addresses: [`${target.name}/${target.addr}`], reason: "reconnect", node: target.name });
   }
 
   /** Earliest time at which `tick` has work (a reap or a reconnect attempt). */

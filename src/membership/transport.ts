@@ -2,10 +2,18 @@
  * The gossip transport port: unreliable packets and reliable byte streams between opaque addresses.
  *
  * The driver (driver.ts) runs the SWIM core over any implementation: UDP + TCP on one port number
- * (transport_udp.ts, the default), an in-memory network for tests (transport_memory.ts), and later a
- * transport that tunnels the WAN pool through mesh gateways. Addresses are the strings the core
- * gossips (`Member.addr`, `"host:port"` for the UDP/TCP transport); the port never interprets member
- * names, encryption or message contents.
+ * (transport_udp.ts, the default), an in-memory network for tests (transport_memory.ts), and the
+ * transport that tunnels the WAN pool through mesh gateways (src/federation). Addresses are the
+ * strings the core gossips (`Member.addr`, `"host:port"` for the UDP/TCP transport); the port never
+ * interprets encryption or message contents.
+ *
+ * Destination names (memberlist's NodeAwareTransport, `Address{Addr, Name}`): whenever the core sends
+ * to a known member (probes, indirect probes and their relayed acks and nacks, gossip, push-pull,
+ * reconnects, query responses) it also passes that member's name as `toName`. Transports that route
+ * by address (UDP/TCP, in-memory) ignore it; a transport that routes by member (the WAN federation
+ * transport through mesh gateways) uses it instead of looking the address up, which is both cheaper and
+ * unambiguous when two datacenters use the same private addresses. `toName` is absent only when the
+ * core has no name: a join to a bare address, or the ack to an older node's ping that named no sender.
  *
  * Packets: best effort. They may be lost, duplicated or reordered (Deno reorders UDP bursts,
  * DESIGN.md section 3); an implementation never retries.
@@ -60,12 +68,31 @@ export interface GossipTransport {
    * before is dropped (inbound streams are aborted).
    */
   listen(handler: TransportHandler): void;
-  /** Sends one datagram, best effort. Resolves when handed off; rejects on a local error (bad address, closed, too large). */
-  sendPacket(to: string, bytes: Uint8Array): Promise<void>;
-  /** Opens a stream to `to`. Rejects (connection refused, unreachable, or no answer within `timeoutMs`). */
-  dialStream(to: string, timeoutMs: number): Promise<GossipStream>;
+  /**
+   * Sends one datagram, best effort. Resolves when handed off; rejects on a local error (bad address,
+   * closed, too large). `toName`: the destination member's name when the sender knows it (see the
+   * module comment); transports that route by address ignore it.
+   */
+  sendPacket(to: string, bytes: Uint8Array, toName?: string): Promise<void>;
+  /**
+   * Opens a stream to `to`. Rejects (connection refused, unreachable, or no answer within
+   * `timeoutMs`). `toName`: as for `sendPacket`.
+   */
+  dialStream(to: string, timeoutMs: number, toName?: string): Promise<GossipStream>;
   /** Stops listening, aborts every stream this transport opened or accepted, releases the port. Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * memberlist's `name/addr` address form (resolveAddr): the name before the `/` and the address after
+ * it. `name` is undefined without a `/`, and "" for an empty name (which memberlist refuses: "empty
+ * node name provided"; the caller decides). Split at the last `/`, where memberlist splits at the
+ * first: an address never contains one, but a node name may (Consul only warns about it), and serf's
+ * reconnects write `<name>/<addr>` for any member.
+ */
+export function splitNamedAddress(address: string): { readonly addr: string; readonly name?: string } {
+  const slash = address.lastIndexOf("/");
+  return slash < 0 ? { addr: address } : { name: address.slice(0, slash), addr: address.slice(slash + 1) };
 }
 
 /** Bytes of the stream frame header (big-endian u32 payload length). */

@@ -10,6 +10,7 @@ import type * as net from "node:net";
 import { bindUdp, dialTcp, formatPeer, listenTcp } from "../platform/index.ts";
 import type { Logger, TcpListener, UdpEndpoint } from "../platform/index.ts";
 import type { GossipStream, GossipTransport, StreamSink, TransportHandler } from "./transport.ts";
+import { splitNamedAddress } from "./transport.ts";
 
 export interface UdpTransportOptions {
   /** Address to bind both sockets to (`-bind`), e.g. "0.0.0.0" or "127.0.0.1". */
@@ -42,8 +43,8 @@ export function parseHostPort(addr: string): { host: string; port: number } {
  * name ("*.dc1/::1" -> "*.dc1/[::1]:8301"; a WAN federation join through the primary's gateways).
  */
 export function withDefaultPort(addr: string, port: number): string {
-  const slash = addr.indexOf("/");
-  if (slash >= 0) return `${addr.slice(0, slash + 1)}${withDefaultPort(addr.slice(slash + 1), port)}`;
+  const named = splitNamedAddress(addr);
+  if (named.name !== undefined) return `${named.name}/${withDefaultPort(named.addr, port)}`;
   if (/^\[[^\]]+\]:\d+$/.test(addr) || /^[^:[\]]+:\d+$/.test(addr)) return addr;
   const bare = addr.startsWith("[") && addr.endsWith("]") ? addr.slice(1, -1) : addr;
   return bare.includes(":") ? `[${bare}]:${port}` : `${bare}:${port}`;
