@@ -18,6 +18,7 @@ import { cryptoRng, type Clock, type Logger } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { setupKeyrings, type PoolKeyring } from "./keyring_files.ts";
 import { VERSION } from "./version.ts";
+import { startWanFlood } from "./wan_flood.ts";
 
 /**
  * WAN federation through mesh gateways: the WAN pool's traffic to other datacenters goes through the
@@ -186,6 +187,8 @@ export async function startGossip(o: {
     }
     if (g.retryJoin.length) stops.push(retryJoin(lan, g.retryJoin, g.retryIntervalMs, g.retryMax, clock, logger.named("serf-lan"), "LAN"));
     if (wan && g.retryJoinWan.length) stops.push(retryJoin(wan, g.retryJoinWan, g.retryIntervalWanMs, g.retryMax, clock, logger.named("serf-wan"), "WAN"));
+    // Servers of this datacenter follow each other into the WAN pool (Consul's flood join).
+    if (wan) stops.push(startWanFlood({ lan, wan, localDc: config.datacenter, clock, logger: logger.named("serf-wan") }));
     // Consul's retryJoinWAN with WAN federation: the primary joins nobody; a secondary joins any primary
     // server through the gateways (memberlist's name/addr form; the address is a placeholder).
     if (wan && o.wanfed && o.wanfed.primaryDatacenter !== config.datacenter) {
