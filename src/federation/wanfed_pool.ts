@@ -92,6 +92,20 @@ export class WanfedPacketPool {
     }
   }
 
+  /**
+   * Drops every pooled connection (a packet being written may be lost: gossip tolerates that); the
+   * next packet to a destination dials afresh, through the gateway the locator picks then. Returns
+   * how many it dropped.
+   */
+  retireAll(): number {
+    const entries = [...this.#entries.values()];
+    for (const e of entries) {
+      this.#drop(e);
+      e.conn?.abort();
+    }
+    return entries.length;
+  }
+
   /** Aborts every pooled connection (a dial in flight is the dialer's to cancel) and stops the reaper. Idempotent. */
   close(): void {
     if (this.#closed) return;

@@ -115,6 +115,23 @@ describe("wanfed transport: sending", () => {
     expect(transport.maxPacketBytes).toBe(65_507);
   });
 
+  test("seed 4: retireConnections drops the pooled connections; the next packet asks the locator and dials again", async () => {
+    const { clock, calls, resolved, transport } = setup(4);
+    await run(clock, 0);
+    const first = transport.sendPacket("10.2.0.1:8302", bytes(1));
+    await run(clock, 5);
+    await first;
+    expect(transport.retireConnections()).toBe(1);
+    expect(transport.stats().pool.open).toBe(0);
+    const again = transport.sendPacket("10.2.0.1:8302", bytes(2));
+    await run(clock, 5);
+    await again;
+    expect([calls.length, resolved]).toEqual([2, ["dc2", "dc2"]]);
+    expect(transport.retireConnections()).toBe(1);
+    expect(transport.retireConnections()).toBe(0);
+    await transport.close();
+  });
+
   for (const seed of [2, 3]) {
     test(`seed ${seed}: packets to another datacenter go through its gateway as frames on one pooled connection`, async () => {
       const { clock, local, calls, resolved, transport } = setup(seed);

@@ -85,6 +85,11 @@ export interface WanfedTransport extends GossipTransport {
    */
   acceptStreamConnection(conn: WanfedConnection, remote: string): void;
   stats(): WanfedTransportStats;
+  /**
+   * Drops the pooled packet connections to other datacenters, so the next packets go the way the
+   * locator picks now (call when the gateways or the route to the primary changed). Returns how many.
+   */
+  retireConnections(): number;
 }
 
 /**
@@ -184,6 +189,8 @@ export function createWanfedTransport(options: WanfedTransportOptions): WanfedTr
     },
 
     stats: () => ({ ...c, inboundPacketConnections: ingests.size, pool: pool.stats() }),
+
+    retireConnections: () => pool.retireAll(),
 
     close() {
       closing ??= (async () => {

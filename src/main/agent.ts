@@ -214,6 +214,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     const stateAccess = stateCaller ? createStateAccess(stateCaller) : undefined;
     if (wanfedOn && stateAccess && server) {
       const serverState = server.state;
+      const runningServer = server;
       const running = startGatewayLocator({
         localDc: config.datacenter, primaryDc: primaryDatacenter, disablePrimaryGatewayFallback: config.federation.disablePrimaryGatewayFallback,
         primaryGateways: config.federation.primaryGateways, primaryGatewaysIntervalMs: config.federation.primaryGatewaysIntervalMs,
@@ -224,6 +225,11 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         },
         resolve: async (host) => (isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address)),
         clock: systemClock(), rng: cryptoRng(), logger: logger.named("federation"),
+        onPathChange: () => {
+          const rpc = runningServer.retireRemoteConnections();
+          const gossipPackets = gossip.wanfed?.retireConnections() ?? 0;
+          if (rpc + gossipPackets > 0) logger.named("federation").debug("federation: path changed; closed connections made the old way", { rpc, gossip_packets: gossipPackets });
+        },
       });
       locator = running;
       cleanups.push(() => running.close());

@@ -16,6 +16,7 @@ const flush = async () => {
 
 function setup(primaryGateways: readonly string[] = ["gw.dc1.example:443"]) {
   const clock = simClock();
+  let pathChanges = 0;
   const logger = memoryLogger("info");
   const reads: ((r: { states: readonly FederationState[]; index: number } | Error) => void)[] = [];
   const signals: AbortSignal[] = [];
@@ -27,22 +28,25 @@ function setup(primaryGateways: readonly string[] = ["gw.dc1.example:443"]) {
       return new Promise((resolve, reject) => reads.push((r) => (r instanceof Error ? reject(r) : resolve(r))));
     },
     resolve: async (host) => (resolves++, host === "gw.dc1.example" ? ["198.18.1.1", "198.18.1.2"] : []),
-    clock, rng: seededRng(1), logger,
+    clock, rng: seededRng(1), logger, onPathChange: () => pathChanges++,
   });
   const answer = async (r: { states: readonly FederationState[]; index: number } | Error) => {
     await flush();
     reads.shift()!(r);
     await flush();
   };
-  return { rt, clock, logger, answer, reads, signals, resolves: () => resolves };
+  return { rt, clock, logger, answer, reads, signals, resolves: () => resolves, pathChanges: () => pathChanges };
 }
 
 describe("gateway locator at run time", () => {
   test("a secondary reaches the primary through the resolved primary_gateways until the primary's gateways replicate", async () => {
-    const { rt, clock, logger, answer, resolves } = setup();
+    const { rt, clock, logger, answer, resolves, pathChanges } = setup();
     // Not populated before the first read: no path yet.
     expect(rt.pick("dc1")).toMatchObject({ ok: false, reason: "not-populated" });
     await answer({ states: [], index: 3 });
+    // The fallback resolved and the path appeared (connections made before, if any, go).
+    const afterFallback = pathChanges();
+    expect(afterFallback).toBeGreaterThan(0);
     expect(["198.18.1.1:443", "198.18.1.2:443"]).toContain((rt.pick("dc1") as { address: string }).address);
     expect(logger.lines.some((l) => l.includes("primary_gateways resolved") && l.includes("198.18.1.1:443,198.18.1.2:443"))).toBe(true);
     clock.advance(30_000);
@@ -51,6 +55,12 @@ describe("gateway locator at run time", () => {
     // The primary's wanfed gateway replicates: the refresher stops, the path is logged.
     const primary = state({ Datacenter: "dc1", MeshGateways: [gateway({ Datacenter: "dc1" }, { TaggedAddresses: { wan: { Address: "198.18.9.9", Port: 443 } } })] });
     await answer({ states: [primary], index: 4 });
+    const afterReplication = pathChanges();
+    expect(afterReplication).toBeGreaterThan(afterFallback);
+    // The same states again change nothing: the connections stay.
+    clock.advance(0);
+    await answer({ states: [primary], index: 5 });
+    expect(pathChanges()).toBe(afterReplication);
     expect(logger.lines.some((l) => l.includes("no longer refreshing primary_gateways"))).toBe(true);
     expect(logger.lines.some((l) => l.includes("mesh gateway locations changed") && l.includes("198.18.9.9:443"))).toBe(true);
     clock.advance(60_000);

@@ -32,6 +32,12 @@ export interface GatewayLocatorDeps {
   readonly clock: Clock;
   readonly rng: Rng;
   readonly logger: Logger;
+  /**
+   * The candidate gateways (or the route to the primary) changed: connections made the old way must
+   * not carry new traffic (a follower that dialled the primary's gateways at startup, before its local
+   * gateways were known, would otherwise keep using that connection: #9341).
+   */
+  readonly onPathChange?: () => void;
 }
 
 export interface GatewayLocatorRuntime {
@@ -65,6 +71,7 @@ export function startGatewayLocator(d: GatewayLocatorDeps): GatewayLocatorRuntim
   let refreshing = d.primaryGateways.length > 0 && locator.isPrimary === false;
 
   const report = (events: readonly LocatorEvent[]) => {
+    if (events.some((e) => e.type === "gateways-changed" || e.type === "fallback-changed" || e.type === "primary-route-changed")) d.onPathChange?.();
     for (const e of events) {
       switch (e.type) {
         case "gateways-changed":

@@ -24,6 +24,23 @@ describe("rpc pool", () => {
     pool.close();
   });
 
+  test("retire closes the selected targets' connections gracefully; their next call dials again, others keep theirs", async () => {
+    const { port } = await listening;
+    const dialed: string[] = [];
+    const pool = createRpcPool({ dial: (t) => (dialed.push(t.datacenter), dialTcp({ host: "127.0.0.1", port })), clock: simClock(), rng: seededRng(3), logger: silentLogger() });
+    const local = createClient(Status, pool.transport({ datacenter: "dc1" }));
+    const remote = createClient(Status, pool.transport({ datacenter: "dc2" }));
+    await Promise.all([local.ping({}), remote.ping({})]);
+    // A call started as its connection is retired still completes.
+    const during = remote.ping({});
+    expect(pool.retire((t) => t.datacenter !== "dc1")).toBe(1);
+    expect((await during).node).toBe("n1");
+    await Promise.all([local.ping({}), remote.ping({})]);
+    expect(dialed.sort()).toEqual(["dc1", "dc2", "dc2"]);
+    expect(pool.retire((t) => t.datacenter === "dc3")).toBe(0);
+    pool.close();
+  });
+
   test("failed dials back off: calls fail fast as Unavailable until the delay has passed, then reconnect", async () => {
     const { port } = await listening;
     const clock = simClock();

@@ -48,6 +48,13 @@ export interface RpcPool {
   connections(): number;
   /** Targets the pool keeps state for (connected, connecting, backing off or recently used), for tests and metrics. */
   targets(): number;
+  /**
+   * Closes the connections of the targets `which` selects, gracefully (calls under way finish); the
+   * next call to such a target dials afresh. For a changed path to another datacenter: a connection
+   * dialled through a gateway (or directly) that is no longer the way there must not carry new calls.
+   * Returns how many connections it closed.
+   */
+  retire(which: (target: RpcTarget) => boolean): number;
   /** Closes every connection; later calls fail. */
   close(): void;
 }
@@ -94,7 +101,10 @@ export function createRpcPool(o: RpcPoolOptions): RpcPool {
       if (current && current !== this) return current.request(method, path, headers, options);
       if (!current && !closed) entries.set(this.key, this);
       this.lastUsed = o.clock.monotonic();
-      const session = await this.connect();
+      let session = await this.connect();
+      // Retired or closed while this call waited for it (retire() runs between the connect and here):
+      // a closing session takes no new streams, so the call goes on a fresh connection.
+      for (let tries = 0; (session.closed || session.destroyed || this.session !== session) && tries < 3; tries++) session = await this.connect();
       this.lastUsed = o.clock.monotonic();
       const stream = session.request({ ...headers, ":method": method, ":path": path }, options);
       this.open++;
@@ -189,6 +199,15 @@ export function createRpcPool(o: RpcPoolOptions): RpcPool {
     },
     connections: () => [...entries.values()].filter((e) => e.hasSession()).length,
     targets: () => entries.size,
+    retire(which) {
+      let n = 0;
+      for (const e of entries.values()) {
+        if (!which(e.target) || !e.hasSession()) continue;
+        e.close();
+        n++;
+      }
+      return n;
+    },
     close() {
       closed = true;
       stopReaper();

@@ -127,6 +127,12 @@ export interface RunningServer {
    * timeout; the new leader then removes this server when gossip shows it left (Consul's Server.Leave).
    */
   stepDown(timeoutMs?: number): Promise<void>;
+  /**
+   * Gracefully closes the RPC connections to other datacenters (calls under way finish), so later
+   * calls dial the way there is now: call when the mesh gateways or the route to the primary changed.
+   * Returns how many it closed.
+   */
+  retireRemoteConnections(): number;
   close(): Promise<void>;
 }
 
@@ -305,6 +311,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       consensus,
       state: stateCaller,
       rpc: () => inProcess,
+      retireRemoteConnections: () => pool.retire((t) => t.datacenter !== o.datacenter),
       async stepDown(timeoutMs = 5_000) {
         const st = consensus.status();
         if (st.role !== "Leader") return;
