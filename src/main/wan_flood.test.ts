@@ -21,6 +21,10 @@ describe("floodJoinTargets", () => {
     expect(floodJoinTargets("dc1", lan, wan)).toEqual(["s2.dc1/10.0.0.2:8302", "s3.dc1/10.0.0.3:9302", "s5.dc1/[fd00::5]:8302", "s6.dc1/10.0.0.6"]);
   });
 
+  test("never this node itself, even before its WAN pool lists it", () => {
+    expect(floodJoinTargets("dc1", [server("s1", "dc1", "10.0.0.1"), server("s2", "dc1", "10.0.0.2")], [], "s1")).toEqual(["s2.dc1/10.0.0.2:8302"]);
+  });
+
   test("a server known to the WAN pool in any state is left to the WAN pool (Consul indexes all members)", () => {
     expect(floodJoinTargets("dc1", [server("s1", "dc1", "10.0.0.1")], [wanServer("s1", "dc1", "10.0.0.1", "failed")])).toEqual([]);
   });

@@ -18,9 +18,10 @@ const tagged = (m: PoolMember) => ({ name: m.name, addr: m.addr, tags: m.tags, s
 /**
  * The WAN joins that bring every alive LAN server of `localDc` into the WAN pool: one
  * `<node>.<dc>/<host>[:<wan_join_port>]` per server whose WAN name is not a WAN member yet (in any
- * state: a failed member is the WAN pool's to reconnect, as in Consul). Sorted.
+ * state: a failed member is the WAN pool's to reconnect, as in Consul), never `self` (this node's LAN
+ * name: at startup the WAN pool may not list this node yet). Sorted.
  */
-export function floodJoinTargets(localDc: string, lan: readonly PoolMember[], wan: readonly PoolMember[]): string[] {
+export function floodJoinTargets(localDc: string, lan: readonly PoolMember[], wan: readonly PoolMember[], self?: string): string[] {
   const known = new Set<string>();
   for (const m of wan) {
     const s = parseServer(tagged(m));
@@ -28,7 +29,7 @@ export function floodJoinTargets(localDc: string, lan: readonly PoolMember[], wa
   }
   const out: string[] = [];
   for (const m of lan) {
-    if (m.status !== "alive") continue;
+    if (m.status !== "alive" || m.name === self) continue;
     const s = parseServer(tagged(m));
     if (!s || s.datacenter !== localDc || known.has(s.name)) continue;
     const target = s.wanJoinPort > 0 ? joinHostPort(m.addr, s.wanJoinPort) : m.addr.includes(":") ? `[${m.addr}]` : m.addr;
@@ -52,7 +53,7 @@ export function startWanFlood(o: { lan: GossipPool; wan: GossipPool; localDc: st
     }
     running = true;
     try {
-      for (const target of floodJoinTargets(o.localDc, o.lan.members(), o.wan.members())) {
+      for (const target of floodJoinTargets(o.localDc, o.lan.members(), o.wan.members(), o.lan.name)) {
         if (stopped) break;
         try {
           await o.wan.join([target]);
