@@ -13,15 +13,14 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { toJsonString } from "@bufbuild/protobuf";
 import { ClusterSchema } from "../../src/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { HealthStatus } from "../../src/gen/envoy/config/core/v3/health_check_pb.ts";
 import { ClusterLoadAssignmentSchema } from "../../src/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import type { DiscoveryResponse } from "../../src/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { envoyRegistry } from "../../src/xds/index.ts";
 import { adsClient, CDS, decodeAll, EDS, followUntil } from "../harness/ads_client.ts";
 import { freePort, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 import { testPki, writeServerTlsConfig } from "../harness/tls_fixtures.ts";
+import { endpointsOf, sniOf } from "./federation/xds_view.ts";
 
 const cli = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
 const work = mkdtempSync(join(tmpdir(), "causeway-mgw-"));
@@ -82,18 +81,6 @@ const db = (port: number) => ({
   Check: { CheckID: "db-ttl", Name: "db ttl", TTL: "10m", Status: "passing" },
   Connect: { SidecarService: { Port: port, Checks: [{ Name: "db alias", AliasService: "db" }] } },
 });
-
-/** The SNI of cluster `name`'s upstream TLS in a CDS response (undefined when absent). */
-const sniOf = (r: DiscoveryResponse, name: string) => {
-  const c = decodeAll(ClusterSchema, r).find((x) => x.name === name);
-  return c ? /"sni":\s*"([^"]+)"/.exec(toJsonString(ClusterSchema, c, { registry: envoyRegistry }))?.[1] : undefined;
-};
-const endpointsOf = (r: DiscoveryResponse) =>
-  decodeAll(ClusterLoadAssignmentSchema, r).flatMap((c) => c.endpoints.flatMap((l) => l.lbEndpoints.map((e) => {
-    const ep = e.hostIdentifier.case === "endpoint" ? e.hostIdentifier.value.address?.address : undefined;
-    const sa = ep?.case === "socketAddress" ? ep.value : undefined;
-    return `${sa?.address}:${sa?.portSpecifier.case === "portValue" ? sa.portSpecifier.value : "?"}`;
-  })));
 
 test("a gateway sees the other datacenter's gateways; a sidecar fails over to dc2 through dc1's gateway and back, then through dc2's", async () => {
   const bootstrap = await registerGateway("dc1", 18443, "127.0.0.2");
