@@ -11,6 +11,7 @@ export {
   authorityKeyId, DEFAULT_PRIVATE_KEY_BITS, DEFAULT_PRIVATE_KEY_TYPE, keySettings, MIN_RSA_KEY_BITS, namesKeySettings, suppliedKeyInfo,
   type KeySettings,
 } from "./keys.ts";
+export { createIntermediateCsr, signIntermediateCsr } from "./intermediate.ts";
 export { leafSigningKeyId, signCsr, signLeaf, type LeafSigningContext, type SignLeafOptions, type SigningCa } from "./leaf.ts";
 export {
   caRootFromPem, crossSignRoot, generateRoot, importRoot, rotateRoots,

@@ -3,7 +3,8 @@
  * (agent/structs/connect_ca.go), `connect.GeneratePrivateKeyWithConfig` (agent/connect/generate.go)
  * and `connect.KeyId` / `parseCARoot` (agent/connect, agent/consul/leader_connect.go).
  */
-import { digest, parseCertificate, privateKeyInfo, publicKeySpki, type PrivateKeyInfo } from "../../lib/index.ts";
+import { parseCertificate, privateKeyInfo, publicKeySpki, type PrivateKeyInfo } from "../../lib/index.ts";
+import { connectKeyId } from "./key_id.ts";
 
 /** Consul's `connect.DefaultPrivateKeyType` / `DefaultPrivateKeyBits`: a NIST P-256 key. */
 export const DEFAULT_PRIVATE_KEY_TYPE = "ec";
@@ -67,5 +68,5 @@ export function suppliedKeyInfo(keyPem: string): PrivateKeyInfo {
 export async function authorityKeyId(caCertPem: string, caKeyPem: string): Promise<Uint8Array> {
   const ski = parseCertificate(caCertPem).subjectKeyIdHex;
   if (ski) return Uint8Array.from(ski.match(/../g)!, (h) => Number.parseInt(h, 16));
-  return digest("SHA-256", await publicKeySpki(caKeyPem));
+  return connectKeyId(await publicKeySpki(caKeyPem));
 }

@@ -2,7 +2,8 @@
  * Service leaf certificates, after Consul 1.8's `ConsulProvider.Sign` (provider_consul.go), the checks of
  * `ConnectCA.Sign` (agent/consul/connect_ca_endpoint.go) and the agent's CSR (`connect.CreateCSR`).
  */
-import { digest, generatePrivateKey, issueCertificate, parseCertificate, parseCertificationRequest, publicKeySpki } from "../../lib/index.ts";
+import { generatePrivateKey, issueCertificate, parseCertificate, parseCertificationRequest, publicKeySpki } from "../../lib/index.ts";
+import { connectKeyId } from "./key_id.ts";
 import { authorityKeyId } from "./keys.ts";
 import { canSign, parseSpiffeId, spiffeServiceId } from "./spiffe.ts";
 import { CERT_CLOCK_SKEW_MS, colonHex, formatRfc3339, type IssuedCert } from "./types.ts";
@@ -112,7 +113,7 @@ async function issue(ctx: LeafSigningContext, s: Subject): Promise<IssuedCert> {
     dnsNames: s.dnsNames,
     ipAddresses: s.ipAddresses,
     uris: [s.uri],
-    subjectKeyId: await digest("SHA-256", s.spki),
+    subjectKeyId: await connectKeyId(s.spki),
     authorityKeyId: await authorityKeyId(ctx.ca.certPem, ctx.ca.keyPem),
   });
   const info = parseCertificate(leafPem);

@@ -6,6 +6,7 @@
 import {
   certificateMatchesKey, digest, generatePrivateKey, issueCertificate, parseCertificate, pemDecode, publicKeySpki, reissueCertificate,
 } from "../../lib/index.ts";
+import { connectKeyId } from "./key_id.ts";
 import { authorityKeyId, DEFAULT_PRIVATE_KEY_BITS, DEFAULT_PRIVATE_KEY_TYPE, suppliedKeyInfo, type KeySettings } from "./keys.ts";
 import { spiffeSigningId, trustDomain } from "./spiffe.ts";
 import { CERT_CLOCK_SKEW_MS, colonHex, CROSS_SIGN_VALIDITY_MS, formatRfc3339, ROOT_VALIDITY_YEARS, type CARoot } from "./types.ts";
@@ -50,7 +51,7 @@ export async function generateRoot(opts: GenerateRootOptions): Promise<RootWithK
   const key = opts.key ?? { type: DEFAULT_PRIVATE_KEY_TYPE, bits: DEFAULT_PRIVATE_KEY_BITS };
   const privateKeyPem = opts.privateKeyPem || (await generatePrivateKey(key.type, key.bits));
   const spki = await publicKeySpki(privateKeyPem);
-  const keyId = await digest("SHA-256", spki);
+  const keyId = await connectKeyId(spki);
   const end = new Date(opts.now);
   end.setUTCFullYear(end.getUTCFullYear() + ROOT_VALIDITY_YEARS);
   const certPem = await issueCertificate({
