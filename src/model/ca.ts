@@ -65,6 +65,12 @@ export interface ConsulCAProviderConfig {
   readonly PrivateKey?: string;
   /** A user-supplied root certificate (PEM) matching PrivateKey; "" or absent means "generate one". */
   readonly RootCert?: string;
+  /**
+   * In a secondary datacenter: the intermediate certificate the primary signed for this datacenter's
+   * key (then `PrivateKey` is the intermediate's key and `RootCert` the primary's active root). Leaves
+   * are issued by it. Absent in a primary datacenter.
+   */
+  readonly IntermediateCert?: string;
   /** Default "2160h" (stored by Consul, not acted on in 1.8). */
   readonly RotationPeriod: string;
   /** Default "8760h": validity of intermediates signed for secondary datacenters. */

@@ -8,7 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type ConnectRouter, type HandlerContext, type Transport } from "@connectrpc/connect";
 import {
   ApplyResponseSchema, Consistency as WireConsistency, QueryResponseSchema, RenewSessionResponseSchema, SetCAConfigurationResponseSchema,
-  SignLeafResponseSchema, State,
+  SignIntermediateResponseSchema, SignLeafResponseSchema, State,
 } from "../gen/causeway/state/v1/state_pb.ts";
 import { AbortError, abortable, throwIfAborted } from "./abort.ts";
 import { route, type RpcContext } from "./forward.ts";
@@ -44,6 +44,8 @@ export interface StateBackend {
   signLeaf(service: string, csrPem: string): Promise<Uint8Array>;
   /** On the leader: applies an encoded CAConfiguration (rotating the root when asked); an empty result. */
   setCAConfiguration(config: Uint8Array): Promise<Uint8Array>;
+  /** In a primary datacenter: signs a secondary's intermediate CSR with the active root; the certificate PEM. */
+  signIntermediate(csrPem: string): Promise<string>;
 }
 
 export interface QueryOptions {
@@ -77,6 +79,8 @@ export interface StateCaller {
   query(query: Uint8Array, options?: QueryOptions): Promise<QueryOutcome>;
   renewSession(id: string, datacenter?: string): Promise<Uint8Array>;
   signLeaf(service: string, csrPem: string, datacenter?: string): Promise<Uint8Array>;
+  /** Has `datacenter`'s CA (the primary's) sign a secondary's intermediate CSR; resolves the certificate PEM. */
+  signIntermediate(csrPem: string, datacenter?: string): Promise<string>;
   setCAConfiguration(config: Uint8Array, datacenter?: string): Promise<Uint8Array>;
 }
 
@@ -98,6 +102,7 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
   handleRenew(id: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
   handleSignLeaf(service: string, csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
   handleSetCAConfiguration(config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
+  handleSignIntermediate(csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<string>;
 } {
   // Writes are proposed where they arrive: Raft itself carries a follower's proposal to the leader.
   const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
@@ -134,12 +139,17 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
     route(ctx, datacenter, "local", call, () => backend.signLeaf(service, csrPem), (t, headers) => remoteSignLeaf(t, service, csrPem, datacenter, headers));
   const handleSetCAConfiguration = (config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
     route(ctx, datacenter, "leader", call, () => backend.setCAConfiguration(config), (t, headers) => remoteSetCAConfiguration(t, config, datacenter, headers));
+  // Like leaves: every server of the primary holds the root key, so any one signs.
+  const handleSignIntermediate = (csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
+    route(ctx, datacenter, "local", call, () => backend.signIntermediate(csrPem), (t, headers) => remoteSignIntermediate(t, csrPem, datacenter, headers));
   return {
     handleApply,
     handleQuery,
     handleRenew,
     handleSignLeaf,
     handleSetCAConfiguration,
+    handleSignIntermediate,
+    signIntermediate: (csrPem, datacenter) => handleSignIntermediate(csrPem, datacenter, undefined),
     signLeaf: (service, csrPem, datacenter) => handleSignLeaf(service, csrPem, datacenter, undefined),
     setCAConfiguration: (config, datacenter) => handleSetCAConfiguration(config, datacenter, undefined),
     apply: (command, datacenter) => handleApply(command, datacenter, undefined),
@@ -175,6 +185,8 @@ export function registerStateService(router: ConnectRouter, server: ReturnType<t
       create(SignLeafResponseSchema, { result: await server.handleSignLeaf(req.service, req.csr, req.routing?.datacenter, call) }),
     setCAConfiguration: async (req, call) =>
       create(SetCAConfigurationResponseSchema, { result: await server.handleSetCAConfiguration(req.config, req.routing?.datacenter, call) }),
+    signIntermediate: async (req, call) =>
+      create(SignIntermediateResponseSchema, { certificate: await server.handleSignIntermediate(req.csr, req.routing?.datacenter, call) }),
   });
 }
 
@@ -189,7 +201,13 @@ export function createRemoteStateCaller(transport: () => Transport): StateCaller
     renewSession: (id, datacenter) => remoteRenew(transport(), id, datacenter, new Headers()),
     signLeaf: (service, csrPem, datacenter) => remoteSignLeaf(transport(), service, csrPem, datacenter, new Headers()),
     setCAConfiguration: (config, datacenter) => remoteSetCAConfiguration(transport(), config, datacenter, new Headers()),
+    signIntermediate: (csrPem, datacenter) => remoteSignIntermediate(transport(), csrPem, datacenter, new Headers()),
   };
+}
+
+async function remoteSignIntermediate(t: Transport, csr: string, datacenter: string | undefined, headers: Headers): Promise<string> {
+  const res = await createClient(State, t).signIntermediate({ routing: { datacenter: datacenter ?? "" }, csr }, { headers, timeoutMs: FORWARD_SLACK_MS });
+  return res.certificate;
 }
 
 async function remoteApply(t: Transport, command: Uint8Array, datacenter: string | undefined, headers: Headers): Promise<Uint8Array> {

@@ -1,38 +1,18 @@
 import { describe, expect, test } from "bun:test";
-import { leafSigningKeyId, parseSpiffeId, type CAConfiguration, type CARoot } from "../connect/index.ts";
+import { leafSigningKeyId, parseSpiffeId, type CAConfiguration } from "../connect/index.ts";
 import { spawnSync } from "node:child_process";
 import { createCertificationRequest, generateEcPrivateKey, parseCertificate, pemEncode, privateKeyInfo } from "../lib/index.ts";
 import { seededRng, silentLogger } from "../platform/index.ts";
-import type { StateCommand, StateResult } from "../state/index.ts";
+import type { StateCommand } from "../state/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
-import { createConnectCa, type CaSnapshot } from "./connect_ca.ts";
+import { fakeCaState } from "./connect_ca_fixtures.test.ts";
+import { createConnectCa } from "./connect_ca.ts";
 
 /** A CSR as the agent makes it: a fresh key, the service's SPIFFE ID as the only URI SAN. */
 async function csrFor(service: string, clusterId = "00000000-0000-0000-0000-000000000000", dc = "dc1"): Promise<string> {
   return createCertificationRequest({ keyPem: await generateEcPrivateKey(), uris: [`spiffe://${clusterId}.consul/ns/default/dc/${dc}/svc/${service}`] });
 }
 
-/** An in-memory CA state with the store's set-roots (CAS) and set-config semantics. */
-function fakeCaState() {
-  let state: CaSnapshot = { index: 0, roots: [], config: null };
-  let raft = 10;
-  const proposed: StateCommand[] = [];
-  const propose = async (cmd: StateCommand): Promise<StateResult> => {
-    proposed.push(cmd);
-    raft++;
-    if (cmd.type !== "ca") throw new Error("unexpected command");
-    if (cmd.op === "set-config") {
-      state = { ...state, config: { ...cmd.config, ModifyIndex: raft } };
-      return { type: "ok" };
-    }
-    if (cmd.op !== "set-roots") throw new Error("unexpected op");
-    if (cmd.index !== state.index) return { type: "cas", ok: false };
-    const roots: CARoot[] = cmd.roots.map((r) => ({ ...r, ModifyIndex: raft }));
-    state = { index: raft, roots, config: cmd.config ? { ...cmd.config, ModifyIndex: raft } : state.config };
-    return { type: "cas", ok: true };
-  };
-  return { read: () => state, propose, proposed, barrier: async () => {} };
-}
 
 function setup() {
   const s = fakeCaState();

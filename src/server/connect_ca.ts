@@ -10,8 +10,9 @@
  * server can sign from its own copy of the log. Reads of the configuration redact the key.
  */
 import {
-  crossSignRoot, defaultCaConfiguration, generateRoot, importRoot, keySettings, namesKeySettings, newClusterId, rotateRoots, signCsr,
-  trustDomain, type CAConfiguration, type CARoot, type IssuedCert, type KeySettings, type RootWithKey,
+  createIntermediateCsr, crossSignRoot, DEFAULT_INTERMEDIATE_CERT_TTL, defaultCaConfiguration, generateRoot, importRoot, keySettings, namesKeySettings,
+  newClusterId, rotateRoots, signCsr, signIntermediateCsr, TRUST_DOMAIN_SUFFIX, trustDomain, type CAConfiguration, type CARoot, type IssuedCert,
+  type KeySettings, type RootWithKey,
 } from "../connect/index.ts";
 import { parseDuration } from "../lib/index.ts";
 import type { Clock, Logger, Rng } from "../platform/index.ts";
@@ -34,6 +35,12 @@ export interface ConnectCaDeps {
   readonly logger: Logger;
   /** This server's datacenter: leaves are signed for service IDs in it only. */
   readonly datacenter: string;
+  /**
+   * The primary datacenter (`primary_datacenter`); absent or equal to `datacenter` in a primary. A
+   * secondary never creates a root of its own: its leader adopts the primary's roots with an
+   * intermediate the primary signs (see adoptPrimaryRoots).
+   */
+  readonly primaryDatacenter?: string;
   /** The CA state in the local store now. */
   read(): CaSnapshot;
   /** Resolves once everything committed before the call is applied locally (a leader's barrier). */
@@ -61,9 +68,31 @@ export interface ConnectCa {
    * "error configuring provider: " and propose nothing.
    */
   setConfiguration(config: CAConfiguration): Promise<void>;
-  /** Signs a leaf for `service` (namespace "default", this datacenter) with the active root. */
-  /** Signs a CSR for `service` (its only URI SAN the service's SPIFFE ID); the cert has no private key. */
+  /**
+   * Signs a CSR for `service` (its only URI SAN the service's SPIFFE ID); the cert has no private key.
+   * In a secondary the issuer is this datacenter's intermediate, and CertPEM carries it.
+   */
   signLeaf(service: string, csrPem: string): Promise<IssuedCert>;
+  /**
+   * In a primary datacenter: signs a secondary's intermediate CSR with the active root (Consul's
+   * ConnectCA.SignIntermediate); validity IntermediateCertTTL, never past the root's. A secondary refuses.
+   */
+  signIntermediate(csrPem: string): Promise<string>;
+  /**
+   * In a secondary, on its leader: makes this datacenter's CA the primary's (Consul's
+   * initializeSecondaryCA): the primary's roots, trust domain and cluster ID, and an intermediate key
+   * whose certificate `sign` obtains from the primary. A new intermediate only when the primary's
+   * active root changed (or there is none yet); otherwise only the roots list follows the primary's.
+   * Returns whether it wrote anything.
+   */
+  adoptPrimaryRoots(primary: PrimaryRoots, sign: (csrPem: string) => Promise<string>): Promise<boolean>;
+}
+
+/** The primary datacenter's CA as its `ca-roots` read shows it. */
+export interface PrimaryRoots {
+  readonly roots: readonly CARoot[];
+  readonly trustDomain: string;
+  readonly activeRootId: string;
 }
 
 /** Parses a Go duration field of the provider config; throws `Invalid <name>: ...`. */
@@ -109,6 +138,7 @@ function leafSerial(rng: Rng): bigint {
 
 export function createConnectCa(d: ConnectCaDeps): ConnectCa {
   const log = d.logger;
+  const secondary = !!d.primaryDatacenter && d.primaryDatacenter !== d.datacenter;
   const activeOf = (roots: readonly CARoot[]) => roots.find((r) => r.Active);
 
   /** The root a configuration asks for: its own key/cert, or a fresh key of its PrivateKeyType/Bits when it names none. */
@@ -129,6 +159,8 @@ export function createConnectCa(d: ConnectCaDeps): ConnectCa {
 
   return {
     async initialize() {
+      // A secondary's CA is the primary's: adoptPrimaryRoots (its own leader routine) sets it up.
+      if (secondary) return;
       await d.barrier();
       const now = d.read();
       if (activeOf(now.roots) && now.config?.Config.PrivateKey) return;
@@ -160,8 +192,12 @@ export function createConnectCa(d: ConnectCaDeps): ConnectCa {
       if (cert && !key && cert !== current.Config.RootCert) throw new Error(`error configuring provider: ${NEEDS_KEY}`);
       const newKey = !!key && !(key === current.Config.PrivateKey && (!cert || cert === current.Config.RootCert));
       const newKind = !key && namesKeySettings(config.Config) && (wanted.type !== active.PrivateKeyType || wanted.bits !== active.PrivateKeyBits);
+      if (secondary && (newKey || newKind)) {
+        throw new Error(`error configuring provider: the roots of a secondary datacenter come from the primary (${d.primaryDatacenter}); rotate them there`);
+      }
       if (!newKey && !newKind) {
-        const kept = { ...config, Config: { ...config.Config, PrivateKey: current.Config.PrivateKey, RootCert: current.Config.RootCert } };
+        const intermediate = current.Config.IntermediateCert === undefined ? {} : { IntermediateCert: current.Config.IntermediateCert };
+        const kept = { ...config, Config: { ...config.Config, PrivateKey: current.Config.PrivateKey, RootCert: current.Config.RootCert, ...intermediate } };
         const r = await d.propose({ type: "ca", op: "set-config", config: kept });
         if (r.type === "error") throw new Error(r.error);
         log.info("CA provider config updated");
@@ -196,8 +232,10 @@ export function createConnectCa(d: ConnectCaDeps): ConnectCa {
       if (!active || !config?.Config.PrivateKey) throw new Error("internal error: CA root is nil (the CA is not initialised yet)");
       // Consul's ConnectCA.Sign: the CSR's SPIFFE ID must name this trust domain and datacenter, and
       // here also the service the agent asked for.
+      // In a secondary the intermediate issues (the active root's IntermediateCerts start with it).
+      const issuer = config.Config.IntermediateCert || active.RootCert;
       const issued = await signCsr({
-        ca: { certPem: active.RootCert, keyPem: config.Config.PrivateKey, intermediateCerts: active.IntermediateCerts },
+        ca: { certPem: issuer, keyPem: config.Config.PrivateKey, intermediateCerts: active.IntermediateCerts },
         trustDomain: trustDomain(config.ClusterID),
         datacenter: d.datacenter,
         now: d.clock.now(),
@@ -207,6 +245,64 @@ export function createConnectCa(d: ConnectCaDeps): ConnectCa {
       });
       if (issued.Service !== service) throw new Error(`CSR is for service ${JSON.stringify(issued.Service)}, not ${JSON.stringify(service)}`);
       return { ...issued, CreateIndex: now.index, ModifyIndex: now.index };
+    },
+
+    async signIntermediate(csrPem) {
+      if (secondary) throw new Error(`only the primary datacenter (${d.primaryDatacenter}) signs intermediates`);
+      const now = d.read();
+      const active = activeOf(now.roots);
+      const config = now.config;
+      if (!active || !config?.Config.PrivateKey) throw new Error("internal error: CA root is nil (the CA is not initialised yet)");
+      return signIntermediateCsr({
+        rootCertPem: active.RootCert,
+        rootKeyPem: config.Config.PrivateKey,
+        csrPem,
+        trustDomain: trustDomain(config.ClusterID),
+        now: d.clock.now(),
+        ttlMs: caDurationMs(config.Config.IntermediateCertTTL, "IntermediateCertTTL", DEFAULT_INTERMEDIATE_CERT_TTL),
+        serial: leafSerial(d.rng),
+      });
+    },
+
+    async adoptPrimaryRoots(primary, sign) {
+      if (!secondary) throw new Error("adoptPrimaryRoots: this is the primary datacenter");
+      const active = primary.roots.find((r) => r.ID === primary.activeRootId && r.Active);
+      if (!active) throw new Error(`the primary datacenter (${d.primaryDatacenter}) has no active CA root yet`);
+      const suffix = `.${TRUST_DOMAIN_SUFFIX}`;
+      if (!primary.trustDomain.endsWith(suffix)) throw new Error(`the primary's trust domain ${JSON.stringify(primary.trustDomain)} does not end in ${suffix}`);
+      const clusterId = primary.trustDomain.slice(0, -suffix.length);
+      await d.barrier();
+      const now = d.read();
+      const current = now.config;
+      const localActive = activeOf(now.roots);
+      const haveIntermediate = !!current?.Config.IntermediateCert && !!current.Config.PrivateKey && current.ClusterID === clusterId && localActive?.ID === active.ID;
+      // The roots as the primary has them, the active one carrying this datacenter's intermediate first.
+      const rootsWith = (intermediate: string) =>
+        primary.roots.map((r) => (r.ID === active.ID ? { ...r, IntermediateCerts: [intermediate, ...r.IntermediateCerts.filter((c) => c !== intermediate)] } : { ...r }));
+      if (haveIntermediate) {
+        const wanted = rootsWith(current!.Config.IntermediateCert!);
+        const same = wanted.length === now.roots.length && wanted.every((r, i) => {
+          const l = now.roots[i]!;
+          return l.ID === r.ID && l.Active === r.Active && l.IntermediateCerts.join() === r.IntermediateCerts.join();
+        });
+        if (same) return false;
+        const r = await d.propose({ type: "ca", op: "set-roots", roots: wanted, config: current!, index: now.index });
+        expectCas(r, "following the primary's roots");
+        return true;
+      }
+      const { keyPem, csrPem } = await createIntermediateCsr({ trustDomain: primary.trustDomain, datacenter: d.datacenter });
+      const intermediate = await sign(csrPem);
+      const base = current ?? defaultCaConfiguration(clusterId);
+      const config: CAConfiguration = {
+        ...base,
+        ClusterID: clusterId,
+        Provider: "consul",
+        Config: { ...base.Config, PrivateKey: keyPem, RootCert: active.RootCert, IntermediateCert: intermediate },
+      };
+      const r = await d.propose({ type: "ca", op: "set-roots", roots: rootsWith(intermediate), config, index: now.index });
+      expectCas(r, "adopting the primary's CA");
+      log.info("secondary CA: the primary signed this datacenter's intermediate", { trust_domain: primary.trustDomain, root: active.ID });
+      return true;
     },
   };
 }

@@ -51,6 +51,8 @@ export interface ReplicatedState {
  */
 export function createReplicatedState(o: {
   clock: Clock; logger: Logger; datacenter: string; nodeName: string; connectCa?: boolean; rng?: Rng;
+  /** `primary_datacenter`; a secondary's CA follows the primary's (see connect_ca.ts). */
+  primaryDatacenter?: string;
   /** Snapshot bytes per chunk of a restore; default: the most that fits in one entry, up to 4 MiB. */
   restoreChunkBytes?: number;
   /** Coordinate update batching (Consul's coordinate_update_* settings); Consul's defaults when absent. */
@@ -91,6 +93,7 @@ export function createReplicatedState(o: {
     rng,
     logger: log.named("connect-ca"),
     datacenter: o.datacenter,
+    ...(o.primaryDatacenter ? { primaryDatacenter: o.primaryDatacenter } : {}),
     read: () => {
       // set-roots CASes on the roots table's index, which is the last set-roots' Raft index: every root
       // it writes gets that ModifyIndex (caRoots' own index also counts set-config writes).
@@ -164,6 +167,10 @@ export function createReplicatedState(o: {
       requireConnect();
       await ca.setConfiguration(decodeWire(bytes));
       return new Uint8Array();
+    },
+    async signIntermediate(csrPem) {
+      requireConnect();
+      return ca.signIntermediate(csrPem);
     },
   };
 

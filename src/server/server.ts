@@ -24,6 +24,7 @@ import {
 import { autopilotConfigGet, encodeCommand, WatchSet, type StateResult } from "../state/index.ts";
 import type { GossipServer } from "./autopilot_health.ts";
 import { createBootstrapper, type PeersAnswer } from "./bootstrap.ts";
+import { secondaryCaRoutine } from "./leader_ca_secondary.ts";
 import { federationRoutines } from "./leader_federation.ts";
 import { gatedServers } from "./leader_federation_gate.ts";
 import { autopilotRoutine, type AutopilotSeed } from "./leader_autopilot.ts";
@@ -186,7 +187,10 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
 
     const log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") });
     cleanups.push(() => log.close());
-    const replicated = createReplicatedState({ clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled, coordinateUpdate: o.coordinateUpdate });
+    const replicated = createReplicatedState({
+      clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled, coordinateUpdate: o.coordinateUpdate,
+      ...(o.primaryDatacenter ? { primaryDatacenter: o.primaryDatacenter } : {}),
+    });
     const consensus = createConsensusNode<StateResult>({
       id: nodeId,
       clock,
@@ -238,7 +242,10 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       logger: logger.named("federation-state"),
     });
     const raftMembership = raftMembershipRoutine({ nodeId, consensus, directory, clock, logger: raftLog, autopilot: { readConfig: readAutopilotConfig, serverHealth: autopilot.serverHealth } });
-    const leader = createLeaderRunner([...replicated.leaderRoutines, autopilot, raftMembership, ...federation.routines], logger.named("leader"));
+    const secondaryCa = o.connectEnabled && o.primaryDatacenter && o.primaryDatacenter !== o.datacenter
+      ? [secondaryCaRoutine({ ca: replicated.ca, primaryDc: o.primaryDatacenter, state: () => stateForLeader, clock, logger: logger.named("connect-ca") })]
+      : [];
+    const leader = createLeaderRunner([...replicated.leaderRoutines, ...secondaryCa, autopilot, raftMembership, ...federation.routines], logger.named("leader"));
     consensus.onLeaderChange((leaderId) => leader.setLeader(leaderId === nodeId));
     // Consul's Snapshot.Restore: after a restore the leader's duties start over on the new state (its
     // sessions, tombstones, members; a CA the restored state lacks is created again).

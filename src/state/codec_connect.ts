@@ -108,7 +108,7 @@ export function caConfigShape(v: unknown, path: string): void {
   checkShape(v, path, { CreateIndex: "num", ModifyIndex: "num" });
   const c = obj(v, "Config", path);
   checkRequired(c, `${path}.Config`, { LeafCertTTL: "str", RotationPeriod: "str", IntermediateCertTTL: "str" });
-  checkShape(c, `${path}.Config`, { PrivateKey: "str", RootCert: "str" });
+  checkShape(c, `${path}.Config`, { PrivateKey: "str", RootCert: "str", IntermediateCert: "str" });
 }
 
 /** A `ca` command. */
