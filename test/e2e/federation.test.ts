@@ -16,6 +16,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { connect as tlsConnect } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { adsClient, CDS, EDS, followUntil } from "../harness/ads_client.ts";
@@ -87,6 +88,12 @@ step("the datacenters federate through their gateways only", async () => {
     await within(30_000, "a PUT from dc2 to dc3", () => putVia("dc2", "dc3", "x", "from-dc2"), (t) => t === "true");
     expect(await (await lab.http("dc3", "/v1/kv/x?raw")).text()).toBe("from-dc2");
   }
+  // One Connect CA: every secondary adopted the primary's trust domain and roots (its own intermediate).
+  const roots = (dc: string) => lab.json<{ TrustDomain: string; ActiveRootID: string }>(dc, "/v1/connect/ca/roots");
+  const primaryRoots = await roots("dc1");
+  for (const dc of NAMES.slice(1)) {
+    await within(60_000, `${dc} on the primary's CA`, () => roots(dc), (r) => r.TrustDomain === primaryRoots.TrustDomain && r.ActiveRootID === primaryRoots.ActiveRootID);
+  }
   // Every datacenter's federation state lists its gateway, with UpdatedAt.
   const fs = await lab.json<{ Datacenter: string; MeshGateways: { Service: { Service: string } }[]; UpdatedAt: string }[]>(NAMES.at(-1)!, "/v1/internal/federation-states");
   for (const s of fs) {
@@ -97,21 +104,28 @@ step("the datacenters federate through their gateways only", async () => {
 
 
 if (FULL) {
-  // Real service traffic across datacenters also needs one trust domain (Connect CA federation: the
-  // secondaries' intermediates signed by the primary), which Causeway does not have yet; each
-  // datacenter's SNI names its own trust domain. What crosses the namespaces here is the configuration.
-  step("a dc2 sidecar's failover to dc3 goes to dc2's gateway, which routes dc3 to dc3's gateway", async () => {
+  step("a dc2 sidecar fails over to dc3 through dc2's and dc3's gateways; TLS with its SNI reaches web in dc3", async () => {
+    // One trust domain everywhere: the secondaries' CAs are the primary's.
+    const domains = await Promise.all(NAMES.map((dc) => lab.json<{ TrustDomain: string }>(dc, "/v1/connect/ca/roots").then((r) => r.TrustDomain)));
+    expect(new Set(domains).size).toBe(1);
+    const td = domains[0]!;
+    // web's "sidecar" in dc3's namespace: a TLS server that greets (the gateways only route by SNI).
+    const certDir = join(work, "dc3", "s0");
+    const greeter = lab.net.spawn("dc3", process.execPath, [join(import.meta.dir, "federation", "tls_greeter.ts"), "21000", "web-in-dc3", join(certDir, "dc3-server-consul-0.pem"), join(certDir, "dc3-server-consul-0-key.pem")]);
+    await new Promise<void>((resolve, reject) => {
+      greeter.stdout!.once("data", () => resolve());
+      greeter.once("exit", (code) => reject(new Error(`the greeter exited with ${code}`)));
+    });
     const put = async (dc: string, path: string, body?: unknown) => {
       const r = await lab.http(dc, path, { method: "PUT", ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
       if (!r.ok) throw new Error(`${dc} ${path}: ${r.status} ${await r.text()}`);
     };
-    // A TTL check stands in for the sidecar's listener (no data plane runs behind it here).
     await put("dc3", "/v1/agent/service/register", { Name: "web", Port: 8080, Connect: { SidecarService: { Port: 21000, Checks: [{ Name: "up", TTL: "10m", Status: "passing" }] } } });
     await put("dc2", "/v1/config", { Kind: "proxy-defaults", Name: "global", MeshGateway: { Mode: "local" } });
     await put("dc2", "/v1/config", { Kind: "service-resolver", Name: "web", Failover: { "*": { Datacenters: ["dc3"] } } });
     await put("dc2", "/v1/agent/service/register", { Name: "shop", Port: 8080, Connect: { SidecarService: { Port: 21000, Proxy: { Upstreams: [{ DestinationName: "web", LocalBindPort: 9191 }] } } } });
-    const td = (await lab.json<{ TrustDomain: string }>("dc2", "/v1/connect/ca/roots")).TrustDomain;
     const webCluster = `web.default.dc2.internal.${td}`;
+    const webInDc3 = `web.default.dc3.internal.${td}`;
     const ca = readFileSync(join(work, "consul-agent-ca.pem"), "utf8");
     const ads = adsClient("198.18.2.10:8502", "shop-sidecar-proxy", "shop", { caPem: ca, serverName: "localhost" });
     try {
@@ -119,10 +133,19 @@ if (FULL) {
       ads.request(EDS, [webCluster]);
       const gw2 = lab.gateways.find((g) => g.dc === "dc2")!;
       // No web in dc2: the cluster names dc3 and its endpoint is dc2's own gateway (mode "local").
-      await followUntil(ads, { [CDS]: [], [EDS]: [webCluster] }, (l) => !!l.get(CDS) && !!l.get(EDS) && sniOf(l.get(CDS)!, webCluster) === `web.default.dc3.internal.${td}` && endpointsOf(l.get(EDS)!).join() === gw2.lan, [], 60_000);
+      await followUntil(ads, { [CDS]: [], [EDS]: [webCluster] }, (l) => !!l.get(CDS) && !!l.get(EDS) && sniOf(l.get(CDS)!, webCluster) === webInDc3 && endpointsOf(l.get(EDS)!).join() === gw2.lan, [], 60_000);
       // dc2's gateway (its admin /clusters, read in its namespace) sends dc3's traffic to dc3's gateway's WAN address.
       const gw3 = lab.gateways.find((g) => g.dc === "dc3")!;
       await within(30_000, "dc2's gateway routing dc3 to dc3's gateway", async () => lab.admin(gw2, "/clusters"), (c) => c.split("\n").some((l) => l.startsWith(`dc3.internal.${td}::${gw3.wan}::`)));
+      // Be the sidecar: TLS with that SNI to dc2's gateway crosses both gateways to web in dc3.
+      const [host, port] = gw2.lan.split(":");
+      const greeting = () => new Promise<string>((resolve) => {
+        const s = tlsConnect({ host, port: Number(port), servername: webInDc3, rejectUnauthorized: false }, () => s.once("data", (d) => (resolve(String(d)), s.destroy())));
+        s.once("error", (err) => resolve(`error: ${err.message}`));
+        s.once("close", () => resolve("error: closed without a greeting"));
+        s.setTimeout(5_000, () => (s.destroy(), resolve("error: timeout")));
+      });
+      expect(await within(30_000, "a greeting from web in dc3 through both gateways", greeting, (g) => g === "web-in-dc3\n")).toBe("web-in-dc3\n");
     } finally {
       ads.close();
     }
