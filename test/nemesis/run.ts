@@ -1,0 +1,120 @@
+/**
+ * One nemesis run: a cluster of real servers in network namespaces, clients writing and reading a few
+ * keys, and faults from a seeded plan (see faults.ts); at the end the network heals, the cluster must
+ * agree on a leader again, every client reads every key once more, and the whole history goes through
+ * the linearizability checker. A failure writes the history to a file and names the seed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { seededRng } from "../../src/platform/index.ts";
+import { checkLinearizable, kvModel, type CheckResult } from "../harness/linearizability.ts";
+import { NemesisCluster } from "./cluster.ts";
+import { describeFault, planFaults, type Fault } from "./faults.ts";
+import { startWorkload, type WorkloadStats } from "./workload.ts";
+
+export interface NemesisOptions {
+  readonly servers: number;
+  readonly durationMs: number;
+  readonly seed: number;
+  readonly clients?: number;
+  readonly keys?: number;
+  /** The clients' read mode: "stale" is the broken variant (not linearizable under partitions). */
+  readonly readMode?: "consistent" | "stale";
+  /** Progress lines (default: none). */
+  readonly log?: (line: string) => void;
+}
+
+export interface NemesisReport {
+  readonly seed: number;
+  readonly servers: number;
+  readonly operations: WorkloadStats;
+  readonly faults: readonly string[];
+  readonly result: CheckResult;
+  /** Where the history was written when the check failed. */
+  readonly historyFile?: string;
+  /** The servers' output when the check failed. */
+  readonly serverOutput?: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
+  const log = o.log ?? (() => {});
+  const work = mkdtempSync(join(tmpdir(), "causeway-nemesis-"));
+  const cluster = new NemesisCluster(work, o.servers);
+  const rng = seededRng(o.seed);
+  const faults: string[] = [];
+  try {
+    cluster.build();
+    await cluster.startAll();
+    const first = await cluster.waitLeader(60_000);
+    log(`seed ${o.seed}: ${o.servers} servers up, leader s${first}`);
+    const plan = planFaults(rng, { servers: o.servers, durationMs: o.durationMs });
+    const t0 = performance.now();
+    const workload = startWorkload({ target: cluster, clients: o.clients ?? 8, keys: o.keys ?? 4, rng: seededRng(o.seed + 1), opTimeoutMs: 3_000, t0, readMode: o.readMode });
+
+    for (const p of plan) {
+      await sleep(p.at - (performance.now() - t0));
+      const heal = await apply(cluster, p.fault);
+      const line = `${((performance.now() - t0) / 1000).toFixed(1)} s: ${describeFault(p.fault)} for ${(p.forMs / 1000).toFixed(1)} s`;
+      faults.push(line);
+      log(line);
+      await sleep(p.forMs);
+      await heal();
+    }
+    await sleep(o.durationMs - (performance.now() - t0));
+    cluster.healNetwork();
+    await workload.stop();
+    // Recovery: one leader again, and a last read of every key by one client through each server.
+    const leader = await cluster.waitLeader(60_000);
+    log(`healed; leader s${leader}; ${workload.stats.ok} ok, ${workload.stats.unknown} unknown, ${workload.stats.failed} failed`);
+    const final = startWorkload({ target: { size: 1, url: () => cluster.url(leader) }, clients: 1, keys: o.keys ?? 4, rng: seededRng(o.seed + 2), opTimeoutMs: 10_000, t0 });
+    await sleep(2_000);
+    await final.stop();
+    const history = [...workload.history, ...final.history];
+    const operations = { ok: workload.stats.ok + final.stats.ok, failed: workload.stats.failed + final.stats.failed, unknown: workload.stats.unknown + final.stats.unknown };
+    const result = checkLinearizable(kvModel, history);
+    if (result.kind === "ok") return { seed: o.seed, servers: o.servers, operations, faults, result };
+    const historyFile = join(tmpdir(), `causeway-nemesis-seed-${o.seed}-${Date.now()}.json`);
+    writeFileSync(historyFile, JSON.stringify(history.map((h) => ({ ...h, returnTime: Number.isFinite(h.returnTime) ? h.returnTime : null })), null, 1));
+    return { seed: o.seed, servers: o.servers, operations, faults, result, historyFile, serverOutput: cluster.dump() };
+  } finally {
+    await cluster.destroy();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Starts a fault; resolves with what heals it. */
+async function apply(cluster: NemesisCluster, f: Fault): Promise<() => Promise<void>> {
+  const others = (i: number) => Array.from({ length: cluster.size }, (_, j) => j).filter((j) => j !== i);
+  switch (f.kind) {
+    case "partition":
+      cluster.partition(f.groups);
+      return async () => cluster.healNetwork();
+    case "isolate-leader": {
+      const l = (await cluster.leader()) ?? 0;
+      cluster.partition([[l], others(l)]);
+      return async () => cluster.healNetwork();
+    }
+    case "one-way":
+      cluster.oneWay(f.from, f.to);
+      return async () => cluster.healNetwork();
+    case "loss":
+      cluster.loss(f.percent);
+      return async () => cluster.loss(0);
+    case "kill":
+      for (const i of f.nodes) await cluster.kill(i);
+      return async () => {
+        for (const i of f.nodes) await cluster.start(i);
+      };
+    case "pause":
+      for (const i of f.nodes) cluster.pause(i);
+      return async () => f.nodes.forEach((i) => cluster.resume(i));
+    case "pause-leader": {
+      const l = (await cluster.leader()) ?? 0;
+      cluster.pause(l);
+      return async () => cluster.resume(l);
+    }
+  }
+}
