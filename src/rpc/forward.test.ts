@@ -10,6 +10,7 @@ function context(datacenters?: () => readonly string[]) {
   const pool: RpcPool = {
     transport: (t) => (asked.push(t), {} as Transport),
     connections: () => 0,
+    retire: () => 0,
     targets: () => asked.length,
     close: () => {},
   };

@@ -29,7 +29,7 @@ function kvBackend(o: { ignoreSignal?: boolean } = {}) {
   const arrivals: ((options: { signal?: AbortSignal }) => void)[] = [];
   const unused = () => Promise.reject(new Error("unused"));
   const backend: StateBackend = {
-    apply: unused, linearizableRead: unused, renewSession: unused, signLeaf: unused, setCAConfiguration: unused,
+    apply: unused, linearizableRead: unused, renewSession: unused, signLeaf: unused, setCAConfiguration: unused, signIntermediate: unused,
     async query(bytes, options) {
       arrivals.shift()?.(options);
       const r = await blockingQuery({
@@ -58,7 +58,7 @@ function context(o: { dc: string; pool: RpcPool; role?: "Leader" | "Follower" })
   };
 }
 
-const noPool: RpcPool = { transport: () => { throw new Error("no remote calls here"); }, connections: () => 0, targets: () => 0, close() {} };
+const noPool: RpcPool = { transport: () => { throw new Error("no remote calls here"); }, connections: () => 0, targets: () => 0, retire: () => 0, close() {} };
 const outcome = (p: Promise<unknown>) => p.then((v) => ({ ok: v }), (e: unknown) => ({ error: isAbortError(e) ? "AbortError" : String(e) }));
 const aborted = (signal: AbortSignal | undefined) => new Promise<void>((resolve) => (signal!.aborted ? resolve() : signal!.addEventListener("abort", () => resolve())));
 

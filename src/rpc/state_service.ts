@@ -46,6 +46,12 @@ export interface StateBackend {
   setCAConfiguration(config: Uint8Array): Promise<Uint8Array>;
   /** In a primary datacenter: signs a secondary's intermediate CSR with the active root; the certificate PEM. */
   signIntermediate(csrPem: string): Promise<string>;
+  /**
+   * Where an encoded command must be applied: "leader" for commands only the leader may check before
+   * proposing (lock acquisitions, against lock-delays), "local" for the rest (any server proposes; Raft
+   * carries a follower's proposal to the leader). Absent: "local".
+   */
+  applyPolicy?(command: Uint8Array): "local" | "leader";
 }
 
 export interface QueryOptions {
@@ -106,7 +112,7 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
 } {
   // Writes are proposed where they arrive: Raft itself carries a follower's proposal to the leader.
   const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
-    route(ctx, datacenter, "local", call, () => backend.apply(command), (t, headers) => remoteApply(t, command, datacenter, headers));
+    route(ctx, datacenter, backend.applyPolicy?.(command) ?? "local", call, () => backend.apply(command), (t, headers) => remoteApply(t, command, datacenter, headers));
   // Consul sends ?consistent reads to the leader, which confirms its leadership with a quorum first.
   // A follower's own ReadIndex round (through the leader) gives the same linearizable read point
   // without moving the query and its result across the network, so any server serves them here.

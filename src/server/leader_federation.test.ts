@@ -29,6 +29,7 @@ function datacenter(dc: string, primary: string, clock: SimClock, peers: Map<str
   const pool: RpcPool = {
     transport: (t) => createRouterTransport((r) => registerStateService(r, peers.get(t.datacenter)!)),
     connections: () => 0,
+    retire: () => 0,
     targets: () => 0,
     close() {},
   };
@@ -37,7 +38,7 @@ function datacenter(dc: string, primary: string, clock: SimClock, peers: Map<str
     raft: { status, changeMembership: () => Promise.reject(new Error("not here")) },
   };
   // Every query this server serves, with the signal it was given.
-  const served: { readonly signal: AbortSignal | undefined }[] = [];
+  const served: { readonly signal?: AbortSignal | undefined }[] = [];
   const caller = createServerStateCaller(ctx, { ...rs.backend, query: (q, options) => (served.push(options), rs.backend.query(q, options)) });
   peers.set(dc, caller);
   const results: boolean[] = [];

@@ -12,7 +12,7 @@ import type { ReadQuery } from "../model/index.ts";
 import { cryptoRng, type Clock, type Logger, type Rng } from "../platform/index.ts";
 import { decodeWire, encodeWire, type StateBackend } from "../rpc/index.ts";
 import {
-  blockingQuery, caRoots, createStateMachine, createStateStore, decodeCommand, encodeCommand, lockDelayRejection, sessionGet, WatchSet,
+  acquiresLock, blockingQuery, caRoots, createStateMachine, createStateStore, decodeCommand, encodeCommand, lockDelayRejection, sessionGet, WatchSet,
   type ReplicatedStateMachine, type StateCommand, type StateResult, type StateStore,
 } from "../state/index.ts";
 import { createConnectCa, type ConnectCa } from "./connect_ca.ts";
@@ -113,6 +113,8 @@ export function createReplicatedState(o: {
   };
   const readContext = { term: () => consensus?.status().term ?? 0, datacenter: o.datacenter, random: () => rng.next() };
   const queued = () => encodeWire({ type: "ok" } satisfies StateResult);
+  /** Commands applyPolicy decoded, so apply does not decode the same bytes again. */
+  const decoded = new WeakMap<Uint8Array, StateCommand>();
   const backend: StateBackend = {
     /**
      * Any server proposes: a follower's proposal reaches the leader as a Raft MsgProp (batched with
@@ -123,8 +125,20 @@ export function createReplicatedState(o: {
      * Coordinate updates are queued for this server's next batch (Consul's Coordinate.Update answers as
      * soon as the update is queued); a refused coordinate is InvalidArgument with Consul's text.
      */
+    // Lock acquisitions go to the leader: its lock-delays are the newest (see acquiresLock). An
+    // undecodable command is left to apply, which refuses it with the decoder's message.
+    applyPolicy(bytes) {
+      try {
+        const cmd = decodeCommand(bytes);
+        decoded.set(bytes, cmd);
+        return acquiresLock(cmd) ? "leader" : "local";
+      } catch {
+        return "local";
+      }
+    },
     async apply(bytes) {
-      const cmd = decodeCommand(bytes);
+      const cmd = decoded.get(bytes) ?? decodeCommand(bytes);
+      decoded.delete(bytes);
       if (cmd.type === "coordinate-batch") {
         try {
           coordinates.submit(cmd.updates);

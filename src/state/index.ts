@@ -12,7 +12,7 @@ export { StateCommandError } from "./commands.ts";
 export { decodeCommand, encodeCommand } from "./codec.ts";
 export { createStateStore, StateStore, type ConfigEntryChange, type StateStoreOptions } from "./store.ts";
 export { createStateMachine, type ReplicatedStateMachine } from "./state_machine.ts";
-export { lockDelayRejection, type LockDelaySource } from "./lock_delay.ts";
+export { acquiresLock, lockDelayRejection, type LockDelaySource } from "./lock_delay.ts";
 export { createTombstoneGc, type TombstoneGc, type TombstoneGcOptions } from "./tombstone_gc.ts";
 export {
   blockingQuery,

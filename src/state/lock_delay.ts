@@ -37,6 +37,17 @@ export class LockDelays {
   }
 }
 
+/**
+ * Whether `cmd` acquires a lock (a KV lock or a txn with a lock op): such a command must be checked
+ * against lock-delays on the leader (Consul's KVS.Apply forwards before kvsPreApply), whose applied
+ * state is the newest; a lagging follower may not have applied the session invalidation that started
+ * a delay yet.
+ */
+export function acquiresLock(cmd: StateCommand): boolean {
+  if (cmd.type === "kv") return cmd.op === "lock";
+  return cmd.type === "txn" && cmd.ops.some((op) => op.KV?.Verb === "lock");
+}
+
 /** What lockDelayRejection needs of a store. */
 export interface LockDelaySource {
   lockDelayRemainingMs(key: string): number;
