@@ -10,7 +10,8 @@ import { expect, test } from "bun:test";
 import { runNemesis, type NemesisReport } from "../nemesis/run.ts";
 
 const summary = (r: NemesisReport) =>
-  `seed ${r.seed}: ${r.faults.length} faults (${r.faults.join("; ")}); ${r.operations.ok} ok / ${r.operations.unknown} unknown / ${r.operations.failed} failed; ${r.result.kind}`;
+  `seed ${r.seed}: ${r.faults.length} faults (${r.faults.join("; ")}); ${r.operations.ok} ok / ${r.operations.unknown} unknown / ${r.operations.failed} failed; ${r.result.kind}; ` +
+  `${r.locks.acquired} lock holds, ${r.lockViolations.length} overlapping`;
 
 test("three servers under a seeded nemesis: every history linearizable", async () => {
   const report = await runNemesis({ servers: 3, durationMs: 40_000, seed: 1 });
@@ -19,6 +20,8 @@ test("three servers under a seeded nemesis: every history linearizable", async (
   expect(report.result.kind).toBe("ok");
   expect(report.faults.length).toBeGreaterThanOrEqual(4);
   expect(report.operations.ok).toBeGreaterThan(1_000);
+  expect(report.lockViolations).toEqual([]);
+  expect(report.locks.acquired).toBeGreaterThan(20);
 }, 180_000);
 
 test("the broken variant (stale reads) is caught under the same nemesis", async () => {

@@ -11,6 +11,7 @@ import { seededRng } from "../../src/platform/index.ts";
 import { checkLinearizable, kvModel, type CheckResult } from "../harness/linearizability.ts";
 import { NemesisCluster } from "./cluster.ts";
 import { describeFault, planFaults, type Fault } from "./faults.ts";
+import { checkLockHolds, startLockClients, type LockHold, type LockStats } from "./locks.ts";
 import { startWorkload, type WorkloadStats } from "./workload.ts";
 
 export interface NemesisOptions {
@@ -31,6 +32,9 @@ export interface NemesisReport {
   readonly operations: WorkloadStats;
   readonly faults: readonly string[];
   readonly result: CheckResult;
+  readonly locks: LockStats;
+  /** Overlapping holds of one lock by two clients (must be none). */
+  readonly lockViolations: readonly [LockHold, LockHold][];
   /** Where the history was written when the check failed. */
   readonly historyFile?: string;
   /** The servers' output when the check failed. */
@@ -52,7 +56,8 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
     log(`seed ${o.seed}: ${o.servers} servers up, leader s${first}`);
     const plan = planFaults(rng, { servers: o.servers, durationMs: o.durationMs });
     const t0 = performance.now();
-    const workload = startWorkload({ target: cluster, clients: o.clients ?? 8, keys: o.keys ?? 4, rng: seededRng(o.seed + 1), opTimeoutMs: 3_000, t0, readMode: o.readMode });
+    const workload = startWorkload({ target: cluster, clients: o.clients ?? 8, keys: o.keys ?? 8, rng: seededRng(o.seed + 1), opTimeoutMs: 3_000, t0, readMode: o.readMode });
+    const lockClients = startLockClients({ target: cluster, clients: 3, locks: 2, rng: seededRng(o.seed + 3), opTimeoutMs: 3_000, t0 });
 
     for (const p of plan) {
       await sleep(p.at - (performance.now() - t0));
@@ -65,20 +70,29 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
     }
     await sleep(o.durationMs - (performance.now() - t0));
     cluster.healNetwork();
-    await workload.stop();
+    await Promise.all([workload.stop(), lockClients.stop()]);
     // Recovery: one leader again, and a last read of every key by one client through each server.
     const leader = await cluster.waitLeader(60_000);
     log(`healed; leader s${leader}; ${workload.stats.ok} ok, ${workload.stats.unknown} unknown, ${workload.stats.failed} failed`);
-    const final = startWorkload({ target: { size: 1, url: () => cluster.url(leader) }, clients: 1, keys: o.keys ?? 4, rng: seededRng(o.seed + 2), opTimeoutMs: 10_000, t0 });
+    const final = startWorkload({ target: { size: 1, url: () => cluster.url(leader) }, clients: 1, keys: o.keys ?? 8, rng: seededRng(o.seed + 2), opTimeoutMs: 10_000, t0 });
     await sleep(2_000);
     await final.stop();
     const history = [...workload.history, ...final.history];
     const operations = { ok: workload.stats.ok + final.stats.ok, failed: workload.stats.failed + final.stats.failed, unknown: workload.stats.unknown + final.stats.unknown };
     const result = checkLinearizable(kvModel, history);
-    if (result.kind === "ok") return { seed: o.seed, servers: o.servers, operations, faults, result };
+    const lockViolations = checkLockHolds(lockClients.holds);
+    const base = { seed: o.seed, servers: o.servers, operations, faults, result, locks: lockClients.stats, lockViolations };
+    if (result.kind === "ok" && lockViolations.length === 0) return base;
     const historyFile = join(tmpdir(), `causeway-nemesis-seed-${o.seed}-${Date.now()}.json`);
     writeFileSync(historyFile, JSON.stringify(history.map((h) => ({ ...h, returnTime: Number.isFinite(h.returnTime) ? h.returnTime : null })), null, 1));
-    return { seed: o.seed, servers: o.servers, operations, faults, result, historyFile, serverOutput: cluster.dump() };
+    writeFileSync(`${historyFile}.locks`, JSON.stringify(lockClients.holds, null, 1));
+    return { ...base, historyFile, serverOutput: cluster.dump() };
+  } catch (err) {
+    // A run that could not finish (no leader after healing, a server that would not start): keep what
+    // the servers said.
+    const file = join(tmpdir(), `causeway-nemesis-seed-${o.seed}-${Date.now()}.log`);
+    writeFileSync(file, `${faults.join("\n")}\n${cluster.dump()}`);
+    throw new Error(`nemesis seed ${o.seed}: ${(err as Error).message} (faults and server output: ${file})`, { cause: err });
   } finally {
     await cluster.destroy();
     rmSync(work, { recursive: true, force: true });

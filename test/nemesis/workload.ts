@@ -9,7 +9,8 @@
  *   one read": the model's cas(expected = that value).
  *
  * A write whose answer never came (timeout, reset, 5xx) has an unknown outcome (returnTime Infinity);
- * a read without an answer is left out (it changed nothing).
+ * one whose connection was refused never reached a server and is left out, as is a read without an
+ * answer (it changed nothing).
  */
 import type { Rng } from "../../src/platform/index.ts";
 import type { KvInput, KvOutput, Operation } from "../harness/linearizability.ts";
@@ -95,8 +96,13 @@ export function startWorkload(o: {
           stats.failed++;
           continue;
         }
-      } catch {
-        // no answer: unknown below
+      } catch (err) {
+        // Refused connection: the request never reached a server (it was down), so it did not happen.
+        if ((err as { code?: string }).code === "ECONNREFUSED") {
+          stats.failed++;
+          continue;
+        }
+        // Otherwise no answer: unknown below.
       }
       history.push({ clientId: id, input, output: {}, callTime, returnTime: Infinity });
       stats.unknown++;

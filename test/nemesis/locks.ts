@@ -1,0 +1,111 @@
+/**
+ * Session-based locks under the nemesis (Consul's `consul lock` recipe): a client creates a session
+ * on a random server, acquires `PUT /v1/kv/<lock>?acquire=<session>`, holds it briefly, and releases
+ * it. A hold runs from the acquire's answer to the release's call (what the client believes), so a
+ * slow release never stretches it.
+ *
+ * The property (checkLockHolds): never two holders at once. Holds are far shorter than the lock-delay
+ * (15 s, Consul's default), so a holder whose session was invalidated behind its back (its node
+ * killed or cut off) cannot be overlapped by the next holder within its hold.
+ */
+import type { Rng } from "../../src/platform/index.ts";
+import type { WorkloadTarget } from "./workload.ts";
+
+export interface LockHold {
+  readonly client: number;
+  readonly lock: string;
+  /** ms since t0: the acquire's answer; the release's call. */
+  readonly from: number;
+  readonly to: number;
+}
+
+export interface LockStats {
+  acquired: number;
+  refused: number;
+  errors: number;
+  sessions: number;
+}
+
+/** Pairs of holds of one lock by different clients that overlap in time; none means the checker passes. */
+export function checkLockHolds(holds: readonly LockHold[]): [LockHold, LockHold][] {
+  const bad: [LockHold, LockHold][] = [];
+  const byLock = new Map<string, LockHold[]>();
+  for (const h of holds) byLock.set(h.lock, [...(byLock.get(h.lock) ?? []), h]);
+  for (const list of byLock.values()) {
+    const sorted = [...list].sort((a, b) => a.from - b.from);
+    let widest: LockHold | undefined;
+    for (const h of sorted) {
+      if (widest && h.from < widest.to && h.client !== widest.client) bad.push([widest, h]);
+      if (!widest || h.to > widest.to) widest = h;
+    }
+  }
+  return bad;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts `clients` lock clients on `locks` locks; `stop()` resolves with every completed hold. */
+export function startLockClients(o: { target: WorkloadTarget; clients: number; locks: number; rng: Rng; opTimeoutMs: number; t0: number }) {
+  const holds: LockHold[] = [];
+  const stats: LockStats = { acquired: 0, refused: 0, errors: 0, sessions: 0 };
+  let stopped = false;
+  const now = () => performance.now() - o.t0;
+  const call = async (url: string, init?: RequestInit) => {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(o.opTimeoutMs) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${res.status} ${text}`);
+    return text;
+  };
+
+  const client = async (id: number) => {
+    let session: string | undefined;
+    // A lock whose release went unanswered: released again first (an orphaned hold would starve it).
+    let unreleased: string | undefined;
+    const server = () => o.target.url(o.rng.int(o.target.size));
+    while (!stopped) {
+      try {
+        if (unreleased) {
+          await call(`${server()}/v1/kv/${unreleased}?release=${session}`, { method: "PUT" });
+          unreleased = undefined;
+        }
+        if (!session) {
+          const created = JSON.parse(await call(`${server()}/v1/session/create`, { method: "PUT", body: JSON.stringify({ Name: `nemesis-${id}`, Behavior: "release" }) })) as { ID: string };
+          session = created.ID;
+          stats.sessions++;
+        }
+        const lock = `lock${o.rng.int(o.locks)}`;
+        const acquired = (await call(`${server()}/v1/kv/${lock}?acquire=${session}`, { method: "PUT", body: `c${id}` })).trim() === "true";
+        if (!acquired) {
+          stats.refused++;
+          await sleep(50 + o.rng.int(100));
+          continue;
+        }
+        const from = now();
+        stats.acquired++;
+        await sleep(50 + o.rng.int(150));
+        holds.push({ client: id, lock, from, to: now() });
+        unreleased = lock;
+        await call(`${server()}/v1/kv/${lock}?release=${session}`, { method: "PUT" });
+        unreleased = undefined;
+      } catch (err) {
+        stats.errors++;
+        // A session that no longer exists (invalidated with its node) released its locks: start anew.
+        if (/invalid session/i.test(String(err))) {
+          session = undefined;
+          unreleased = undefined;
+        }
+        await sleep(100);
+      }
+    }
+  };
+
+  const running = Array.from({ length: o.clients }, (_, i) => client(1000 + i));
+  return {
+    holds,
+    stats,
+    async stop(): Promise<void> {
+      stopped = true;
+      await Promise.all(running);
+    },
+  };
+}
