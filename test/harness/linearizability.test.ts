@@ -30,6 +30,19 @@ describe("linearizability checker", () => {
     expect(checkLinearizable(kvModel, [lost, get(1, "x", "9", 5, 6), get(1, "x", undefined, 7, 8)]).kind).toBe("illegal");
   });
 
+  test("an unknown outcome within a window takes effect before the window ends, or never", () => {
+    // put 2's answer never came; it may take effect until t=5 (outcomeUnknown), or, unbounded, any time.
+    const bounded = { ...put(1, "x", "2", 2, 5), outcomeUnknown: true };
+    const unbounded = { ...bounded, returnTime: Infinity };
+    const reads = [put(0, "x", "1", 0, 1), get(2, "x", "1", 6, 7), get(2, "x", "2", 8, 9)];
+    expect(checkLinearizable(kvModel, [unbounded, ...reads]).kind).toBe("ok");
+    expect(checkLinearizable(kvModel, [bounded, ...reads]).kind).toBe("illegal");
+    // Within the window either outcome explains the reads; a cas's answer is not held against it.
+    expect(checkLinearizable(kvModel, [bounded, put(0, "x", "1", 0, 1), get(2, "x", "2", 6, 7)]).kind).toBe("ok");
+    const unknownCas = { ...cas(1, "x", "1", "3", false, 2, 5), outcomeUnknown: true };
+    expect(checkLinearizable(kvModel, [put(0, "x", "1", 0, 1), unknownCas, get(2, "x", "3", 6, 7)]).kind).toBe("ok");
+  });
+
   test("cas must agree with the state", () => {
     expect(checkLinearizable(kvModel, [put(0, "k", "a", 0, 1), cas(1, "k", "b", "c", true, 2, 3)]).kind).toBe("illegal");
     expect(checkLinearizable(kvModel, [put(0, "k", "a", 0, 1), cas(1, "k", "b", "c", false, 2, 3), get(0, "k", "a", 4, 5)]).kind).toBe("ok");

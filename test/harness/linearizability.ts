@@ -12,9 +12,14 @@ export interface Operation<I, O> {
   readonly clientId: number;
   readonly input: I;
   readonly callTime: number;
-  /** The observed result; ignored by models when `returnTime` is Infinity (unknown outcome). */
+  /** The observed result; ignored by models when the outcome is unknown (`returnTime` Infinity, or `outcomeUnknown`). */
   readonly output: O;
   readonly returnTime: number;
+  /**
+   * The outcome is unknown but the operation took effect, if at all, before `returnTime` (a bounded
+   * window instead of Infinity's "any time after the call").
+   */
+  readonly outcomeUnknown?: boolean;
 }
 
 export interface Model<S, I, O> {
@@ -113,7 +118,7 @@ function checkPartition<S, I, O>(model: Model<S, I, O>, ops: readonly Operation<
     if (++steps > maxSteps) return "unknown";
     if (entry!.isCall) {
       const op = ops[entry!.id]!;
-      const known = op.returnTime !== Infinity;
+      const known = op.returnTime !== Infinity && !op.outcomeUnknown;
       const { ok, next } = model.step(state, op.input, op.output, known);
       if (ok) {
         linearized[entry!.id] = 1;

@@ -1,10 +1,11 @@
 /**
  * The real-process nemesis (root: network namespaces and nftables):
  *
- *   npm run nemesis -- [--servers 3|5] [--duration 60] [--seed 1] [--runs 1] [--clients 8] [--keys 8]
+ *   npm run nemesis -- [--servers 3|5] [--duration 60] [--seed 1] [--runs 1] [--clients 8] [--keys 8] [--strict-unknowns]
  *
  * Each run uses seed, seed+1, ...; prints its faults, operation totals and the checker's verdict;
- * a failing run names its seed and the history file. Exits 1 if any run failed.
+ * a failing run names its seed and the history file. Exits 1 if any run failed. Unanswered writes
+ * may take effect up to 60 s after their call (--strict-unknowns: until the end of the run).
  */
 import { runNemesis } from "./run.ts";
 
@@ -30,7 +31,7 @@ if (servers < 3) {
 let failed = 0;
 let totals = { ok: 0, unknown: 0, failed: 0, faults: 0 };
 for (let r = 0; r < runs; r++) {
-  const report = await runNemesis({ servers, durationMs: durationS * 1000, seed: seed + r, clients: num("clients", 8), keys: num("keys", 8), log: (l) => console.log(`  ${l}`) });
+  const report = await runNemesis({ servers, durationMs: durationS * 1000, seed: seed + r, clients: num("clients", 8), keys: num("keys", 8), strictUnknowns: process.argv.includes("--strict-unknowns"), log: (l) => console.log(`  ${l}`) });
   totals = { ok: totals.ok + report.operations.ok, unknown: totals.unknown + report.operations.unknown, failed: totals.failed + report.operations.failed, faults: totals.faults + report.faults.length };
   const verdict = report.result.kind === "ok" ? "linearizable" : report.result.kind === "unknown" ? `UNKNOWN (${report.result.reason})` : `NOT LINEARIZABLE (key partition ${report.result.partition})`;
   const locks = `${report.locks.acquired} lock holds (${report.locks.refused} refused, ${report.locks.errors} errors), ${report.lockViolations.length} overlapping`;
