@@ -7,6 +7,7 @@
  * a failing run names its seed and the history file. Exits 1 if any run failed. Unanswered writes
  * may take effect up to 60 s after their call (--strict-unknowns: until the end of the run).
  */
+import { writeFileSync } from "node:fs";
 import { runNemesis } from "./run.ts";
 
 function num(name: string, fallback: number): number {
@@ -41,6 +42,10 @@ for (let r = 0; r < runs; r++) {
     failed++;
     if (report.result.kind === "illegal") console.log(`  longest linearizable prefix:\n    ${report.result.longestPrefix.slice(-20).join("\n    ")}`);
     console.log(`  history: ${report.historyFile}`);
+    if (report.serverOutput && report.historyFile) {
+      writeFileSync(`${report.historyFile}.servers.log`, report.serverOutput);
+      console.log(`  servers' output: ${report.historyFile}.servers.log`);
+    }
   }
 }
 console.log(`${runs - failed} runs passed, ${failed} failed; ${totals.faults} faults, ${totals.ok} ok / ${totals.unknown} unknown / ${totals.failed} failed operations (${servers} servers, ${durationS} s each, seeds ${seed}..${seed + runs - 1})`);
