@@ -74,6 +74,10 @@ export function createReplicatedState(o: {
     clock: o.clock,
     onTombstone: (index) => tombstones.hint(index),
     onRestored: () => restoredListeners.forEach((fn) => fn()),
+    onLockDelays: (c) => {
+      if (c.op === "start") log.info("lock-delay started", { index: c.index, keys: c.keys.map(([k, ms]) => `${k} ${ms} ms`).join(", ") });
+      else log.warn("restore dropped running lock-delays", { index: c.index, dropped: c.dropped });
+    },
     checkConfigEntries: (entries, change) => {
       try {
         // Deleting an entry of a kind that cannot exist changes nothing to check.

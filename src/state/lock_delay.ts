@@ -1,8 +1,14 @@
 /**
  * Per-server KV lock-delay (Consul's agent/consul/state/delay.go): after a session is invalidated,
  * the keys it held cannot be locked for the session's LockDelay. It lives in memory on each server,
- * from that server's clock, and is not replicated or snapshotted: the FSM never consults it, only a
- * proposer does before proposing a lock (Consul's kvsPreApply), so replicas never diverge.
+ * from that server's clock, and is not replicated: the FSM never consults it, only a proposer does
+ * before proposing a lock (Consul's kvsPreApply), so replicas never diverge.
+ *
+ * Unlike Consul, a replica snapshot carries the delays still running (as milliseconds left when it was
+ * taken), and restoring one starts them again from the restoring server's now. Consul's restore
+ * starts with none, so a server that restarts from its snapshot, or catches up from the leader's,
+ * and then wins an election grants a lock its old holder may still believe it has. Starting the
+ * remainder again at restore only lengthens a delay (by the snapshot's age), never shortens it.
  */
 import type { TxnError } from "../model/index.ts";
 import type { Clock } from "../platform/index.ts";
@@ -32,8 +38,21 @@ export class LockDelays {
     return 0;
   }
 
-  clear(): void {
+  /** The delays still running, as [key, ms left], sorted by key (for a replica snapshot). */
+  running(): [string, number][] {
+    const now = this.clock.monotonic();
+    const out: [string, number][] = [];
+    for (const [k, t] of this.until) if (t > now) out.push([k, Math.ceil(t - now)]);
+    return out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  }
+
+  /** Drops every delay; returns how many were still running. */
+  clear(): number {
+    const now = this.clock.monotonic();
+    let running = 0;
+    for (const t of this.until.values()) if (t > now) running++;
     this.until.clear();
+    return running;
   }
 }
 

@@ -76,6 +76,29 @@ describe("snapshot and restore", () => {
     }
     expect(a.store.snapshot()).toEqual(snap);
   });
+
+  test("a replica snapshot carries running lock-delays; restoring it starts them again from now", async () => {
+    const a = build(history);
+    a.apply({ type: "session", op: "destroy", id: "sess-1" });
+    await a.clock.advance(400);
+    const replica = a.store.replicaSnapshot();
+    expect(JSON.parse(new TextDecoder().decode(replica)).lockDelays).toEqual([["locks/a", 600]]);
+    expect(JSON.parse(new TextDecoder().decode(a.store.snapshot())).lockDelays).toBeUndefined();
+    // Another server (a follower catching up, or this one restarting) restores it later: the remainder
+    // runs from its now, so the delay is never shorter than the leader's.
+    const b = harness();
+    await b.clock.advance(5000);
+    b.store.restore(replica);
+    expect(b.store.lockDelayRemainingMs("locks/a")).toBe(600);
+    expect(createStateMachine(b.store).apply(b.store.lastIndex() + 1, encodeCommand({ type: "kv", op: "set", entry: { Key: "x", Value: null } }))).toEqual({ type: "kv", ok: true });
+    await b.clock.advance(600);
+    expect(b.store.lockDelayRemainingMs("locks/a")).toBe(0);
+    // An expired delay is not carried; a malformed one refuses the snapshot.
+    expect(JSON.parse(new TextDecoder().decode(b.store.replicaSnapshot())).lockDelays).toBeUndefined();
+    const doc = JSON.parse(new TextDecoder().decode(replica));
+    doc.lockDelays = [["locks/a", -1]];
+    expect(() => b.store.restore(utf8(JSON.stringify(doc)))).toThrow("invalid state snapshot: lockDelays[0] must be [key, ms]");
+  });
 });
 
 describe("state machine adapter", () => {

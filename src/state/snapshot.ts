@@ -41,6 +41,15 @@ interface SnapshotDoc {
   coordinates: CoordinateEntry[];
   federationStates: FederationState[];
   restoreStaging?: unknown;
+  lockDelays?: [string, number][];
+}
+
+/** What only a replica snapshot (Raft's, never a user's) carries besides the tables. */
+export interface ReplicaExtras {
+  /** A staged restore's JSON (restore_staging.ts). */
+  readonly restoreStaging?: unknown;
+  /** Running lock-delays as [key, milliseconds left when the snapshot was taken], sorted by key. */
+  readonly lockDelays?: readonly (readonly [string, number])[];
 }
 
 function sortedValues<V>(m: Map<string, V>): V[] {
@@ -48,10 +57,11 @@ function sortedValues<V>(m: Map<string, V>): V[] {
 }
 
 /**
- * Serialises the tables (see the module doc for the format). `restoreStaging` (a staged restore's JSON,
- * restore_staging.ts) is added under that key for replica snapshots; user snapshots have none.
+ * Serialises the tables (see the module doc for the format). A replica snapshot adds `extras` under
+ * their own keys (restoreStaging, lockDelays); user snapshots have none.
  */
-export function snapshotTables(db: Tables, lastIndex: number, restoreStaging?: unknown): Uint8Array {
+export function snapshotTables(db: Tables, lastIndex: number, extras: ReplicaExtras = {}): Uint8Array {
+  const { restoreStaging, lockDelays } = extras;
   const kvs: KvRow[] = db.kvKeys.toArray().map((k) => {
     const e = db.kvs.get(k)!;
     return [e.LockIndex, e.Key, e.Flags, e.Value ? toBase64(e.Value) : null, e.Session ?? "", e.CreateIndex, e.ModifyIndex];
@@ -71,6 +81,7 @@ export function snapshotTables(db: Tables, lastIndex: number, restoreStaging?: u
     ["intentions", canonicalJson(sortedValues(db.intentions))],
     ["kvs", stringifyExact(kvs)],
     ["lastIndex", JSON.stringify(lastIndex)],
+    ...(lockDelays === undefined || lockDelays.length === 0 ? [] : [["lockDelays", JSON.stringify(lockDelays)] as [keyof SnapshotDoc, string]]),
     ["nodes", canonicalJson(db.nodeKeys().map((k) => db.nodes.get(k)!))],
     ["preparedQueries", canonicalJson(sortedValues(db.preparedQueries))],
     ...(restoreStaging === undefined ? [] : [["restoreStaging", canonicalJson(restoreStaging)] as [keyof SnapshotDoc, string]]),
@@ -100,18 +111,24 @@ function rec<T>(v: unknown, where: string, strings: readonly string[]): T {
   return v as T;
 }
 
-/**
- * Parses a snapshot into fresh tables; throws an Error naming the problem on malformed input.
- * `restoreStaging` is that key's raw value (undefined when absent), for the store to load or ignore.
- */
-export function restoreTables(data: Uint8Array): { db: Tables; lastIndex: number; restoreStaging: unknown } {
+/** A parsed snapshot: fresh tables, and a replica snapshot's extras (checked; absent when none). */
+export interface RestoredTables {
+  readonly db: Tables;
+  readonly lastIndex: number;
+  /** That key's raw value (undefined when absent), for the store to load or ignore. */
+  readonly restoreStaging: unknown;
+  readonly lockDelays: readonly (readonly [string, number])[];
+}
+
+/** Parses a snapshot into fresh tables; throws an Error naming the problem on malformed input. */
+export function restoreTables(data: Uint8Array): RestoredTables {
   return tablesFromDoc(parseSnapshotDoc(data));
 }
 
-/** The top-level keys of a snapshot document (restoreStaging only in replica snapshots). */
+/** The top-level keys of a user snapshot document (a replica snapshot adds ReplicaExtras' keys). */
 export const SNAPSHOT_KEYS: readonly string[] = [
   "autopilotConfig", "caConfig", "caRoots", "checks", "configEntries", "coordinates", "federationStates", "format", "indexes", "intentions", "kvs",
-  "lastIndex", "nodes", "preparedQueries", "restoreStaging", "services", "sessions", "tombstones",
+  "lastIndex", "nodes", "preparedQueries", "services", "sessions", "tombstones",
 ];
 
 /** Parses snapshot bytes into its JSON document, checking the format; throws like restoreTables. */
@@ -127,7 +144,7 @@ export function parseSnapshotDoc(data: Uint8Array): Record<string, unknown> {
 }
 
 /** restoreTables on a parsed document (parseSnapshotDoc). */
-export function tablesFromDoc(doc: Record<string, unknown>): { db: Tables; lastIndex: number; restoreStaging: unknown } {
+export function tablesFromDoc(doc: Record<string, unknown>): RestoredTables {
   if (typeof doc.lastIndex !== "number") fail("lastIndex must be a number");
   const db = new Tables();
   arr(doc, "nodes").forEach((n, i) => db.putNode(rec<Node>(n, `nodes[${i}]`, ["Node", "ID"])));
@@ -163,7 +180,11 @@ export function tablesFromDoc(doc: Record<string, unknown>): { db: Tables; lastI
       else table.set(t[0], t[1]);
     });
   }
-  return { db, lastIndex: doc.lastIndex as number, restoreStaging: doc.restoreStaging };
+  const lockDelays = arr(doc, "lockDelays", true).map((t, i): [string, number] => {
+    if (!Array.isArray(t) || t.length !== 2 || typeof t[0] !== "string" || !(typeof t[1] === "number" && t[1] >= 0)) fail(`lockDelays[${i}] must be [key, ms]`);
+    return [t[0], t[1]];
+  });
+  return { db, lastIndex: doc.lastIndex as number, restoreStaging: doc.restoreStaging, lockDelays };
 }
 
 /** The Connect tables; each is optional (absent in snapshots taken before they existed). */

@@ -109,7 +109,7 @@ function unique(seen: Set<string>, key: string, path: string, what: string): voi
 export function checkSnapshot(data: Uint8Array, o: SnapshotCheckOptions = {}): void {
   const doc = guard(() => parseSnapshotDoc(data));
   for (const k of Object.keys(doc)) {
-    if (!SNAPSHOT_KEYS.includes(k) || k === "restoreStaging") bad(`unknown field ${JSON.stringify(k)} (a snapshot of another version?)`);
+    if (!SNAPSHOT_KEYS.includes(k)) bad(`unknown field ${JSON.stringify(k)} (a snapshot of another version?)`);
   }
   if (!isIndex(doc.lastIndex)) bad("lastIndex must be a non-negative integer");
   const c = new Checker(doc, doc.lastIndex);

@@ -44,6 +44,11 @@ export interface StateStoreOptions {
    */
   readonly onRestored?: (index: number) => void;
   /**
+   * Called after a committed write that put keys under lock-delay (a session invalidated while holding
+   * them), with its Raft index, and on a restore that cleared the delays this server had. For logs only.
+   */
+  readonly onLockDelays?: (change: LockDelayChange) => void;
+  /**
    * Checks a config-entry write against all stored entries at apply time (Consul validates the graph
    * inside the state store transaction, so concurrent writes cannot together form a cycle or a
    * protocol mismatch). Returns the refusal message, or undefined to accept. Must be deterministic:
@@ -51,6 +56,11 @@ export interface StateStoreOptions {
    */
   readonly checkConfigEntries?: (entries: readonly ConfigEntry[], change: ConfigEntryChange) => string | undefined;
 }
+
+/** What onLockDelays reports. */
+export type LockDelayChange =
+  | { readonly op: "start"; readonly index: number; readonly keys: readonly (readonly [string, number])[] }
+  | { readonly op: "clear"; readonly index: number; readonly dropped: number };
 
 /** A config-entry write as the graph check sees it. */
 export type ConfigEntryChange =
@@ -105,6 +115,7 @@ export class StateStore {
       return result;
     }
     for (const [key, ms] of tx.lockDelays) this.delays.set(key, ms);
+    if (tx.lockDelays.length) this.opts.onLockDelays?.({ op: "start", index, keys: tx.lockDelays });
     this.hub.fire(tx.topics, tx.kvChanged);
     if (tx.tombstoned) this.opts.onTombstone?.(index);
     return result;
@@ -243,7 +254,8 @@ export class StateStore {
   private replace(db: Tables, lastIndex: number): void {
     this.db = db;
     this.last = lastIndex;
-    this.delays.clear();
+    const dropped = this.delays.clear();
+    if (dropped) this.opts.onLockDelays?.({ op: "clear", index: lastIndex, dropped });
     this.hub.fireAll();
   }
 
@@ -262,18 +274,21 @@ export class StateStore {
 
   /** The Raft snapshot of this replica: `snapshot()` plus any staged restore, which `restore` brings back. */
   replicaSnapshot(): Uint8Array {
-    return snapshotTables(this.db, this.last, this.staging.toJson());
+    return snapshotTables(this.db, this.last, { restoreStaging: this.staging.toJson(), lockDelays: this.delays.running() });
   }
 
   /**
-   * Replaces the whole state with a snapshot's, clears lock-delays (a fresh store, as Consul's restore
-   * makes) and wakes every blocking query; a replica snapshot also brings back its staged restore. Throws
-   * on a malformed snapshot, leaving the state as it was.
+   * Replaces the whole state with a snapshot's and wakes every blocking query. A replica snapshot also
+   * brings back its staged restore and its running lock-delays (each starting again from now, see
+   * lock_delay.ts); the delays this server had are dropped. Throws on a malformed snapshot, leaving the
+   * state as it was.
    */
   restore(data: Uint8Array): void {
-    const { db, lastIndex, restoreStaging } = restoreTables(data);
+    const { db, lastIndex, restoreStaging, lockDelays } = restoreTables(data);
     this.staging.load(restoreStaging);
     this.replace(db, lastIndex);
+    for (const [key, ms] of lockDelays) this.delays.set(key, ms);
+    if (lockDelays.length) this.opts.onLockDelays?.({ op: "start", index: lastIndex, keys: lockDelays });
   }
 }
 
