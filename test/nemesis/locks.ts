@@ -17,6 +17,12 @@ export interface LockHold {
   /** ms since t0: the acquire's answer; the release's call. */
   readonly from: number;
   readonly to: number;
+  /** For reading a violation against the servers' logs: the session, the server asked, the call time. */
+  readonly session?: string;
+  readonly via?: number;
+  readonly called?: number;
+  /** What a consistent read of the lock key said during the hold (holder session, LockIndex), if it answered. */
+  readonly seen?: { readonly session: string; readonly lockIndex: number };
 }
 
 export interface LockStats {
@@ -51,7 +57,9 @@ export function startLockClients(o: { target: WorkloadTarget; clients: number; l
   let stopped = false;
   const now = () => performance.now() - o.t0;
   const call = async (url: string, init?: RequestInit) => {
-    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(o.opTimeoutMs) });
+    // A fresh connection per call: Bun's fetch resends a request whose pooled connection died, which
+    // would apply an acquire or release twice (see workload.ts).
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(o.opTimeoutMs), keepalive: false });
     const text = await res.text();
     if (!res.ok) throw new Error(`${res.status} ${text}`);
     return text;
@@ -61,7 +69,8 @@ export function startLockClients(o: { target: WorkloadTarget; clients: number; l
     let session: string | undefined;
     // A lock whose release went unanswered: released again first (an orphaned hold would starve it).
     let unreleased: string | undefined;
-    const server = () => o.target.url(o.rng.int(o.target.size));
+    let via = 0;
+    const server = () => o.target.url((via = o.rng.int(o.target.size)));
     while (!stopped) {
       try {
         if (unreleased) {
@@ -74,6 +83,7 @@ export function startLockClients(o: { target: WorkloadTarget; clients: number; l
           stats.sessions++;
         }
         const lock = `lock${o.rng.int(o.locks)}`;
+        const called = now();
         const acquired = (await call(`${server()}/v1/kv/${lock}?acquire=${session}`, { method: "PUT", body: `c${id}` })).trim() === "true";
         if (!acquired) {
           stats.refused++;
@@ -81,9 +91,20 @@ export function startLockClients(o: { target: WorkloadTarget; clients: number; l
           continue;
         }
         const from = now();
+        const acquiredVia = via;
         stats.acquired++;
-        await sleep(50 + o.rng.int(150));
-        holds.push({ client: id, lock, from, to: now() });
+        const holdMs = 50 + o.rng.int(150);
+        // The server's view of the hold, for reading a violation (a consistent read, as `consul lock`
+        // watches its lock); a read that fails leaves it out, the hold stands.
+        let seen: LockHold["seen"];
+        try {
+          const [e] = JSON.parse(await call(`${server()}/v1/kv/${lock}?consistent`)) as { Session?: string; LockIndex: number }[];
+          seen = { session: e?.Session ?? "", lockIndex: e?.LockIndex ?? -1 };
+        } catch {
+          // no view
+        }
+        await sleep(holdMs - (now() - from));
+        holds.push({ client: id, lock, from, to: now(), session, via: acquiredVia, called, seen });
         unreleased = lock;
         await call(`${server()}/v1/kv/${lock}?release=${session}`, { method: "PUT" });
         unreleased = undefined;

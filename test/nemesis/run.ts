@@ -24,6 +24,8 @@ export interface NemesisOptions {
   readonly readMode?: "consistent" | "stale";
   /** Keep unanswered writes open to the end of the run (see UNKNOWN_EFFECT_WINDOW_MS). */
   readonly strictUnknowns?: boolean;
+  /** Write the history file even when the run passes (for measuring the checker on it). */
+  readonly keepHistory?: boolean;
   /** Progress lines (default: none). */
   readonly log?: (line: string) => void;
 }
@@ -61,6 +63,7 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
     log(`seed ${o.seed}: ${o.servers} servers up, leader s${first}`);
     const plan = planFaults(rng, { servers: o.servers, durationMs: o.durationMs });
     const t0 = performance.now();
+    log(`t0 (the 0 of every time below) is ${new Date().toISOString()}`);
     const workload = startWorkload({ target: cluster, clients: o.clients ?? 8, keys: o.keys ?? 8, rng: seededRng(o.seed + 1), opTimeoutMs: 3_000, t0, readMode: o.readMode });
     const lockClients = startLockClients({ target: cluster, clients: 3, locks: 2, rng: seededRng(o.seed + 3), opTimeoutMs: 3_000, t0 });
 
@@ -89,14 +92,22 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
     const window = o.strictUnknowns ? Infinity : UNKNOWN_EFFECT_WINDOW_MS;
     const history = [...workload.history, ...final.history].map((h) => (Number.isFinite(h.returnTime) ? h : { ...h, returnTime: h.callTime + window, outcomeUnknown: true }));
     const operations = { ok: workload.stats.ok + final.stats.ok, failed: workload.stats.failed + final.stats.failed, unknown: workload.stats.unknown + final.stats.unknown };
+    const reasons = new Map<string, number>();
+    for (const d of workload.dropped) {
+      const r = d.reason.replace(/http:\/\/[^ ]+/, "").replace(/[0-9a-f-]{36}/g, "<id>").slice(0, 80);
+      reasons.set(r, (reasons.get(r) ?? 0) + 1);
+    }
+    for (const [r, n] of reasons) log(`writes left out as not done: ${n} x ${r}`);
     const result = checkLinearizable(kvModel, history);
     const lockViolations = checkLockHolds(lockClients.holds);
     const base = { seed: o.seed, servers: o.servers, operations, faults, result, locks: lockClients.stats, lockViolations };
-    if (result.kind === "ok" && lockViolations.length === 0) return base;
+    const passed = result.kind === "ok" && lockViolations.length === 0;
+    if (passed && !o.keepHistory) return base;
     const historyFile = join(tmpdir(), `causeway-nemesis-seed-${o.seed}-${Date.now()}.json`);
     writeFileSync(historyFile, JSON.stringify(history.map((h) => ({ ...h, returnTime: Number.isFinite(h.returnTime) ? h.returnTime : null })), null, 1));
     writeFileSync(`${historyFile}.locks`, JSON.stringify(lockClients.holds, null, 1));
-    return { ...base, historyFile, serverOutput: cluster.dump() };
+    writeFileSync(`${historyFile}.dropped`, JSON.stringify([...workload.dropped, ...final.dropped], null, 1));
+    return { ...base, historyFile, serverOutput: passed ? undefined : cluster.dump() };
   } catch (err) {
     // A run that could not finish (no leader after healing, a server that would not start): keep what
     // the servers said.
