@@ -47,3 +47,15 @@ export class NodeStoppedError extends Error {
     this.name = "NodeStoppedError";
   }
 }
+
+/**
+ * This server's Raft log could not be written (a full disk): the server takes no part in
+ * the cluster until it can write again, and retries by itself. Proposals pending when it failed have an
+ * unknown outcome (the leader may have committed them); new ones were not proposed.
+ */
+export class StorageFailedError extends Error {
+  constructor(readonly failure: Error) {
+    super(`this server cannot write its Raft log (${failure.message}); it retries until it can`);
+    this.name = "StorageFailedError";
+  }
+}

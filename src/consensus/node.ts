@@ -13,8 +13,10 @@ import {
   MemoryStorage, RaftError, RawNode, ErrProposalDropped, ErrProposalTooLarge,
 } from "../raft/index.ts";
 import type { ConsensusNode, ConsensusOptions } from "./node_types.ts";
-import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ProposalTooLargeError, ReadTimeoutError } from "./errors.ts";
+import type { RecoveredLog } from "./ports.ts";
+import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ProposalTooLargeError, StorageFailedError } from "./errors.ts";
 import { DEFAULT_MAX_ENTRY_BYTES } from "./limits.ts";
+import { ReadIndexBatcher } from "./read_index.ts";
 import {
   AppliedProposals, decodeDriverSnapshot, encodeDriverSnapshot, envelopeCommand, envelopeKey, PROPOSAL_ID_BYTES, ProposalIds, WaiterSet,
 } from "./proposals.ts";
@@ -30,20 +32,39 @@ type Event =
   | { readonly kind: "transfer"; readonly to: string }
   | { readonly kind: "bootstrap"; readonly voters: readonly string[]; readonly done: (ok: boolean) => void };
 
+/**
+ * Whether a log failure is a full disk (or quota): the write that failed left at most a torn tail, which
+ * recovery cuts off, so the node can reopen the log in place. Any other failure (EIO from an fsync
+ * above all) stops the node: after a failed fsync the page cache may hold bytes the disk lost, and
+ * only an operator can tell.
+ */
+function isDiskFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === "ENOSPC" || code === "EDQUOT";
+}
+
+/** The longest wait between attempts to reopen a failed log. */
+const STORAGE_RETRY_MAX_MS = 30_000;
+
 export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R> {
   const log = o.logger;
   const timeoutMs = o.requestTimeoutMs ?? 5000;
   const snapshotEntries = o.snapshotEntries ?? 8192;
   const keepEntries = o.keepEntries ?? 1024;
   const maxEntryBytes = o.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
-  const storage = new MemoryStorage();
+  let storage = new MemoryStorage();
+  /** The durable log; replaced by a reopened one after a storage failure (see failStorage). */
+  let logStore = o.log;
+  /** Why the log failed, while the node waits to reopen it; requests are refused meanwhile. */
+  let storageFailure: Error | undefined;
+  const refusal = () => (storageFailure ? new StorageFailedError(storageFailure) : new NodeStoppedError());
   const ids = new ProposalIds(o.rng);
   const appliedProposals = new AppliedProposals();
   const proposals = new WaiterSet<R>(o.clock.setTimer);
   const confChanges = new WaiterSet<ConfState>(o.clock.setTimer);
-  const reads = new WaiterSet<void>(o.clock.setTimer);
-  /** ReadIndex answers waiting for `applied` to catch up. */
-  let readyReads: { index: number; ctx: string }[] = [];
+  const reads = new ReadIndexBatcher({
+    clock: o.clock, timeoutMs, contextPrefix: `${o.id}/${ids.incarnation}`, request: (ctx) => enqueue({ kind: "read", ctx }), active: () => !stopped && !storageFailure,
+  });
   const leaderListeners: ((leader: string, term: number) => void)[] = [];
   let raw: RawNode | undefined;
   let inbox: Event[] = [];
@@ -83,44 +104,17 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       return undefined;
     }
   };
-  let readSeq = 0;
-  /** etcd's readIndexRetryTime. */
-  const READ_RETRY_MS = 500;
-  /** The read batch collecting reads; its ReadIndex request is made once the one in flight is answered. */
-  let openRead: { readonly ctx: string; readonly promise: Promise<void> } | undefined;
-  let readInFlight = false;
-  /** Sends the open batch's ReadIndex request: every read in it arrived before, so its read point is valid for each. */
-  function issueRead(): void {
-    const batch = openRead;
-    if (!batch || stopped) return;
-    openRead = undefined;
-    readInFlight = true;
-    // A ReadIndex request or its answer can be lost (dropped message, leader change): ask again with
-    // the same context every READ_RETRY_MS until answered, as etcd's read loop does, instead of
-    // holding the whole batch until its timeout. A late second answer resolves nothing twice.
-    let cancelRetry = o.clock.setTimer(READ_RETRY_MS, function retry() {
-      if (stopped) return;
-      enqueue({ kind: "read", ctx: batch.ctx });
-      cancelRetry = o.clock.setTimer(READ_RETRY_MS, retry);
-    });
-    const next = () => {
-      cancelRetry();
-      readInFlight = false;
-      issueRead();
-    };
-    batch.promise.then(next, next);
-    enqueue({ kind: "read", ctx: batch.ctx });
-  }
   let loopDone: Promise<void> = Promise.resolve();
   /** Snapshot bytes received from a leader, by index, until the core asks us to install them. */
   const receivedSnapshots = new Map<number, Uint8Array>();
 
   const enqueue = (e: Event) => {
-    if (stopped) return;
+    if (stopped || storageFailure) return;
     inbox.push(e);
     if (!busy) {
       busy = true;
       loopDone = runLoop().catch((err) => {
+        if (o.reopenLog && !stopped && isDiskFull(err)) return failStorage(err);
         log.error("consensus loop failed; stopping the node", { error: err });
         void node.stop();
       });
@@ -201,17 +195,17 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       (!rd.hardState || (rd.hardState.term === durableTerm.term && rd.hardState.vote === durableTerm.vote));
     if (sendEarly) sendMessages(rd.messages);
     if (rd.hardState || rd.entries.length) {
-      o.log.save(rd.hardState, rd.entries);
+      logStore.save(rd.hardState, rd.entries);
       if (rd.entries.length) storage.append(rd.entries);
       if (rd.hardState) storage.setHardState(rd.hardState);
-      if (rd.mustSync) await o.log.sync();
+      if (rd.mustSync) await logStore.sync();
     }
     if (stopped) return;
     if (!sendEarly) sendMessages(rd.messages);
     for (const e of rd.committedEntries) applyEntry(r, e);
-    for (const rs of rd.readStates) readyReads.push({ index: rs.index, ctx: rs.requestCtx });
+    for (const rs of rd.readStates) reads.confirm(rs.index, rs.requestCtx);
     for (const p of rd.refusedProposals) proposals.reject(p.context, new ProposalTooLargeError(p.size, p.limit));
-    answerReads();
+    reads.answer(applied);
     r.advance();
     if (applied > snapshotIndex && (freshSnapshotWanted || snapshotDue())) await takeSnapshot();
   }
@@ -251,7 +245,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     const st = raw!.status();
     if (st.lastIndex > 0 || st.hardState.term > 0 || snapshotIndex > 0 || voters.length === 0) return false;
     const meta = bootstrapSnapshot(voters);
-    await o.log.saveSnapshot(meta, snapshotBytes());
+    await logStore.saveSnapshot(meta, snapshotBytes());
     if (stopped) return false;
     storage.applySnapshot(meta);
     applied = snapshotIndex = meta.index;
@@ -292,21 +286,11 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     o.stateMachine.restore(machine);
   }
 
-  function answerReads(): void {
-    if (!readyReads.length) return;
-    const waiting: typeof readyReads = [];
-    for (const rs of readyReads) {
-      if (rs.index <= applied) reads.resolve(rs.ctx, undefined);
-      else waiting.push(rs);
-    }
-    readyReads = waiting;
-  }
-
   async function installSnapshot(meta: Snapshot): Promise<void> {
     const data = receivedSnapshots.get(meta.index);
     if (!data) throw new Error(`core asked to install snapshot ${meta.index} whose bytes were never received`);
     for (const k of [...receivedSnapshots.keys()]) if (k <= meta.index) receivedSnapshots.delete(k);
-    await o.log.saveSnapshot(meta, data);
+    await logStore.saveSnapshot(meta, data);
     if (stopped) return;
     storage.applySnapshot(meta);
     restoreFrom(data);
@@ -318,7 +302,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
 
   function streamSnapshot(m: Message & { type: "MsgSnap" }): void {
     log.debug("streaming snapshot", { to: m.to, index: m.snapshot.index });
-    const snap = o.log.loadSnapshot();
+    const snap = logStore.loadSnapshot();
     const cs = m.snapshot.confState;
     if (![...cs.voters, ...cs.learners, ...cs.votersOutgoing].includes(m.to)) {
       // A server added after this snapshot would refuse it (Raft cores only restore snapshots that
@@ -354,42 +338,115 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     freshSnapshotWanted = false;
     const data = snapshotBytes();
     const meta = storage.createSnapshot(applied, confState);
-    await o.log.saveSnapshot(meta, data);
+    await logStore.saveSnapshot(meta, data);
     snapshotIndex = applied;
     lastSnapshotAt = o.clock.monotonic();
     appliedBytesSinceSnapshot = 0;
     const compactTo = Math.max(applied - keepEntries, firstKeptByBytes(applied));
     if (compactTo > storage.firstIndex()) {
       storage.compact(compactTo);
-      o.log.compact(compactTo);
+      logStore.compact(compactTo);
     }
     log.debug("took snapshot", { index: meta.index, bytes: data.length });
   }
 
+  /**
+   * Loads what the log recovered into the in-memory log and the state machine (from its snapshot; the
+   * core then hands back the committed entries after it), as at start-up.
+   */
+  function loadDurable(initial: RecoveredLog): void {
+    if (initial.snapshot.index > 0) {
+      storage.applySnapshot(initial.snapshot);
+      const snap = logStore.loadSnapshot();
+      if (!snap || snap.meta.index !== initial.snapshot.index) throw new Error(`snapshot ${initial.snapshot.index} is recorded in the log but its file is missing`);
+      restoreFrom(snap.data);
+      applied = snapshotIndex = initial.snapshot.index;
+      confState = initial.snapshot.confState;
+    }
+    // A snapshot holds only committed state, so the commit index is at least its index even when the
+    // hard state that said so was not synced before a crash (commit-only updates need no fsync).
+    const hs = initial.hardState;
+    storage.setHardState(hs.commit < initial.snapshot.index ? { ...hs, commit: initial.snapshot.index } : hs);
+    if (initial.entries.length) storage.append(initial.entries);
+  }
+
+  let cancelReopen: (() => void) | undefined;
+  /**
+   * The disk is full: what the log holds in memory may not be what reached the disk, so
+   * the node stops taking part (no ticks, votes or acks; requests refused with StorageFailedError) and
+   * retries reopenStorage with backoff. Like a restart, but the process and its listeners stay up.
+   */
+  function failStorage(err: unknown): void {
+    storageFailure = err instanceof Error ? err : new Error(String(err));
+    const term = raw?.status().hardState.term ?? 0;
+    raw = undefined;
+    stopTicker?.();
+    stopTicker = undefined;
+    inbox = [];
+    receivedSnapshots.clear();
+    const refuse = () => new StorageFailedError(storageFailure!);
+    proposals.rejectAll(refuse);
+    confChanges.rejectAll(refuse);
+    reads.rejectAll(refuse);
+    noteSoftState({ lead: "", raftState: "Follower" }, term);
+    try {
+      logStore.close();
+    } catch {
+      // already failed; the reopened log reads what reached the disk
+    }
+    scheduleReopen(0);
+  }
+
+  function scheduleReopen(attempt: number): void {
+    const delay = Math.min(STORAGE_RETRY_MAX_MS, (o.storageRetryMs ?? 1000) * 2 ** attempt);
+    log.error("raft log failed: this server takes no part in the cluster and refuses requests until it can write again", {
+      error: storageFailure!.message, retryInMs: delay,
+    });
+    cancelReopen = o.clock.setTimer(delay, () => void reopenStorage(attempt));
+  }
+
+  /** Reopens the log and starts again from what is durable (snapshot, then the committed entries after it). */
+  async function reopenStorage(attempt: number): Promise<void> {
+    cancelReopen = undefined;
+    if (stopped) return;
+    try {
+      logStore = o.reopenLog!();
+      const rec = logStore.recover();
+      if (rec.snapshot.index === 0 && applied > 0) throw new Error("the durable log has no snapshot to rebuild the applied state from");
+      storage = new MemoryStorage();
+      applied = snapshotIndex = 0;
+      appliedBytesSinceSnapshot = 0;
+      loadDurable(rec);
+      raftConfig = { ...raftConfig!, storage, applied };
+      await logStore.sync();
+      if (stopped) return;
+      storageFailure = undefined;
+      raw = makeRaw();
+      stopTicker = o.clock.setInterval(o.tickMs ?? 100, () => enqueue({ kind: "tick" }));
+      log.info("raft log writable again: rejoined from the durable log", { snapshot: rec.snapshot.index, entries: rec.entries.length, term: rec.hardState.term });
+    } catch (err) {
+      try {
+        logStore.close();
+      } catch {
+        // nothing more to release
+      }
+      storageFailure = err instanceof Error ? err : new Error(String(err));
+      scheduleReopen(attempt + 1);
+    }
+  }
+
   const node: ConsensusNode<R> = {
     async start() {
-      const rec = o.log.recover();
+      const rec = logStore.recover();
       let initial = rec;
       if (rec.snapshot.index === 0 && rec.entries.length === 0 && rec.hardState.term === 0 && o.bootstrapVoters?.length) {
         // A new cluster: every bootstrapping server starts from the same snapshot at index 1, term 1,
         // holding the initial voters and the empty state.
         const meta = bootstrapSnapshot(o.bootstrapVoters);
-        await o.log.saveSnapshot(meta, snapshotBytes());
+        await logStore.saveSnapshot(meta, snapshotBytes());
         initial = { ...rec, snapshot: meta };
       }
-      if (initial.snapshot.index > 0) {
-        storage.applySnapshot(initial.snapshot);
-        const snap = o.log.loadSnapshot();
-        if (!snap || snap.meta.index !== initial.snapshot.index) throw new Error(`snapshot ${initial.snapshot.index} is recorded in the log but its file is missing`);
-        restoreFrom(snap.data);
-        applied = snapshotIndex = initial.snapshot.index;
-        confState = initial.snapshot.confState;
-      }
-      // A snapshot holds only committed state, so the commit index is at least its index even when the
-      // hard state that said so was not synced before a crash (commit-only updates need no fsync).
-      const hs = initial.hardState;
-      storage.setHardState(hs.commit < initial.snapshot.index ? { ...hs, commit: initial.snapshot.index } : hs);
-      if (initial.entries.length) storage.append(initial.entries);
+      loadDurable(initial);
       raftConfig = {
         id: o.id,
         storage,
@@ -405,10 +462,11 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       };
       // What recovery read may have been only in the page cache (a process crash keeps it); make it
       // durable before any message can acknowledge it.
-      await o.log.sync();
+      await logStore.sync();
       raw = makeRaw();
       o.transport.onMessage((msg) => enqueue({ kind: "message", msg }));
       o.transport.onSnapshot((msg, data) => {
+        if (storageFailure) return;
         log.debug("received snapshot", { from: msg.from, index: msg.snapshot.index, bytes: data.length });
         receivedSnapshots.set(msg.snapshot.index, data);
         enqueue({ kind: "message", msg });
@@ -418,7 +476,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     },
     maxCommandBytes: maxEntryBytes - PROPOSAL_ID_BYTES,
     propose(command) {
-      if (stopped || !raw) return Promise.reject(new NodeStoppedError());
+      if (stopped || !raw) return Promise.reject(refusal());
       // Refused here, before it could reach any log: the same check the Raft core makes on every node.
       const size = PROPOSAL_ID_BYTES + command.length;
       if (size > maxEntryBytes) return Promise.reject(new ProposalTooLargeError(size, maxEntryBytes));
@@ -428,22 +486,11 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       return p;
     },
     read() {
-      if (stopped || !raw) return Promise.reject(new NodeStoppedError());
-      // Reads that arrive before their ReadIndex request reaches the core share it (etcd's batched
-      // linearizable reads): the request is made after all of them, so its commit index is a valid
-      // read point for each. One quorum round per batch instead of one per read.
-      // Like etcd's linearizableReadLoop, one ReadIndex request is in flight at a time: reads arriving
-      // meanwhile wait for the next one, so under load a quorum round serves many reads.
-      if (openRead) return openRead.promise;
-      // Unique across restarts: a late answer to an earlier incarnation's read must not resolve this one.
-      const ctx = `${o.id}/${ids.incarnation}/${++readSeq}`;
-      const promise = reads.add(ctx, timeoutMs, () => new ReadTimeoutError(timeoutMs));
-      openRead = { ctx, promise };
-      if (!readInFlight) issueRead();
-      return promise;
+      if (stopped || !raw) return Promise.reject(refusal());
+      return reads.read();
     },
     changeMembership(cc) {
-      if (stopped || !raw) return Promise.reject(new NodeStoppedError());
+      if (stopped || !raw) return Promise.reject(refusal());
       // The context carries a proposal id, for the waiter and for applying each change once.
       const { data: id, key } = ids.wrap(new Uint8Array());
       const p = confChanges.add(key, timeoutMs, () => new ProposalTimeoutError(timeoutMs));
@@ -484,6 +531,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       if (stopped) return;
       stopped = true;
       stopTicker?.();
+      cancelReopen?.();
       inbox = [];
       // The loop notices `stopped` at its next step; waiting for it could hang on a dead disk.
       void loopDone;

@@ -27,6 +27,14 @@ export interface ConsensusOptions<R> {
   readonly rng: Rng;
   readonly logger: Logger;
   readonly log: LogStore;
+  /**
+   * Opens the same durable log again. Given, a full disk (ENOSPC, EDQUOT) does not stop the node: it refuses requests with StorageFailedError, leaves the cluster, and retries
+   * (after storageRetryMs, doubling up to 30 s) to reopen the log and start again from what is durable,
+   * as a restart would. Absent, such a failure stops the node.
+   */
+  readonly reopenLog?: () => LogStore;
+  /** First wait before reopening a failed log; default 1000 ms. */
+  readonly storageRetryMs?: number;
   readonly transport: Transport;
   readonly stateMachine: StateMachine<R>;
   /** Voters to start with when the log is empty (a new cluster). A node joining an existing cluster passes none. */

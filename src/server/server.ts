@@ -185,7 +185,9 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     cleanups.push(() => transport.close());
     port.serve("raft", (s) => transport.accept(s));
 
-    const log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") });
+    // The log in use: a full disk or an I/O error makes the consensus node reopen it (reopenLog).
+    let log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") });
+    const reopenLog = () => (log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") }));
     cleanups.push(() => log.close());
     const replicated = createReplicatedState({
       clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled, coordinateUpdate: o.coordinateUpdate,
@@ -197,6 +199,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       rng: cryptoRng(),
       logger: logger.named("raft"),
       log,
+      reopenLog,
       transport,
       stateMachine: replicated.stateMachine,
       bootstrapVoters: o.bootstrap ? [nodeId] : undefined,

@@ -10,7 +10,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { validateEntryInGraph, CONFIG_ENTRY_KINDS, type ConfigEntryKind } from "../connect/index.ts";
-import { ProposalDroppedError, ProposalTooLargeError } from "../consensus/index.ts";
+import { ProposalDroppedError, ProposalTooLargeError, StorageFailedError } from "../consensus/index.ts";
 import type { ConfigEntry } from "../model/index.ts";
 import { createHash } from "node:crypto";
 import type { Rng } from "../platform/index.ts";
@@ -57,6 +57,7 @@ export function checkRestore(data: Uint8Array): void {
 export function proposalError(err: unknown): unknown {
   if (err instanceof ProposalTooLargeError) return new ConnectError(err.message, Code.ResourceExhausted);
   if (err instanceof ProposalDroppedError) return new ConnectError(`No cluster leader (${err.message})`, Code.Unavailable);
+  if (err instanceof StorageFailedError) return new ConnectError(err.message, Code.Unavailable);
   return err;
 }
 
