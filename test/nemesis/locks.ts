@@ -4,6 +4,8 @@
  * it. A hold runs from the acquire's answer to the release's call (what the client believes), so a
  * slow release never stretches it.
  *
+ * An acquire or release without an answer abandons the session (see the client loop).
+ *
  * The property (checkLockHolds): never two holders at once. Holds are far shorter than the lock-delay
  * (15 s, Consul's default), so a holder whose session was invalidated behind its back (its node
  * killed or cut off) cannot be overlapped by the next holder within its hold.
@@ -67,16 +69,11 @@ export function startLockClients(o: { target: WorkloadTarget; clients: number; l
 
   const client = async (id: number) => {
     let session: string | undefined;
-    // A lock whose release went unanswered: released again first (an orphaned hold would starve it).
-    let unreleased: string | undefined;
     let via = 0;
     const server = () => o.target.url((via = o.rng.int(o.target.size)));
     while (!stopped) {
+      let sent = false;
       try {
-        if (unreleased) {
-          await call(`${server()}/v1/kv/${unreleased}?release=${session}`, { method: "PUT" });
-          unreleased = undefined;
-        }
         if (!session) {
           const created = JSON.parse(await call(`${server()}/v1/session/create`, { method: "PUT", body: JSON.stringify({ Name: `nemesis-${id}`, Behavior: "release" }) })) as { ID: string };
           session = created.ID;
@@ -84,7 +81,9 @@ export function startLockClients(o: { target: WorkloadTarget; clients: number; l
         }
         const lock = `lock${o.rng.int(o.locks)}`;
         const called = now();
+        sent = true;
         const acquired = (await call(`${server()}/v1/kv/${lock}?acquire=${session}`, { method: "PUT", body: `c${id}` })).trim() === "true";
+        sent = false;
         if (!acquired) {
           stats.refused++;
           await sleep(50 + o.rng.int(100));
@@ -103,19 +102,36 @@ export function startLockClients(o: { target: WorkloadTarget; clients: number; l
         } catch {
           // no view
         }
-        await sleep(holdMs - (now() - from));
+        await sleep(Math.max(0, holdMs - (now() - from)));
         holds.push({ client: id, lock, from, to: now(), session, via: acquiredVia, called, seen });
-        unreleased = lock;
+        sent = true;
         await call(`${server()}/v1/kv/${lock}?release=${session}`, { method: "PUT" });
-        unreleased = undefined;
+        sent = false;
       } catch (err) {
         stats.errors++;
-        // A session that no longer exists (invalidated with its node) released its locks: start anew.
-        if (/invalid session/i.test(String(err))) {
+        // An acquire or release without an answer may still take effect later: its proposal can reach
+        // the leader when a partition heals, seconds after the client gave up (seen: a release sent to
+        // a server cut off at that moment, applied 7.6 s later, ended this session's next hold of the
+        // lock). So the session is abandoned: destroyed, which releases what it holds (under
+        // lock-delay), and the next attempt uses a fresh one that no late request names, as
+        // `consul lock` uses a session per lock. A session already gone ("invalid session") likewise.
+        if (session && (sent || /invalid session/i.test(String(err)))) {
+          await abandon(session);
           session = undefined;
-          unreleased = undefined;
         }
         await sleep(100);
+      }
+    }
+  };
+
+  /** Destroys a session, asking up to three servers; one left behind only starves its locks. */
+  const abandon = async (session: string) => {
+    for (let attempt = 0; attempt < 3 && !stopped; attempt++) {
+      try {
+        await call(`${o.target.url(o.rng.int(o.target.size))}/v1/session/destroy/${session}`, { method: "PUT" });
+        return;
+      } catch {
+        stats.errors++;
       }
     }
   };
