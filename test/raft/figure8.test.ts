@@ -5,26 +5,16 @@
  * without a violation.
  */
 import { expect, test } from "bun:test";
-import { Raft } from "../../src/raft/index.ts";
 import type { Config, Message } from "../../src/raft/index.ts";
+import { CountingCommitRaft } from "../sim/broken_variants.ts";
 import { Cluster } from "./cluster.ts";
-
-/** Test-only subclass: commits whatever a quorum has replicated, regardless of the entry's term. */
-class UnsafeCommitRaft extends Raft {
-  override maybeCommit(): boolean {
-    const idx = Math.min(this.trk.committed(), this.raftLog.lastIndex());
-    if (idx <= this.raftLog.committed) return false;
-    this.raftLog.commitTo(idx);
-    return true;
-  }
-}
 
 const among = (...ids: string[]) => (m: Message) => ids.includes(m.from) && ids.includes(m.to);
 
 function figure8(unsafe: boolean): string[] {
   const c = new Cluster(["1", "2", "3", "4", "5"], {
     seed: 8, maxSizePerMsg: 0, // one entry per MsgApp, so a follower can receive index 2 without index 3
-    factory: unsafe ? (cfg: Config) => new UnsafeCommitRaft(cfg) : undefined,
+    factory: unsafe ? (cfg: Config) => new CountingCommitRaft(cfg) : undefined,
   });
   const n = (id: string) => c.node(id).raw;
   const leaderOf = (id: string) => n(id).raft.state === "Leader";

@@ -11,7 +11,10 @@ export class NoElectionRestrictionRaft extends Raft {
   }
 }
 
-/** Commits whatever a quorum holds, even entries of earlier terms (forbidden by Raft §5.4.2, Figure 8). */
+/**
+ * Commits whatever a quorum holds, even entries of earlier terms (forbidden by Raft §5.4.2, Figure 8).
+ * Caught by the simulation's Figure 8 nemesis and by the scripted test/raft/figure8.test.ts.
+ */
 export class CountingCommitRaft extends Raft {
   override maybeCommit(): boolean {
     const idx = Math.min(this.trk.committed(), this.raftLog.lastIndex());

@@ -5,22 +5,25 @@
  *
  * A run has a safety phase (faults, partitions, crashes and membership changes) and a liveness phase
  * (network healed, everyone restarted) that must converge within a time budget. Everything is drawn
- * from the seed: the same seed replays the same run.
+ * from the seed: the same seed replays the same run. One run in FIGURE8_SHARE replaces the nemesis
+ * with the "Figure 8" one (figure8_nemesis.ts) on five servers.
  */
 import {
   addServerSafely, createConsensusNode, openLogStore, ProposalDroppedError, ProposalTooLargeError, type ConsensusNode, type DurableLogStore,
 } from "../../src/consensus/index.ts";
 import { seededRng, silentLogger, type Logger, type Rng } from "../../src/platform/index.ts";
-import type { Config as RaftConfig, Entry, RawNode } from "../../src/raft/index.ts";
+import { RawNode, type Config as RaftConfig, type Entry } from "../../src/raft/index.ts";
 import { checkLinearizable, kvModel, type KvInput, type KvOutput, type Operation } from "../harness/linearizability.ts";
 import { encodeKvCommand, kvStateMachine, type KvResult, type KvStateMachine } from "../harness/kv_state_machine.ts";
 import { simFileSystem, type SimFileSystem } from "../harness/sim_fs.ts";
 import { simClock, type SimClock } from "../harness/sim_clock.ts";
 import { simNetwork, type SimNetwork } from "../harness/sim_network.ts";
 import { ApplySafety, checkLogMatching, ElectionSafety } from "./checkers.ts";
+import { CommitSafety, hasUncommittedTail, observeCommits } from "./commit_safety.ts";
 import {
   ENTRY_BYTES, frameLimited, MISCONFIGURED_ENTRY_BYTES, OVERSIZED_SHARE, oversizedEntryBytes, paddedCommand,
 } from "./entry_limits.ts";
+import { runFigure8Nemesis, type Figure8Nemesis } from "./figure8_nemesis.ts";
 
 export interface SimOptions {
   readonly seed: number;
@@ -38,10 +41,17 @@ export interface SimResult {
   readonly seed: number;
   readonly ok: boolean;
   readonly violations: readonly string[];
+  /**
+   * Counters of the run. Among them: `figure8` (1 when the Figure 8 nemesis ran) and `uncommittedTails`,
+   * how many elections produced a leader whose log held entries of earlier terms past its commit index.
+   */
   readonly stats: Readonly<Record<string, number>>;
 }
 
 const TICK_MS = 10;
+const ELECTION_TICKS = 10;
+/** One seed in this many runs the Figure 8 nemesis (drawn from its own stream: other runs are unchanged). */
+const FIGURE8_SHARE = 4;
 
 interface Server {
   readonly id: string;
@@ -57,10 +67,12 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const seed = options.seed;
   const rng = seededRng(seed);
   const clock = simClock();
-  const n = rng.next() < 0.5 ? 3 : 5;
+  const figure8 = seededRng((seed * 2246822519 + 8) >>> 0).int(FIGURE8_SHARE) === 0;
+  // Each draw below is made whatever the mode, so a run without the Figure 8 nemesis is unchanged by it.
+  const n = rng.next() < 0.5 && !figure8 ? 3 : 5;
   // One run in three churns leaders hard: the leader crashes often and briefly, and every append
-  // carries one entry, which opens the narrow windows of bugs like Raft's Figure 8.
-  const churn = rng.int(3) === 0;
+  // carries one entry, which opens narrow windows (the Figure 8 nemesis is what reaches Figure 8's).
+  const churn = rng.int(3) === 0 && !figure8;
   const net = simNetwork(clock, seededRng(seed ^ 0x5bd1e995), {
     drop: rng.next() * 0.1,
     duplicate: rng.next() * 0.05,
@@ -69,10 +81,12 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   });
   const election = new ElectionSafety();
   const applies = new ApplySafety();
+  const commits = new CommitSafety();
   const history: Operation<KvInput, KvOutput>[] = [];
   const stats = {
     tornWrites: 0, crashes: 0, partitions: 0, membershipChanges: 0, opsOk: 0, opsFailed: 0, snapshots: 0,
     oversized: 0, oversizedApplied: 0, tooLargeRefused: 0, tooLargeRefusedByLeader: 0, overFrameDropped: 0,
+    uncommittedTails: 0,
   };
   // Drawn from their own stream, so the rest of a seed's run draws what it drew before.
   const limitsRng = seededRng((seed * 2654435761) >>> 0);
@@ -86,6 +100,12 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const startServer = async (s: Server, bootstrap: readonly string[] | undefined) => {
     s.sm = kvStateMachine((index, command) => applies.observeApply(s.id, index, command, clock.monotonic()));
     const logger = (options.logger ?? silentLogger()).named(s.id);
+    let core: RawNode | undefined;
+    const createRawNode = (config: RaftConfig) => {
+      const raw = options.createRawNode ? options.createRawNode(config) : new RawNode(config);
+      core = observeCommits(raw, (e, by) => commits.observeCommitted(s.id, e, by, clock.monotonic()));
+      return core;
+    };
     s.store = openLogStore({ fs: s.fs, dir: "/raft", logger, segmentBytes: 4096 + rng.int(16384) });
     const node = createConsensusNode<KvResult>({
       id: s.id,
@@ -97,18 +117,20 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
       stateMachine: trackRestores(s.sm, (index) => applies.observeRestore(s.id, index)),
       bootstrapVoters: bootstrap,
       tickMs: TICK_MS,
-      electionTicks: 10,
+      electionTicks: ELECTION_TICKS,
       heartbeatTicks: 1,
       snapshotEntries: 64 + rng.int(64),
       keepEntries: 16,
       requestTimeoutMs: 1000,
       maxInflightMsgs: 16,
-      maxSizePerMsg: churn ? 1 : 64 * 1024,
+      maxSizePerMsg: churn || figure8 ? 1 : 64 * 1024,
       maxEntryBytes: entryLimit(s.id),
-      createRawNode: options.createRawNode,
+      createRawNode,
     });
     node.onLeaderChange((leader, term) => {
-      if (leader === s.id) election.observeLeader(term, s.id, clock.monotonic());
+      if (leader !== s.id) return;
+      election.observeLeader(term, s.id, clock.monotonic());
+      if (core && hasUncommittedTail(core)) stats.uncommittedTails++;
     });
     s.node = node;
     s.up = true;
@@ -189,6 +211,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   const safetyMs = options.safetyMs ?? 6000;
   const nemesis = async () => {
     const end = clock.monotonic() + safetyMs;
+    if (figure8) return runFigure8Nemesis(figure8Nemesis(), end);
     while (clock.monotonic() < end) {
       await sleep(clock, churn ? 100 + rng.int(300) : 200 + rng.int(800));
       const all = [...servers.values()];
@@ -238,6 +261,16 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     }
   };
 
+  let figure8Writes = 0;
+  const figure8Nemesis = (): Figure8Nemesis<Server> => ({
+    clock, rng, crash, restart,
+    electionMs: ELECTION_TICKS * TICK_MS,
+    servers: () => [...servers.values()],
+    isLeader: (s) => s.node!.status().role === "Leader",
+    // Its own key, outside the checked history: the apply and commit checkers see these writes.
+    propose: (s) => void s.node!.propose(encodeKvCommand({ op: "put", key: "f8", value: `n.${++figure8Writes}` })).catch(() => {}),
+  });
+
   /** Adds a fresh server as a learner and promotes it, or removes a voter (keeping at least 3). */
   const changeMembership = async () => {
     const leader = upServers().find((s) => s.node!.status().role === "Leader");
@@ -274,8 +307,8 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   while (!nemesisDone && !storming()) await step(clock);
   if (storming()) {
     for (const s of servers.values()) await s.node?.stop();
-    const found = [...election.violations, ...applies.violations, `message storm: more than ${maxMessages} messages by t=${clock.monotonic()}ms`];
-    return { seed, ok: false, violations: found, stats: { ...stats, ...net.stats() } };
+    const found = [...election.violations, ...applies.violations, ...commits.violations, `message storm: more than ${maxMessages} messages by t=${clock.monotonic()}ms`];
+    return { seed, ok: false, violations: found, stats: { figure8: figure8 ? 1 : 0, ...stats, ...net.stats() } };
   }
   await nemesisRun;
 
@@ -329,7 +362,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
   await Promise.race([Promise.all(clients), Promise.resolve()]);
 
   // ---- checks ----
-  violations.push(...election.violations, ...applies.violations);
+  violations.push(...election.violations, ...applies.violations, ...commits.violations);
   for (const s of servers.values()) await s.node?.stop();
   violations.push(...checkLogMatching(new Map([...servers.values()].map((s) => [s.id, durableEntries(s)]))));
   const lin = checkLinearizable(kvModel, history, 2_000_000);
@@ -339,7 +372,7 @@ export async function runSimulation(options: SimOptions): Promise<SimResult> {
     seed,
     ok: violations.length === 0,
     violations,
-    stats: { nodes: n, churn: churn ? 1 : 0, terms: election.terms(), ops: history.length, maxIndex: applies.maxIndex(), simMs: clock.monotonic(), ...stats, ...net.stats() },
+    stats: { nodes: n, churn: churn ? 1 : 0, figure8: figure8 ? 1 : 0, terms: election.terms(), ops: history.length, maxIndex: applies.maxIndex(), simMs: clock.monotonic(), ...stats, ...net.stats() },
   };
 }
 
