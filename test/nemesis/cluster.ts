@@ -1,22 +1,26 @@
 /**
  * A Causeway server cluster for the nemesis: each server a real process in its own network namespace
- * (198.18.1.10+i on one bridge, no route out), the test process on the same bridge at 198.18.1.1 as
- * every client's host. Faults act on the real processes and their network:
+ * (198.18.N.10+i on one bridge, no route out; N from the PID), the test process on the same bridge at
+ * 198.18.N.1 as every client's host. Faults act on the real processes and their network:
  *
  * - partitions and one-way cuts: nftables sets of blocked peer addresses in each server's namespace
  *   (the clients' address is never blocked: a partitioned server still answers its clients, as in
  *   Jepsen);
  * - packet loss: nftables `numgen random` on each server's egress (this kernel has no netem);
- * - kill -9 and restart on the same data dir; SIGSTOP and SIGCONT.
+ * - kill -9 and restart on the same data dir; SIGSTOP and SIGCONT;
+ * - a full disk: each data dir is a small tmpfs (disks.ts) that a fault fills.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 import { NetLab } from "../harness/netns.ts";
+import { NemesisDisks } from "./disks.ts";
 
 const CLI = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
-export const CLIENT_ADDR = "198.18.1.1";
-export const serverIp = (i: number) => `198.18.1.${10 + i}`;
+/** This run's /24 in 198.18.0.0/15, from the PID, so runs of different processes can share the machine. */
+const SUBNET = `198.18.${2 + (process.pid % 250)}`;
+export const CLIENT_ADDR = `${SUBNET}.1`;
+export const serverIp = (i: number) => `${SUBNET}.${10 + i}`;
 
 export class NemesisCluster {
   readonly net = NetLab.create("nm");
@@ -24,11 +28,14 @@ export class NemesisCluster {
   private readonly paused = new Set<number>();
   /** Output of processes that were killed, for a failed run's report. */
   private readonly pastOutput: string[] = [];
+  private disks: NemesisDisks | undefined;
 
   constructor(readonly work: string, readonly size: number) {}
 
-  /** The bridge, one namespace per server, and the client's address on the bridge. */
+  /** The bridge, one namespace per server, the client's address on the bridge, and each server's disk. */
   build(): void {
+    this.disks = new NemesisDisks(this.work);
+    for (let i = 0; i < this.size; i++) this.disks.mount(this.dataDir(i));
     const net = this.net;
     net.addHost("net");
     net.ip("net", ["link", "add", "br0", "type", "bridge"]);
@@ -56,13 +63,33 @@ table inet nemesis {
     }
   }
 
+  /** Server `i`'s data dir: its own small disk. */
+  dataDir(i: number): string {
+    return join(this.work, `s${i}`, "data");
+  }
+
+  /** Fills server `i`'s disk: its next Raft log write fails with ENOSPC. */
+  fillDisk(i: number): void {
+    this.disks?.fill(this.dataDir(i));
+  }
+
+  /** Gives server `i`'s disk its space back. */
+  emptyDisk(i: number): void {
+    this.disks?.empty(this.dataDir(i));
+  }
+
+  /** How often server `i`'s current process has printed `text`. */
+  mentions(i: number, text: string): number {
+    return (this.agents[i]?.output().split(text).length ?? 1) - 1;
+  }
+
   /** Starts server `i` (again, on its data dir). */
   async start(i: number): Promise<AgentProcess> {
     const dir = join(this.work, `s${i}`);
     mkdirSync(dir, { recursive: true });
     const joins = Array.from({ length: this.size }, (_, j) => j).filter((j) => j !== i).flatMap((j) => ["-retry-join", serverIp(j)]);
     const a = await startAgentProcess("ip", ["netns", "exec", this.net.ns(`s${i}`), process.execPath, CLI, "agent", "-server",
-      "-bootstrap-expect", String(this.size), "-node", `s${i}`, "-data-dir", join(dir, "data"), "-bind", serverIp(i), "-client", serverIp(i),
+      "-bootstrap-expect", String(this.size), "-node", `s${i}`, "-data-dir", this.dataDir(i), "-bind", serverIp(i), "-client", serverIp(i),
       "-retry-interval", "1s", "-log-level", "info", ...joins], { timeoutMs: 60_000 });
     this.agents[i] = a;
     return a;
@@ -165,6 +192,7 @@ table inet nemesis {
     for (const i of [...this.paused]) this.resume(i);
     for (const a of this.agents) await a?.stop("SIGKILL").catch(() => undefined);
     this.net.destroy();
+    this.disks?.unmountAll();
   }
 
   private setBlocked(i: number, inbound: readonly string[], outbound: readonly string[]): void {

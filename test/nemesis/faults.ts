@@ -19,6 +19,8 @@ export type Fault =
   /** SIGSTOP, SIGCONT when the fault heals (longer than an election timeout). */
   | { readonly kind: "pause"; readonly nodes: readonly number[] }
   | { readonly kind: "pause-leader" }
+  /** The nodes' disks fill up (their Raft log writes fail with ENOSPC); emptied when the fault heals. */
+  | { readonly kind: "disk-full"; readonly nodes: readonly number[] }
   /** Drops `percent`% of every packet each node sends. */
   | { readonly kind: "loss"; readonly percent: number };
 
@@ -53,7 +55,7 @@ const shuffle = (rng: Rng, n: number): number[] => {
 export function drawFault(rng: Rng, n: number): Fault {
   const minority = Math.floor((n - 1) / 2);
   const order = shuffle(rng, n);
-  switch (rng.int(8)) {
+  switch (rng.int(9)) {
     case 0:
       return { kind: "partition", shape: "isolate", groups: [[order[0]!], order.slice(1).sort()] };
     case 1: {
@@ -76,6 +78,8 @@ export function drawFault(rng: Rng, n: number): Fault {
       return { kind: "kill", nodes: order.slice(0, 1 + rng.int(minority)).sort() };
     case 6:
       return rng.int(2) === 0 ? { kind: "pause", nodes: order.slice(0, 1 + rng.int(minority)).sort() } : { kind: "pause-leader" };
+    case 7:
+      return { kind: "disk-full", nodes: order.slice(0, 1 + rng.int(minority)).sort() };
     default:
       return { kind: "loss", percent: 5 + rng.int(16) };
   }
@@ -111,6 +115,8 @@ export function describeFault(f: Fault): string {
       return `SIGSTOP [${f.nodes.join(",")}]`;
     case "pause-leader":
       return "SIGSTOP the leader";
+    case "disk-full":
+      return `disk full [${f.nodes.join(",")}]`;
     case "loss":
       return `${f.percent}% packet loss everywhere`;
   }

@@ -37,6 +37,7 @@ export interface NemesisReport {
   readonly faults: readonly string[];
   readonly result: CheckResult;
   readonly locks: LockStats;
+  readonly disk: DiskFullStats;
   /** Overlapping holds of one lock by two clients (must be none). */
   readonly lockViolations: readonly [LockHold, LockHold][];
   /** Where the history was written when the check failed. */
@@ -56,6 +57,7 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
   const cluster = new NemesisCluster(work, o.servers);
   const rng = seededRng(o.seed);
   const faults: string[] = [];
+  const disk: DiskFullStats = { faults: 0, serversRefused: 0, reopened: 0 };
   try {
     cluster.build();
     await cluster.startAll();
@@ -69,7 +71,7 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
 
     for (const p of plan) {
       await sleep(p.at - (performance.now() - t0));
-      const heal = await apply(cluster, p.fault);
+      const heal = await apply(cluster, p.fault, disk);
       const line = `${((performance.now() - t0) / 1000).toFixed(1)} s: ${describeFault(p.fault)} for ${(p.forMs / 1000).toFixed(1)} s`;
       faults.push(line);
       log(line);
@@ -78,6 +80,7 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
     }
     await sleep(o.durationMs - (performance.now() - t0));
     cluster.healNetwork();
+    for (let i = 0; i < o.servers; i++) cluster.emptyDisk(i);
     await Promise.all([workload.stop(), lockClients.stop()]);
     // Recovery: one leader again, and a last read of every key by one client through each server.
     const leader = await cluster.waitLeader(60_000);
@@ -101,7 +104,8 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
     // A 30-minute run holds about 80,000 operations per key: more steps than the default budget.
     const result = checkLinearizable(kvModel, history, 20_000_000);
     const lockViolations = checkLockHolds(lockClients.holds);
-    const base = { seed: o.seed, servers: o.servers, operations, faults, result, locks: lockClients.stats, lockViolations };
+    disk.reopened = cluster.dump().split(LOG_REJOINED).length - 1;
+    const base = { seed: o.seed, servers: o.servers, operations, faults, result, locks: lockClients.stats, lockViolations, disk };
     const passed = result.kind === "ok" && lockViolations.length === 0;
     if (passed && !o.keepHistory) return base;
     const historyFile = join(tmpdir(), `causeway-nemesis-seed-${o.seed}-${Date.now()}.json`);
@@ -121,8 +125,22 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
   }
 }
 
+/**
+ * What the disk-full faults did: faults, servers whose log write failed, and how often a server reopened
+ * its log (a reopen while still full fails again and backs off). That every server rejoined once space
+ * returned is shown by the end of the run: every server must agree on one leader again.
+ */
+export interface DiskFullStats {
+  faults: number;
+  serversRefused: number;
+  reopened: number;
+}
+
+const LOG_FAILED = "raft log failed";
+const LOG_REJOINED = "raft log writable again";
+
 /** Starts a fault; resolves with what heals it. */
-async function apply(cluster: NemesisCluster, f: Fault): Promise<() => Promise<void>> {
+async function apply(cluster: NemesisCluster, f: Fault, disk: DiskFullStats): Promise<() => Promise<void>> {
   const others = (i: number) => Array.from({ length: cluster.size }, (_, j) => j).filter((j) => j !== i);
   switch (f.kind) {
     case "partition":
@@ -147,6 +165,15 @@ async function apply(cluster: NemesisCluster, f: Fault): Promise<() => Promise<v
     case "pause":
       for (const i of f.nodes) cluster.pause(i);
       return async () => f.nodes.forEach((i) => cluster.resume(i));
+    case "disk-full": {
+      const before = f.nodes.map((i) => cluster.mentions(i, LOG_FAILED));
+      for (const i of f.nodes) cluster.fillDisk(i);
+      disk.faults++;
+      return async () => {
+        f.nodes.forEach((i, k) => void (cluster.mentions(i, LOG_FAILED) > before[k]! && disk.serversRefused++));
+        for (const i of f.nodes) cluster.emptyDisk(i);
+      };
+    }
     case "pause-leader": {
       const l = (await cluster.leader()) ?? 0;
       cluster.pause(l);
