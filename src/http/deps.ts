@@ -106,6 +106,12 @@ export interface OperatorApi {
   raftConfiguration(o: { datacenter: string | undefined; stale: boolean }): Promise<{ readonly Servers: readonly RaftServerView[]; readonly Index: number }>;
   /** Removes a server by Raft ID or by server address; rejects with the reason (e.g. unknown id). */
   removePeer(o: { datacenter: string | undefined; id?: string; address?: string }): Promise<void>;
+  /**
+   * Hands leadership to voter `id` (undefined: the most caught-up other voter) and resolves once a new
+   * leader is known; rejects with the reason (an unknown id or a non-voter as a request fault, no other
+   * voter, or no new leader in time). Absent: the agent cannot do it (answered 500).
+   */
+  transferLeader?(o: { datacenter: string | undefined; id?: string }): Promise<void>;
 }
 
 /** One server's health as the leader judged it (Consul's autopilot.ServerHealth), in Causeway's units. */

@@ -1,6 +1,6 @@
 /**
- * Raft operator endpoints (Consul's agent/operator_endpoint.go): GET /v1/operator/raft/configuration
- * and DELETE /v1/operator/raft/peer?id=|address=.
+ * Raft operator endpoints (Consul's agent/operator_endpoint.go): GET /v1/operator/raft/configuration,
+ * DELETE /v1/operator/raft/peer?id=|address= and (Consul 1.15+) POST /v1/operator/raft/transfer-leader?id=.
  */
 import type { Hono } from "hono";
 import type { HttpApiDeps } from "./deps.ts";
@@ -35,5 +35,19 @@ export function mountOperator(app: Hono, deps: HttpApiDeps): void {
       return unknownAddress ? textError(c, 400, err.message) : errorResponse(c, err);
     }
     return c.body(null, 200);
+  });
+
+  // Consul 1.15's OperatorRaftTransferLeader: an empty or missing ?id lets the leader pick the most
+  // caught-up voter; answers {"Success":true} once leadership moved. Consul answers every refusal 500;
+  // an unknown id, this leader's own id or a non-voter are the request's fault here (400, from the RPC's
+  // NotFound / InvalidArgument).
+  app.post("/v1/operator/raft/transfer-leader", async (c) => {
+    if (!deps.operator?.transferLeader) return textError(c, 500, UNAVAILABLE);
+    try {
+      await deps.operator.transferLeader({ datacenter: query(c, "dc") || undefined, id: query(c, "id") || undefined });
+    } catch (err) {
+      return errorResponse(c, err);
+    }
+    return jsonResponse(c, { Success: true });
   });
 }

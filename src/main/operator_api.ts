@@ -1,5 +1,5 @@
 /**
- * `/v1/operator/raft/*`, `/v1/operator/autopilot/health` and, on client agents, `/v1/status/*` over the internal RPC: a server calls its
+ * `/v1/operator/raft/*` (transfer-leader too), `/v1/operator/autopilot/health` and, on client agents, `/v1/status/*` over the internal RPC: a server calls its
  * own services in process (which forward to the leader or another datacenter as needed), a client agent
  * calls a server of its datacenter.
  */
@@ -31,6 +31,10 @@ export function operatorApiOver(transport: () => Transport): NonNullable<HttpApi
         if (!target) throw new Error(`address "${address}" was not found in the Raft configuration`);
       }
       await op().raftRemovePeer({ routing: { datacenter: datacenter ?? "" }, id: target }, { timeoutMs: TIMEOUT_MS });
+    },
+    // The leader bounds its own wait for the new leader (DEFAULT_TRANSFER_TIMEOUT_MS) well inside this call's.
+    async transferLeader({ datacenter, id }) {
+      await op().raftTransferLeader({ routing: { datacenter: datacenter ?? "" }, id: id ?? "" }, { timeoutMs: TIMEOUT_MS });
     },
   };
 }

@@ -7,11 +7,17 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type ConnectRouter } from "@connectrpc/connect";
 import {
   AutopilotServerHealthResponseSchema, AutopilotServerHealthSchema, DatacentersResponseSchema, LeaderResponseSchema, Operator, PeersResponseSchema, PingResponseSchema, RaftGetConfigurationResponseSchema,
-  RaftRemovePeerResponseSchema, RaftServerSchema, RaftStatsResponseSchema, Status,
+  RaftRemovePeerResponseSchema, RaftServerSchema, RaftStatsResponseSchema, RaftTransferLeaderResponseSchema, Status,
 } from "../gen/causeway/status/v1/status_pb.ts";
 import { route, type RpcContext } from "./forward.ts";
+import { transferLeadership, type LeadershipTransferDeps } from "./leadership_transfer.ts";
 
-export function registerStatusServices(router: ConnectRouter, ctx: RpcContext): void {
+/**
+ * Registers the Status and Operator services. `leadership` lets Operator.RaftTransferLeader move
+ * leadership off this server when it leads; without it that call answers Unimplemented here (a
+ * forwarded call is served, or refused, by the leader).
+ */
+export function registerStatusServices(router: ConnectRouter, ctx: RpcContext, leadership?: LeadershipTransferDeps): void {
   const addressOf = (id: string) => ctx.servers.lookup(id)?.address ?? "";
   router.service(Status, {
     ping: (req, call) =>
@@ -73,6 +79,11 @@ export function registerStatusServices(router: ConnectRouter, ctx: RpcContext): 
         await ctx.raft.changeMembership({ transition: "Auto", changes: [{ type: "RemoveNode", nodeId: req.id }] });
         return create(RaftRemovePeerResponseSchema, {});
       }, (t, headers) => createClient(Operator, t).raftRemovePeer(req, { headers })),
+    raftTransferLeader: (req, call) =>
+      route(ctx, req.routing?.datacenter, "leader", call, async () => {
+        if (!leadership) throw new ConnectError("leadership transfer is not available on this server", Code.Unimplemented);
+        return create(RaftTransferLeaderResponseSchema, { leader: await transferLeadership(ctx.raft, leadership, req.id, call.signal) });
+      }, (t, headers) => createClient(Operator, t).raftTransferLeader(req, { headers, signal: call.signal }), call.signal),
     autopilotServerHealth: (req, call) =>
       route(ctx, req.routing?.datacenter, "leader", call, () => {
         if (!ctx.autopilot) throw new ConnectError("autopilot is not running on this server", Code.Unavailable);

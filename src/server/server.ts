@@ -294,7 +294,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const stateCaller = createServerStateCaller(ctx, replicated.backend);
     stateForLeader = stateCaller;
     const routes = (r: ConnectRouter) => {
-      registerStatusServices(r, ctx);
+      registerStatusServices(r, ctx, { node: consensus, clock });
       registerStateService(r, stateCaller);
     };
     const grpc = createGrpcServer({ routes, logger: logger.named("rpc") });

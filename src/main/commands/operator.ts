@@ -1,6 +1,6 @@
 /**
  * `causeway operator`: Consul's `consul operator` (command/operator in hashicorp/consul), cluster-level
- * tools for operators. So far `operator raft list-peers` and `operator raft remove-peer`, over
+ * tools for operators. So far `operator raft list-peers`, `remove-peer` and `transfer-leader`, over
  * /v1/operator/raft/*, and `operator autopilot get-config` and `set-config`, over
  * /v1/operator/autopilot/configuration.
  */
@@ -9,6 +9,7 @@ import { createAutopilotGetConfigCommand } from "./operator/autopilot_get_config
 import { createAutopilotSetConfigCommand } from "./operator/autopilot_set_config.ts";
 import { createRaftListPeersCommand } from "./operator/raft_list_peers.ts";
 import { createRaftRemovePeerCommand } from "./operator/raft_remove_peer.ts";
+import { createRaftTransferLeaderCommand } from "./operator/raft_transfer_leader.ts";
 import { createCommandGroup, processCliDeps, type CliDeps } from "./support/index.ts";
 
 const HELP = `Usage: causeway operator <subcommand> [options]
@@ -40,7 +41,7 @@ export function createOperatorCommand(deps: CliDeps = processCliDeps): Command {
     name: "raft",
     synopsis: "Provides cluster-level tools for operators",
     help: RAFT_HELP,
-    subcommands: [createRaftListPeersCommand(deps), createRaftRemovePeerCommand(deps)],
+    subcommands: [createRaftListPeersCommand(deps), createRaftRemovePeerCommand(deps), createRaftTransferLeaderCommand(deps)],
   });
   const autopilot = createCommandGroup({
     name: "autopilot",

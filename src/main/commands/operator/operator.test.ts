@@ -69,6 +69,35 @@ describe("causeway operator raft remove-peer", () => {
   });
 });
 
+describe("causeway operator raft transfer-leader", () => {
+  const PATH = "/v1/operator/raft/transfer-leader";
+
+  test("POSTs (with ?id= for -id, ?dc= for -datacenter) and prints Success", async () => {
+    agent.reset({ [`POST ${PATH}`]: { body: { Success: true } } });
+    expect(await run(operator, ["raft", "transfer-leader"])).toEqual({ code: 0, out: "Success\n", err: "" });
+    expect(await run(operator, ["raft", "transfer-leader", "-id=9f6b2c1e-0000-4000-8000-000000000002", "-datacenter=dc2", "-token=secret"])).toEqual({ code: 0, out: "Success\n", err: "" });
+    expect(agent.lines()).toEqual([`POST ${PATH}`, `POST ${PATH}?dc=dc2&id=9f6b2c1e-0000-4000-8000-000000000002`]);
+    expect(agent.requests[1]!.headers.get("X-Consul-Token")).toBe("secret");
+  });
+
+  test("the server's refusal is exit 1 with Consul's wording", async () => {
+    agent.reset({ [`POST ${PATH}`]: { status: 400, body: "Could not find address for server id nope" } });
+    expect(await run(operator, ["raft", "transfer-leader", "-id=nope"])).toEqual({
+      code: 1, out: "", err: "Error transfering leadership: Failed to transfer leadership Unexpected response code: 400 (Could not find address for server id nope)\n",
+    });
+    agent.reset({ [`POST ${PATH}`]: { status: 500, body: "cannot find peer" } });
+    expect(await run(operator, ["raft", "transfer-leader"])).toEqual({ code: 1, out: "", err: "Error transfering leadership: Failed to transfer leadership Unexpected response code: 500 (cannot find peer)\n" });
+    agent.reset({ [`POST ${PATH}`]: { body: { Success: false } } });
+    expect(await run(operator, ["raft", "transfer-leader"])).toEqual({ code: 1, out: "", err: "Error transfering leadership: Failed to transfer leadership\n" });
+  });
+
+  test("arguments are refused before any request", async () => {
+    agent.reset();
+    expect(await run(operator, ["raft", "transfer-leader", "s2"])).toEqual({ code: 1, out: "", err: "Too many arguments (expected 0, got 1)\n" });
+    expect(agent.requests).toEqual([]);
+  });
+});
+
 describe("causeway operator", () => {
   test("nested help; unknown flags name the flag", async () => {
     expect((await run(operator, ["-h"])).out).toContain(
@@ -76,7 +105,9 @@ describe("causeway operator", () => {
     );
     const raft = await run(operator, ["raft"]);
     expect(raft.code).toBe(1);
-    expect(raft.err).toContain("    list-peers     Display the current Raft peer configuration\n    remove-peer    Remove a server from the Raft configuration\n");
+    expect(raft.err).toContain(
+      "    list-peers         Display the current Raft peer configuration\n    remove-peer        Remove a server from the Raft configuration\n    transfer-leader    Transfer raft leadership to another node\n",
+    );
     const bad = await run(operator, ["raft", "list-peers", "-bogus"]);
     expect(bad.code).toBe(1);
     expect(bad.err).toStartWith("flag provided but not defined: -bogus\nUsage: causeway operator raft list-peers");
