@@ -38,7 +38,7 @@ for (let r = 0; r < runs; r++) {
   totals = { ok: totals.ok + report.operations.ok, unknown: totals.unknown + report.operations.unknown, failed: totals.failed + report.operations.failed, faults: totals.faults + report.faults.length };
   const verdict = report.result.kind === "ok" ? "linearizable" : report.result.kind === "unknown" ? `UNKNOWN (${report.result.reason})` : `NOT LINEARIZABLE (key partition ${report.result.partition})`;
   const locks = `${report.locks.acquired} lock holds (${report.locks.refused} refused, ${report.locks.errors} errors), ${report.lockViolations.length} overlapping`;
-  const disk = `${report.disk.faults} disk-full faults (${report.disk.serversRefused} servers refused writes, logs reopened ${report.disk.reopened} times)`;
+  const disk = `${report.transfers.succeeded} of ${report.transfers.asked} leader transfers done; ${report.disk.faults} disk-full faults (${report.disk.serversRefused} servers refused writes, logs reopened ${report.disk.reopened} times)`;
   console.log(`seed ${report.seed}: ${report.faults.length} faults, ${report.operations.ok} ok / ${report.operations.unknown} unknown / ${report.operations.failed} failed operations: ${verdict}; ${locks}; ${disk}`);
   const hold = (h: LockHold) => `client ${h.client} (session ${h.session} via s${h.via}, called ${h.called?.toFixed(0)} ms, server saw ${h.seen ? `${h.seen.session || "no holder"} LockIndex ${h.seen.lockIndex}` : "nothing"})`;
   for (const [a, b] of report.lockViolations.slice(0, 5)) console.log(`  lock ${a.lock}: ${hold(a)} held ${a.from.toFixed(0)}-${a.to.toFixed(0)} ms; ${hold(b)} from ${b.from.toFixed(0)} ms`);

@@ -21,6 +21,8 @@ export type Fault =
   | { readonly kind: "pause-leader" }
   /** The nodes' disks fill up (their Raft log writes fail with ENOSPC); emptied when the fault heals. */
   | { readonly kind: "disk-full"; readonly nodes: readonly number[] }
+  /** Leadership handed over again and again (`operator raft transfer-leader`, every 1-2 s) while it lasts. */
+  | { readonly kind: "transfers" }
   /** Drops `percent`% of every packet each node sends. */
   | { readonly kind: "loss"; readonly percent: number };
 
@@ -55,7 +57,7 @@ const shuffle = (rng: Rng, n: number): number[] => {
 export function drawFault(rng: Rng, n: number): Fault {
   const minority = Math.floor((n - 1) / 2);
   const order = shuffle(rng, n);
-  switch (rng.int(9)) {
+  switch (rng.int(10)) {
     case 0:
       return { kind: "partition", shape: "isolate", groups: [[order[0]!], order.slice(1).sort()] };
     case 1: {
@@ -80,6 +82,8 @@ export function drawFault(rng: Rng, n: number): Fault {
       return rng.int(2) === 0 ? { kind: "pause", nodes: order.slice(0, 1 + rng.int(minority)).sort() } : { kind: "pause-leader" };
     case 7:
       return { kind: "disk-full", nodes: order.slice(0, 1 + rng.int(minority)).sort() };
+    case 8:
+      return { kind: "transfers" };
     default:
       return { kind: "loss", percent: 5 + rng.int(16) };
   }
@@ -117,6 +121,8 @@ export function describeFault(f: Fault): string {
       return "SIGSTOP the leader";
     case "disk-full":
       return `disk full [${f.nodes.join(",")}]`;
+    case "transfers":
+      return "leader transfers";
     case "loss":
       return `${f.percent}% packet loss everywhere`;
   }

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { seededRng } from "../../src/platform/index.ts";
+import { seededRng, type Rng } from "../../src/platform/index.ts";
 import { checkLinearizable, kvModel, type CheckResult } from "../harness/linearizability.ts";
 import { NemesisCluster } from "./cluster.ts";
 import { describeFault, planFaults, type Fault } from "./faults.ts";
@@ -38,6 +38,7 @@ export interface NemesisReport {
   readonly result: CheckResult;
   readonly locks: LockStats;
   readonly disk: DiskFullStats;
+  readonly transfers: TransferStats;
   /** Overlapping holds of one lock by two clients (must be none). */
   readonly lockViolations: readonly [LockHold, LockHold][];
   /** Where the history was written when the check failed. */
@@ -58,12 +59,14 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
   const rng = seededRng(o.seed);
   const faults: string[] = [];
   const disk: DiskFullStats = { faults: 0, serversRefused: 0, reopened: 0 };
+  const transfers: TransferStats = { asked: 0, succeeded: 0 };
   try {
     cluster.build();
     await cluster.startAll();
     const first = await cluster.waitLeader(60_000);
     log(`seed ${o.seed}: ${o.servers} servers up, leader s${first}`);
     const plan = planFaults(rng, { servers: o.servers, durationMs: o.durationMs });
+    const transferRng = seededRng(o.seed + 4);
     const t0 = performance.now();
     log(`t0 (the 0 of every time below) is ${new Date().toISOString()}`);
     const workload = startWorkload({ target: cluster, clients: o.clients ?? 8, keys: o.keys ?? 8, rng: seededRng(o.seed + 1), opTimeoutMs: 3_000, t0, readMode: o.readMode });
@@ -71,7 +74,7 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
 
     for (const p of plan) {
       await sleep(p.at - (performance.now() - t0));
-      const heal = await apply(cluster, p.fault, disk);
+      const heal = await apply(cluster, p.fault, disk, transfers, transferRng);
       const line = `${((performance.now() - t0) / 1000).toFixed(1)} s: ${describeFault(p.fault)} for ${(p.forMs / 1000).toFixed(1)} s`;
       faults.push(line);
       log(line);
@@ -105,7 +108,7 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
     const result = checkLinearizable(kvModel, history, 20_000_000);
     const lockViolations = checkLockHolds(lockClients.holds);
     disk.reopened = cluster.dump().split(LOG_REJOINED).length - 1;
-    const base = { seed: o.seed, servers: o.servers, operations, faults, result, locks: lockClients.stats, lockViolations, disk };
+    const base = { seed: o.seed, servers: o.servers, operations, faults, result, locks: lockClients.stats, lockViolations, disk, transfers };
     const passed = result.kind === "ok" && lockViolations.length === 0;
     if (passed && !o.keepHistory) return base;
     const historyFile = join(tmpdir(), `causeway-nemesis-seed-${o.seed}-${Date.now()}.json`);
@@ -136,11 +139,49 @@ export interface DiskFullStats {
   reopened: number;
 }
 
+/** What the leader-transfer faults did: transfers asked for, and those answered {"Success":true}. */
+export interface TransferStats {
+  asked: number;
+  succeeded: number;
+}
+
+/**
+ * Hands leadership over every 1-2 s until stopped: `POST /v1/operator/raft/transfer-leader` at a random
+ * server, half the time naming a random other voter (from the Raft configuration), else letting the
+ * leader pick. Answers are counted, not required: a transfer may meet a fault or an election.
+ */
+function startTransfers(cluster: NemesisCluster, rng: Rng, stats: TransferStats): () => Promise<void> {
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const at = cluster.url(rng.int(cluster.size));
+      try {
+        let id = "";
+        if (rng.int(2) === 0) {
+          const conf = (await (await fetch(`${at}/v1/operator/raft/configuration`, { signal: AbortSignal.timeout(2_000) })).json()) as { Servers: { ID: string; Leader: boolean }[] };
+          const others = conf.Servers.filter((x) => !x.Leader);
+          id = others[rng.int(others.length)]?.ID ?? "";
+        }
+        stats.asked++;
+        const res = await fetch(`${at}/v1/operator/raft/transfer-leader${id ? `?id=${id}` : ""}`, { method: "POST", signal: AbortSignal.timeout(8_000), keepalive: false });
+        if (res.ok && ((await res.json()) as { Success?: boolean }).Success) stats.succeeded++;
+      } catch {
+        // a server down or cut off: the next one
+      }
+      await sleep(1_000 + rng.int(1_000));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+  };
+}
+
 const LOG_FAILED = "raft log failed";
 const LOG_REJOINED = "raft log writable again";
 
 /** Starts a fault; resolves with what heals it. */
-async function apply(cluster: NemesisCluster, f: Fault, disk: DiskFullStats): Promise<() => Promise<void>> {
+async function apply(cluster: NemesisCluster, f: Fault, disk: DiskFullStats, transfers: TransferStats, rng: Rng): Promise<() => Promise<void>> {
   const others = (i: number) => Array.from({ length: cluster.size }, (_, j) => j).filter((j) => j !== i);
   switch (f.kind) {
     case "partition":
@@ -174,6 +215,8 @@ async function apply(cluster: NemesisCluster, f: Fault, disk: DiskFullStats): Pr
         for (const i of f.nodes) cluster.emptyDisk(i);
       };
     }
+    case "transfers":
+      return startTransfers(cluster, rng, transfers);
     case "pause-leader": {
       const l = (await cluster.leader()) ?? 0;
       cluster.pause(l);
