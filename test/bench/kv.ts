@@ -26,25 +26,17 @@
  * on error and on Ctrl-C. The client shares the CPU with the servers: compare ratios, not absolute numbers.
  */
 import { Buffer } from "node:buffer";
-import { closeSync, fsyncSync, openSync, readFileSync, realpathSync, rmSync, writeSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { cpus, loadavg, release, tmpdir } from "node:os";
-import { join } from "node:path";
 import { etcdVersion, killEverythingSync, startCauseway, startEtcd, type KvCluster } from "./kv_clusters.ts";
 import { runPhase, type PhaseResult } from "./kv_workload.ts";
+import { benchFlags, installCleanup } from "./bench_cli.ts";
+import { filesystemOf, fsyncRate } from "./machine.ts";
 
 // ---------------------------------------------------------------------------------------------------
 // Flags
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => argv.includes(name);
-const option = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-if (flag("--help") || flag("-h")) {
-  console.log(readFileSync(new URL(import.meta.url), "utf8").split("*/")[0]!.replace(/^\/\*\*\n|^ \* ?/gm, ""));
-  process.exit(0);
-}
+const { flag, option } = benchFlags(new URL(import.meta.url));
 const quick = flag("--quick");
 const only = option("--only");
 if (only !== undefined && only !== "causeway" && only !== "etcd") throw new Error("--only takes causeway or etcd");
@@ -68,19 +60,7 @@ const READBACK_SAMPLE = 50;
 // ---------------------------------------------------------------------------------------------------
 // Cleanup: whatever happens, no process or temp dir outlives the benchmark.
 
-process.on("exit", killEverythingSync);
-for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
-  process.on(sig, () => {
-    console.error(`\n${sig}: stopping every process the benchmark started`);
-    killEverythingSync();
-    process.exit(code);
-  });
-}
-const watchdog = setTimeout(() => {
-  console.error(`\nbenchmark exceeded --max-minutes ${maxMinutes}: killing everything`);
-  killEverythingSync();
-  process.exit(2);
-}, maxMinutes * 60_000);
+const disarmWatchdog = installCleanup(killEverythingSync, maxMinutes);
 
 const log = (s: string) => console.error(s);
 /** Errors, failures and unfair conditions: printed loudly at the end, exit code 1. */
@@ -94,43 +74,6 @@ const notes: string[] = [];
 const FILL = "abcdefghijklmnopqrstuvwxyz0123456789".repeat(Math.ceil(VALUE_BYTES / 36) + 1);
 const value = (key: string) => `${key}|${FILL}`.slice(0, VALUE_BYTES);
 const valueB64 = (key: string) => Buffer.from(value(key)).toString("base64");
-
-// ---------------------------------------------------------------------------------------------------
-// Machine facts
-
-function filesystemOf(path: string): string {
-  try {
-    const real = realpathSync(path);
-    let best = { dir: "", type: "?" };
-    for (const line of readFileSync("/proc/mounts", "utf8").split("\n")) {
-      const [, dir, type] = line.split(" ");
-      if (dir && type && (real === dir || real.startsWith(dir.endsWith("/") ? dir : `${dir}/`)) && dir.length >= best.dir.length) best = { dir, type };
-    }
-    return best.type;
-  } catch {
-    return "?";
-  }
-}
-
-/** fsync'd 256-byte appends per second in `dir` (what one unbatched log write costs on this disk). */
-function fsyncRate(dir: string, ms: number): number {
-  const file = join(dir, `causeway-bench-kv-fsync-${process.pid}`);
-  const fd = openSync(file, "a");
-  const buf = new Uint8Array(VALUE_BYTES);
-  let n = 0;
-  const end = performance.now() + ms;
-  try {
-    while (performance.now() < end) {
-      writeSync(fd, buf);
-      fsyncSync(fd);
-      n++;
-    }
-  } finally {
-    closeSync(fd);
-    rmSync(file, { force: true });
-  }
-  return (n * 1000) / ms;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Runs
@@ -380,7 +323,7 @@ const loadStart = loadavg()[0]!;
 const runtime = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined" ? `Deno ${process.versions.deno}` : `Bun ${process.versions.bun}`;
 const causewayVersion = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 const fsType = filesystemOf(tmpRoot);
-const fsyncs = fsyncRate(tmpRoot, quick ? 300 : 1000);
+const fsyncs = fsyncRate(tmpRoot, quick ? 300 : 1000, VALUE_BYTES);
 if (fsType === "tmpfs" || fsType === "ramfs") problems.push(`data dirs are on ${fsType}: fsync costs nothing there, numbers are not representative (use --tmp <dir on disk>)`);
 log(`KV benchmark: ${systems.join(" and ") || "nothing"} on ${sizes.join(" and ")} server(s), ${quick ? "quick" : "full"} mode; data dirs under ${tmpRoot} (${fsType}, ${fsyncs.toFixed(0)} fsync'd appends/s)`);
 
@@ -420,5 +363,5 @@ if (problems.length > 0) {
   console.log(`**PROBLEMS (${problems.length})**: these numbers are not a clean comparison`);
   for (const p of problems) console.log(`- ${p}`);
 }
-clearTimeout(watchdog);
+disarmWatchdog();
 process.exit(problems.length > 0 ? 1 : 0);
