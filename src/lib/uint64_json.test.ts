@@ -16,4 +16,11 @@ describe("exact 64-bit integers in JSON", () => {
     parseExact('{"a": 12345678901234567890}', (k, v) => (k === "a" && seen.push(v), v));
     expect(seen).toEqual([12345678901234567890n]);
   });
+
+  test("the plain-JSON.parse shortcut and the exact path agree on text without 16 digits in a row", () => {
+    // 15 digits stay numbers either way; 16 digits take the exact path even when safe; a reviver runs on both.
+    expect(parseExact('[999999999999999, "x", {"k": -123456789012345}]')).toEqual([999999999999999, "x", { k: -123456789012345 }]);
+    expect(parseExact("[9007199254740993, 1000000000000000]")).toEqual([9007199254740993n, 1000000000000000]);
+    expect(parseExact('{"a": 1}', (k, v) => (k === "a" ? 2 : v))).toEqual({ a: 2 });
+  });
 });

@@ -137,7 +137,10 @@ function fsyncDirSync(dir: string): void {
 /** Reads a whole file, or undefined when it does not exist. */
 export function readFileIfExists(path: string): Uint8Array | undefined {
   try {
-    return new Uint8Array(readFileSync(path));
+    const b = readFileSync(path);
+    // A large file has a buffer of its own (never Node's shared pool): wrap it instead of copying
+    // (an 80 MB snapshot copy took 0.4-0.5 s of a restart); small ones are copied out of the pool.
+    return b.byteLength >= 65536 ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : new Uint8Array(b);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw err;

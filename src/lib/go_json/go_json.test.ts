@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { seededRng } from "../../platform/index.ts";
 import { decodeGoBase64, formatGoDuration, multiErrorText, parseGoBool, parseGoDuration, uuidError } from "./go_compat.ts";
 import { parseGoJson } from "./parse.ts";
 import { JsonReader } from "./reader.ts";
@@ -55,6 +56,20 @@ describe("Go base64, bools, UUIDs, multierror", () => {
     expect(msg(() => decodeGoBase64("aGVsbG8=x"))).toBe("illegal base64 data at input byte 8");
     expect(new TextDecoder().decode(decodeGoBase64("aA=="))).toBe("h");
     expect(msg(() => decodeGoBase64("aA="))).toBe("illegal base64 data at input byte 3");
+  });
+
+  test("base64: the built-in shortcut for canonical input gives the exact decoder's bytes", () => {
+    const rng = seededRng(20261203);
+    for (let n = 0; n < 300; n++) {
+      const bytes = rng.bytes(n % 97);
+      const text = btoa(String.fromCharCode(...bytes));
+      expect(decodeGoBase64(text)).toEqual(bytes);
+      // A newline inside (Go skips CR and LF) takes the exact path: same bytes.
+      const split = text.length > 4 ? `${text.slice(0, 4)}\r\n${text.slice(4)}` : text;
+      expect(decodeGoBase64(split)).toEqual(bytes);
+    }
+    // Non-zero trailing bits are allowed, as by Go's StdEncoding ("aB==" and "aA==" are both "h").
+    expect(decodeGoBase64("aB==")).toEqual(new Uint8Array([0x68]));
   });
 
   test("ParseBool accepts Go's spellings only", () => {
