@@ -71,23 +71,43 @@ export function healthServiceNodes(store: StateStore, ws: WatchSet, service: str
   if (found.length === 0) index = maxIndexForService(db, key, false, true);
   for (const n of names) index = Math.max(index, maxIndexForService(db, n, true, true));
   const value: CheckServiceNode[] = [];
+  const instanceChecks = instanceCheckLookup(store);
   for (const s of found) {
     if (!hasTags(s.svc, opts.tags)) continue;
     const nk = lower(s.node);
     const node = db.nodes.get(nk);
     if (!node || !matchesMeta(node.Meta, opts.nodeMeta)) continue;
-    const checks = instanceChecks(store, nk, s.svc.ID);
+    const checks = instanceChecks(nk, s.svc.ID);
     if (opts.passingOnly && checks.some((c) => c.Status !== "passing")) continue;
     value.push({ Node: node, Service: s.svc, Checks: checks });
   }
   return { index, value };
 }
 
-/** An instance's checks: the node's own first, then the service's, each in check ID order. */
-function instanceChecks(store: StateStore, nk: string, serviceId: string): HealthCheck[] {
-  const all = inKeyOrder(store.db.checks.get(nk));
-  const sid = lower(serviceId);
-  return all.filter((c) => !c.ServiceID).concat(all.filter((c) => c.ServiceID && lower(c.ServiceID) === sid));
+/**
+ * For one query: an instance's checks, the node's own first, then the service's, each in check ID
+ * order. Each node's checks are sorted and grouped by service once per query (not once per instance:
+ * a node with 800 checks cost up to 0.2 ms per instance that way).
+ */
+function instanceCheckLookup(store: StateStore): (nk: string, serviceId: string) => HealthCheck[] {
+  const byNode = new Map<string, { own: HealthCheck[]; byService: Map<string, HealthCheck[]> }>();
+  return (nk, serviceId) => {
+    let g = byNode.get(nk);
+    if (!g) {
+      g = { own: [], byService: new Map() };
+      for (const c of inKeyOrder(store.db.checks.get(nk))) {
+        if (!c.ServiceID) g.own.push(c);
+        else {
+          const sid = lower(c.ServiceID);
+          const list = g.byService.get(sid);
+          if (list) list.push(c);
+          else g.byService.set(sid, [c]);
+        }
+      }
+      byNode.set(nk, g);
+    }
+    return g.own.concat(g.byService.get(lower(serviceId)) ?? []);
+  };
 }
 
 /**
@@ -99,10 +119,11 @@ export function healthServicesOfKind(store: StateStore, ws: WatchSet, kind: Serv
   const db = store.db;
   ws.addTopic(store.hub, topic.index(INDEX.serviceKind(kind)));
   const value: CheckServiceNode[] = [];
+  const instanceChecks = instanceCheckLookup(store);
   for (const s of inKeyOrder(db.servicesByKind.get(kind))) {
     const nk = lower(s.node);
     const node = db.nodes.get(nk);
-    if (node) value.push({ Node: node, Service: s.svc, Checks: instanceChecks(store, nk, s.svc.ID) });
+    if (node) value.push({ Node: node, Service: s.svc, Checks: instanceChecks(nk, s.svc.ID) });
   }
   const index = db.indexes.get(INDEX.serviceKind(kind)) ?? maxIndex(db, INDEX.nodes, INDEX.services, INDEX.checks);
   return { index, value };
