@@ -58,6 +58,28 @@ describe("consensus node", () => {
     expect(new Set(seqs).size).toBe(1);
   });
 
+  test("the proposer applies its own proposal with the very command object it was given", async () => {
+    const c = cluster(3, 4);
+    const seen: { server: number; index: number; command: Uint8Array }[] = [];
+    c.sms.forEach((sm, server) => {
+      const apply = sm.apply.bind(sm);
+      sm.apply = (index, command) => (seen.push({ server, index, command }), apply(index, command));
+    });
+    for (const n of c.nodes) await n.start();
+    await runFor(c.clock, 1000);
+    const leader = c.nodes.find((n) => n.status().role === "Leader")!;
+    const command = encodeKvCommand({ op: "put", key: "k", value: "v" });
+    const done = leader.propose(command);
+    await runFor(c.clock, 200);
+    expect(await done).toEqual({ ok: true });
+    const index = leader.status().applied;
+    // Only the proposer's own state machine sees the same object; the others get the log's bytes.
+    const atIndex = seen.filter((s) => s.index === index);
+    expect(atIndex.length).toBe(3);
+    expect(atIndex.filter((s) => s.command === command).map((s) => s.server)).toEqual([c.nodes.indexOf(leader)]);
+    expect(atIndex.every((s) => new TextDecoder().decode(s.command) === new TextDecoder().decode(command))).toBe(true);
+  });
+
   test("proposals arriving together share one fsync (group commit)", async () => {
     const c = cluster(1, 2);
     await c.nodes[0]!.start();

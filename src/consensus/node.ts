@@ -61,6 +61,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   const ids = new ProposalIds(o.rng);
   const appliedProposals = new AppliedProposals();
   const proposals = new WaiterSet<R>(o.clock.setTimer);
+  /** Commands this server proposed and is waiting for, by proposal key (see applyEntry). */
+  const proposedCommands = new Map<string, Uint8Array>();
   const confChanges = new WaiterSet<ConfState>(o.clock.setTimer);
   const reads = new ReadIndexBatcher({
     clock: o.clock, timeoutMs, contextPrefix: `${o.id}/${ids.incarnation}`, request: (ctx) => enqueue({ kind: "read", ctx }), active: () => !stopped && !storageFailure,
@@ -268,8 +270,12 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       }
     } else if (e.data.length > 0 && appliedProposals.firstTime(e.data, e.index)) {
       appliedBytesSinceSnapshot += e.data.length;
-      const result = o.stateMachine.apply(e.index, envelopeCommand(e.data));
       const key = envelopeKey(e.data);
+      // The proposer's own command object when this server proposed it (the same bytes), so a state
+      // machine that already decoded it (keyed by the object) need not decode it again.
+      const own = key ? proposedCommands.get(key) : undefined;
+      if (own) proposedCommands.delete(key!);
+      const result = o.stateMachine.apply(e.index, own ?? envelopeCommand(e.data));
       if (key) proposals.resolve(key, result);
     }
     applied = e.index;
@@ -482,6 +488,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       if (size > maxEntryBytes) return Promise.reject(new ProposalTooLargeError(size, maxEntryBytes));
       const { data, key } = ids.wrap(command);
       const p = proposals.add(key, timeoutMs, () => new ProposalTimeoutError(timeoutMs));
+      proposedCommands.set(key, command);
+      p.catch(() => proposedCommands.delete(key));
       enqueue({ kind: "propose", data, key });
       return p;
     },

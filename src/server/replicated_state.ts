@@ -141,8 +141,9 @@ export function createReplicatedState(o: {
       }
     },
     async apply(bytes) {
+      // Kept in `decoded` (a WeakMap: gone with the bytes) for this server's own apply of it.
       const cmd = decoded.get(bytes) ?? decodeCommand(bytes);
-      decoded.delete(bytes);
+      decoded.set(bytes, cmd);
       if (cmd.type === "coordinate-batch") {
         try {
           coordinates.submit(cmd.updates);
@@ -192,7 +193,7 @@ export function createReplicatedState(o: {
     },
   };
 
-  const inner = createStateMachine(store);
+  const inner = createStateMachine(store, decoded);
   const stateMachine: ReplicatedStateMachine<StateResult> = {
     apply(index, command) {
       const result = inner.apply(index, command);

@@ -116,6 +116,20 @@ describe("state machine adapter", () => {
   });
 });
 
+describe("state machine adapter: decode once", () => {
+  test("a command the proposer decoded is applied from its decoded form, others are decoded", () => {
+    const h = harness();
+    const decoded = new WeakMap<Uint8Array, StateCommand>();
+    const sm = createStateMachine(h.store, decoded);
+    const own = encodeCommand({ type: "kv", op: "set", entry: { Key: "own", Value: utf8("1") } });
+    // The cached form wins over the bytes (which a decode would turn into key "own").
+    decoded.set(own, { type: "kv", op: "set", entry: { Key: "cached", Value: utf8("1") } });
+    expect(sm.apply(1, own)).toEqual({ type: "kv", ok: true });
+    expect(sm.apply(2, encodeCommand({ type: "kv", op: "set", entry: { Key: "other", Value: utf8("2") } }))).toEqual({ type: "kv", ok: true });
+    expect(kvList(h.store, ws(), "").value.map((e) => e.Key)).toEqual(["cached", "other"]);
+  });
+});
+
 describe("restore command", () => {
   test("replaces the state on apply, at the command's index, and wakes watchers; bad data changes nothing", () => {
     const a = build(history);

@@ -3,7 +3,7 @@
  * consensus StateMachine<StateResult> (src/state may not import src/consensus, which sits above it).
  */
 import { decodeCommand } from "./codec.ts";
-import type { StateResult } from "./commands.ts";
+import type { StateCommand, StateResult } from "./commands.ts";
 import type { StateStore } from "./store.ts";
 
 /** Same shape as src/consensus StateMachine<R>. */
@@ -15,12 +15,15 @@ export interface ReplicatedStateMachine<R> {
 
 /**
  * Wraps `store` for the Raft driver. An entry that does not decode is answered with
- * `{type: "error"}` (the same on every server) and changes nothing; apply never throws.
+ * `{type: "error"}` (the same on every server) and changes nothing; apply never throws. `decoded`
+ * holds commands the proposer already decoded, keyed by their bytes object (the Raft driver applies
+ * a server's own proposal with the object it was given): those are not decoded again.
  */
-export function createStateMachine(store: StateStore): ReplicatedStateMachine<StateResult> {
+export function createStateMachine(store: StateStore, decoded?: WeakMap<Uint8Array, StateCommand>): ReplicatedStateMachine<StateResult> {
   return {
     apply(index, command) {
-      let cmd;
+      let cmd = decoded?.get(command);
+      if (cmd) return store.apply(index, cmd);
       try {
         cmd = decodeCommand(command);
       } catch (e) {
