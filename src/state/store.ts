@@ -79,7 +79,7 @@ export class StateStore {
   /** @internal The tables; queries read them, only apply and restore change them. */
   db = new Tables();
   /** @internal Blocking-query registry. */
-  readonly hub = new WatchHub();
+  readonly hub = new WatchHub((fn) => void this.opts.clock.setTimer(0, fn));
   private last = 0;
   private readonly delays: LockDelays;
   private readonly staging = new RestoreStaging();

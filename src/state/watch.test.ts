@@ -4,7 +4,7 @@ import { check, harness, register, service, utf8 } from "./fixtures.test.ts";
 import { catalogNodes, catalogServiceNodes } from "./queries_catalog.ts";
 import { healthServiceNodes } from "./queries_health.ts";
 import { kvGet, kvKeys, kvList, sessionGet } from "./queries_kv.ts";
-import { blockingQuery, waitFor, WatchSet, type WaitOutcome } from "./watch.ts";
+import { blockingQuery, WAKE_BATCH, waitFor, WatchSet, type WaitOutcome } from "./watch.ts";
 
 const put = (Key: string, v = "v"): StateCommand => ({ type: "kv", op: "set", entry: { Key, Value: utf8(v) } });
 /** Drains pending promise callbacks (no timers involved). */
@@ -127,6 +127,21 @@ describe("watch precision", () => {
     const probe = watch(h, (ws) => kvGet(h.store, ws, "k"));
     h.store.restore(snap);
     expect(await probe()).toBe("changed");
+  });
+});
+
+describe("waking many waiters", () => {
+  test("one write wakes WAKE_BATCH waiters at once and the rest in later turns of the clock", async () => {
+    const h = harness();
+    const probes = Array.from({ length: 2 * WAKE_BATCH + 10 }, () => watch(h, (ws) => kvGet(h.store, ws, "hot")));
+    const woken = async () => (await Promise.all(probes.map((p) => p()))).filter((o) => o === "changed").length;
+    h.apply(put("hot"));
+    expect(await woken()).toBe(WAKE_BATCH);
+    h.clock.runNext();
+    expect(await woken()).toBe(2 * WAKE_BATCH);
+    h.clock.runNext();
+    expect(await woken()).toBe(2 * WAKE_BATCH + 10);
+    expect(h.store.hub.waiting).toBe(0);
   });
 });
 

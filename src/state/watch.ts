@@ -54,8 +54,20 @@ export class WatchSet {
   }
 }
 
+/**
+ * Waiters woken at once by one write; the rest are woken in batches of this size, each in a later
+ * turn of the event loop (see WatchHub.fire).
+ */
+export const WAKE_BATCH = 256;
+
 /** @internal Registry of waiting watch sets; the store fires it after each committed write. */
 export class WatchHub {
+  /**
+   * `defer` runs a function in a later turn of the event loop (a 0 ms timer). Without it every waiter
+   * is woken at once.
+   */
+  constructor(private readonly defer?: (fn: () => void) => void) {}
+
   private readonly topics = new Map<string, Set<Waiter>>();
   private readonly keys = new Map<string, Set<Waiter>>();
   private readonly prefixes = new Map<string, Set<Waiter>>();
@@ -94,12 +106,27 @@ export class WatchHub {
         for (let i = 0; i <= k.length; i++) collect(this.prefixes.get(k.slice(0, i)), hit);
       }
     }
-    for (const w of hit) w.fire();
+    this.wake([...hit]);
   }
 
   /** Fires every waiter (a snapshot restore replaced the whole state; Consul's AbandonCh). */
   fireAll(): void {
-    for (const w of [...this.all]) w.fire();
+    this.wake([...this.all]);
+  }
+
+  /**
+   * Wakes WAKE_BATCH waiters now and the rest in later turns, WAKE_BATCH at a time. A woken query
+   * re-runs and answers its client on the same turn, so 10,000 watchers of one key woken at once held
+   * the event loop for about a second (Raft heartbeats, other clients, and the write's own answer all
+   * waiting behind them). Waiters whose wait ended meanwhile ignore a late wake-up.
+   */
+  private wake(waiters: Waiter[]): void {
+    const now = this.defer && waiters.length > WAKE_BATCH ? waiters.slice(0, WAKE_BATCH) : waiters;
+    for (const w of now) w.fire();
+    if (now.length < waiters.length) {
+      const rest = waiters.slice(WAKE_BATCH);
+      this.defer!(() => this.wake(rest));
+    }
   }
 }
 
