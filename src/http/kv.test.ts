@@ -17,6 +17,20 @@ function setup() {
 }
 
 describe("GET /v1/kv", () => {
+  test("a blocking read is told when its client goes away", async () => {
+    const { state, app } = setup();
+    let release = () => {};
+    state.hold = new Promise((r) => (release = r));
+    const client = new AbortController();
+    const answered = app.request(new Request("http://agent/v1/kv/a?index=3&wait=5m", { signal: client.signal })).catch(() => undefined);
+    for (let i = 0; i < 20 && state.signals.length === 0; i++) await Promise.resolve();
+    expect(state.signals[0]?.aborted).toBe(false);
+    client.abort();
+    expect(state.signals[0]?.aborted).toBe(true);
+    release();
+    await answered;
+  });
+
   test("a key answers a one-entry array with a base64 value and the X-Consul headers", async () => {
     const { state, app } = setup();
     state.values["kv-get"] = entry("a/b", "hello", { Session: "s1" });

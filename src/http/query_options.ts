@@ -16,6 +16,8 @@ export interface ReadOptions {
   readonly minIndex: number;
   /** How long the server may block: `?wait=` clamped to Consul's maximum, plus jitter; 0 when not blocking. */
   readonly maxWaitMs: number;
+  /** Aborts when the client goes away: a blocking read then stops waiting and releases its watch. */
+  readonly signal?: AbortSignal;
 }
 
 /** Consul's defaults: a blocking query waits 5 minutes unless told otherwise, 10 at most (agent/consul/rpc.go). */

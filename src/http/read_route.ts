@@ -30,7 +30,9 @@ export async function serveRead<Q extends ReadQuery>(
   if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
   let options: ReadOptions;
   try {
-    options = parseReadOptions(c, deps.random ?? (() => 0.5));
+    // The request's signal aborts when the client disconnects (Bun, Deno): its blocking wait ends then,
+    // instead of holding a watch until ?wait runs out.
+    options = { ...parseReadOptions(c, deps.random ?? (() => 0.5)), signal: c.req.raw.signal };
   } catch (err) {
     return errorResponse(c, err);
   }

@@ -17,6 +17,7 @@ export function createStateAccess(caller: StateCaller): StateAccess & { renewSes
           consistency: options.consistency,
           minIndex: options.minIndex,
           maxWaitMs: options.maxWaitMs,
+          signal: options.signal,
         });
         return { value: decodeWire(out.result), meta: { index: out.index, knownLeader: out.knownLeader, lastContactMs: out.lastContactMs } };
       } catch (err) {

@@ -6,7 +6,11 @@ import type { QueryMeta, ReadOptions, ReadQuery, StateAccess } from "../../src/h
 import type { StateCommand, StateResult } from "../../src/state/index.ts";
 
 export interface FakeState extends StateAccess {
+  /** Reads with their options (the abort signal apart, in `signals`). */
   readonly reads: { query: ReadQuery; options: ReadOptions }[];
+  readonly signals: (AbortSignal | undefined)[];
+  /** When set, a read waits for this before answering (to hold it open). */
+  hold?: Promise<void>;
   readonly writes: { command: StateCommand; datacenter: string | undefined }[];
   /** The value the next reads answer with, by read type. */
   readonly values: Partial<Record<ReadQuery["type"], unknown>>;
@@ -20,12 +24,15 @@ export interface FakeState extends StateAccess {
 export function fakeState(): FakeState {
   const fake: FakeState = {
     reads: [],
+    signals: [],
     writes: [],
     values: {},
     meta: { index: 42, knownLeader: true, lastContactMs: 0 },
     writeResult: { type: "ok" },
-    async read(query, options) {
+    async read(query, { signal, ...options }) {
       fake.reads.push({ query, options });
+      fake.signals.push(signal);
+      if (fake.hold) await fake.hold;
       if (fake.failWith) throw new Error(fake.failWith);
       return { value: fake.values[query.type] as never, meta: fake.meta };
     },
