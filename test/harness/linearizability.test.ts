@@ -39,6 +39,8 @@ describe("linearizability checker", () => {
     expect(checkLinearizable(kvModel, [bounded, ...reads]).kind).toBe("illegal");
     // Within the window either outcome explains the reads; a cas's answer is not held against it.
     expect(checkLinearizable(kvModel, [bounded, put(0, "x", "1", 0, 1), get(2, "x", "2", 6, 7)]).kind).toBe("ok");
+    // ...or never: nothing overwrote it, and reads after its window still see the old value.
+    expect(checkLinearizable(kvModel, [bounded, put(0, "x", "1", 0, 1), get(2, "x", "1", 6, 7), get(2, "x", "1", 8, 9)]).kind).toBe("ok");
     const unknownCas = { ...cas(1, "x", "1", "3", false, 2, 5), outcomeUnknown: true };
     expect(checkLinearizable(kvModel, [put(0, "x", "1", 0, 1), unknownCas, get(2, "x", "3", 6, 7)]).kind).toBe("ok");
   });

@@ -99,7 +99,7 @@ function unlift(e: Entry): void {
 function checkPartition<S, I, O>(model: Model<S, I, O>, ops: readonly Operation<I, O>[], maxSteps: number): true | "unknown" | string[] {
   const head = buildList(ops);
   const cache = new Set<string>();
-  const calls: { entry: Entry; state: S }[] = [];
+  const calls: { entry: Entry; state: S; variant: number }[] = [];
   let state = model.init();
   let entry = head.next;
   let best: number[] = [];
@@ -116,27 +116,38 @@ function checkPartition<S, I, O>(model: Model<S, I, O>, ops: readonly Operation<
     h1 ^= zobrist[2 * id]!;
     h2 ^= zobrist[2 * id + 1]!;
   };
+  // An operation whose outcome is unknown may also have had no effect at all: after its effect
+  // (variant 0) fails to extend, it is tried once more as a no-op (variant 1). Without this, an unknown
+  // write with a bounded window had to take effect inside it, and one that never happened could only
+  // be explained by a later write overwriting it (a false "illegal" otherwise).
+  let variant = 0;
   while (head.next !== undefined) {
     if (++steps > maxSteps) return "unknown";
     if (entry!.isCall) {
       const op = ops[entry!.id]!;
       const known = op.returnTime !== Infinity && !op.outcomeUnknown;
-      const { ok, next } = model.step(state, op.input, op.output, known);
+      const { ok, next } = variant === 0 ? model.step(state, op.input, op.output, known) : { ok: true, next: state };
       if (ok) {
         toggle(entry!.id);
         const key = `${h1},${h2}|${model.key(next)}`;
         if (!cache.has(key)) {
           cache.add(key);
-          calls.push({ entry: entry!, state });
+          calls.push({ entry: entry!, state, variant });
           if (calls.length > best.length) best = calls.map((c) => c.entry.id);
           state = next;
           lift(entry!);
           entry = head.next;
+          variant = 0;
           continue;
         }
         toggle(entry!.id);
       }
+      if (variant === 0 && !known) {
+        variant = 1;
+        continue;
+      }
       entry = entry!.next;
+      variant = 0;
     } else {
       const top = calls.pop();
       if (!top) {
@@ -146,7 +157,15 @@ function checkPartition<S, I, O>(model: Model<S, I, O>, ops: readonly Operation<
       state = top.state;
       toggle(top.entry.id);
       unlift(top.entry);
-      entry = top.entry.next;
+      const topOp = ops[top.entry.id]!;
+      const topKnown = topOp.returnTime !== Infinity && !topOp.outcomeUnknown;
+      if (top.variant === 0 && !topKnown) {
+        entry = top.entry;
+        variant = 1;
+      } else {
+        entry = top.entry.next;
+        variant = 0;
+      }
     }
   }
   return true;
