@@ -16,3 +16,4 @@ export type { Consistency, QueryOptions, QueryOutcome, StateBackend, StateCaller
 export { decodeWire, encodeWire } from "./state_wire.ts";
 export { NoPathError, plainRpcError, StateRequestError } from "./errors.ts";
 export { abortable, AbortError, isAbortError } from "./abort.ts";
+export { transferLeadership } from "./leadership_transfer.ts";

@@ -18,7 +18,7 @@ import {
   createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type Rng, type TcpListener, type TlsMaterial,
 } from "../platform/index.ts";
 import {
-  createRpcPool, createServerPort, createServerStateCaller, dialServer, registerStateService, registerStatusServices, RPC_HOLD_TIMEOUT_MS,
+  createRpcPool, createServerPort, createServerStateCaller, dialServer, registerStateService, registerStatusServices, RPC_HOLD_TIMEOUT_MS, transferLeadership,
   type GatewayRoute, type RpcContext, type RpcTarget, type ServerDialSettings, type StateCaller, type WanGossipHandlers,
 } from "../rpc/index.ts";
 import { autopilotConfigGet, encodeCommand, WatchSet, type StateResult } from "../state/index.ts";
@@ -323,20 +323,14 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       rpc: () => inProcess,
       retireRemoteConnections: () => pool.retire((t) => t.datacenter !== o.datacenter),
       async stepDown(timeoutMs = 5_000) {
-        const st = consensus.status();
-        if (st.role !== "Leader") return;
-        const others = st.config.voters.filter((id) => id !== nodeId);
-        const target = others
-          .map((id) => ({ id, match: consensus.progress(id)?.match ?? 0 }))
-          .sort((a, b) => b.match - a.match)[0];
-        if (!target) return;
-        raftLog.info("leaving: transferring leadership", { to: target.id });
-        consensus.transferLeadership(target.id);
-        const deadline = clock.monotonic() + timeoutMs;
-        while (consensus.status().role === "Leader" && clock.monotonic() < deadline) {
-          await new Promise<void>((resolve) => clock.setTimer(50, resolve));
+        if (consensus.status().role !== "Leader" || consensus.status().config.voters.length < 2) return;
+        raftLog.info("leaving: transferring leadership");
+        try {
+          const to = await transferLeadership(consensus, { node: consensus, clock, timeoutMs }, "");
+          raftLog.info("leaving: leadership transferred", { to });
+        } catch (err) {
+          raftLog.warn("leadership transfer did not complete before leaving", { error: (err as Error).message });
         }
-        if (consensus.status().role === "Leader") raftLog.warn("leadership transfer did not complete before leaving");
       },
       updateMembers(members) {
         const versions = new Map<string, string>();
