@@ -14,6 +14,7 @@ import {
   chmodSync, close, closeSync, fsync, fsyncSync, ftruncate, fstatSync, mkdirSync, open, openSync, readdirSync, readFileSync, renameSync,
   rmSync, writeFileSync, writeSync,
 } from "node:fs";
+import { open as openFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /**
@@ -47,9 +48,11 @@ export interface FileSystem {
   openAppend(path: string): DurableFile;
   /**
    * Replaces `path` atomically and durably: a crash leaves either the old content or the new one.
-   * (Temp file, fsync, rename, fsync of the directory.)
+   * (Temp file, fsync, rename, fsync of the directory.) `data` may come in parts, written in order
+   * without joining them. The I/O is asynchronous: the event loop keeps running while a large file is
+   * written. Two calls for the same path must not overlap (they share the temp file).
    */
-  writeDurably(path: string, data: Uint8Array | string): Promise<void>;
+  writeDurably(path: string, data: Uint8Array | string | readonly Uint8Array[]): Promise<void>;
   /** Removes a file; no error if it is missing. The removal is durable once a later `syncDir` of its directory resolves. */
   remove(path: string): void;
   /**
@@ -97,17 +100,9 @@ export function nodeFileSystem(): FileSystem {
         close: () => closeSync(fd),
       };
     },
-    async writeDurably(path, data) {
-      writeFileDurably(path, data);
-    },
+    writeDurably: writeFileDurablyAsync,
     remove: (path) => rmSync(path, { force: true }),
-    syncDir: (dir) =>
-      new Promise<void>((resolve, reject) =>
-        open(dir, "r", (err, fd) => {
-          if (err) return cannotSyncDir(err) ? resolve() : reject(err);
-          fsync(fd, (e2) => close(fd, () => (e2 && !cannotSyncDir(e2) ? reject(e2) : resolve())));
-        }),
-      ),
+    syncDir,
   };
 }
 
@@ -119,6 +114,35 @@ function cannotSyncDir(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return code === "EISDIR" || code === "EPERM" || code === "EACCES" || code === "EINVAL" || code === "ENOTSUP" ||
     code === "EOPNOTSUPP" || code === "EBADF";
+}
+
+/** writeFileDurably without blocking the event loop on the writes and fsyncs (FileSystem.writeDurably). */
+async function writeFileDurablyAsync(path: string, data: Uint8Array | string | readonly Uint8Array[]): Promise<void> {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const tmp = `${path}.tmp`;
+  const handle = await openFile(tmp, "w");
+  try {
+    const parts = typeof data === "string" ? [new TextEncoder().encode(data)] : data instanceof Uint8Array ? [data] : data;
+    for (const part of parts) {
+      for (let at = 0; at < part.length;) at += (await handle.write(part, at, part.length - at)).bytesWritten;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, path);
+  await syncDir(dir);
+}
+
+/** fsyncs the directory `dir` (FileSystem.syncDir). */
+function syncDir(dir: string): Promise<void> {
+  return new Promise<void>((resolve, reject) =>
+    open(dir, "r", (err, fd) => {
+      if (err) return cannotSyncDir(err) ? resolve() : reject(err);
+      fsync(fd, (e2) => close(fd, () => (e2 && !cannotSyncDir(e2) ? reject(e2) : resolve())));
+    })
+  );
 }
 
 /** fsyncs a directory synchronously; see {@link cannotSyncDir} for the errors that are tolerated. */

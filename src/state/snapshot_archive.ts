@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
+import { concatBytes } from "../lib/index.ts";
 
 export interface SnapshotMeta {
   readonly ID: string;
@@ -56,23 +57,13 @@ function tarEntry(name: string, data: Uint8Array, mtimeS: number): Uint8Array {
   return out;
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** Builds the archive. `nowMs` stamps the entries and the ID (`<term>-<index>-<ms>`, as Consul's). */
 export function writeSnapshotArchive(state: Uint8Array, o: { index: number; term: number; nowMs: number }): Uint8Array {
   const meta: SnapshotMeta = { ID: `${o.term}-${o.index}-${o.nowMs}`, Size: state.length, Index: o.index, Term: o.term, Version: SNAPSHOT_FORMAT_VERSION };
   const metaBytes = enc.encode(JSON.stringify(meta));
   const sums = enc.encode(`${sha256Hex(metaBytes)}  meta.json\n${sha256Hex(state)}  state.bin\n`);
   const mtime = Math.floor(o.nowMs / 1000);
-  const tar = concat([tarEntry("meta.json", metaBytes, mtime), tarEntry("state.bin", state, mtime), tarEntry("SHA256SUMS", sums, mtime), new Uint8Array(1024)]);
+  const tar = concatBytes([tarEntry("meta.json", metaBytes, mtime), tarEntry("state.bin", state, mtime), tarEntry("SHA256SUMS", sums, mtime), new Uint8Array(1024)]);
   return new Uint8Array(gzipSync(tar));
 }
 

@@ -18,6 +18,7 @@
  */
 import type { DurableFile, FileSystem } from "../../src/platform/files.ts";
 import type { Rng } from "../../src/platform/rng.ts";
+import { concatBytes } from "../../src/lib/index.ts";
 
 interface SimFile {
   buf: Uint8Array;
@@ -144,7 +145,7 @@ export function simFileSystem(): SimFileSystem {
     },
     async writeDurably(rawPath, data) {
       const path = norm(rawPath);
-      const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data.slice();
+      const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data instanceof Uint8Array ? data.slice() : concatBytes(data);
       await Promise.resolve();
       mkdirp(parent(path));
       files.set(path, { buf: bytes, length: bytes.length, durable: bytes.length, createdOp: undefined });

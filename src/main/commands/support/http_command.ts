@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import type { CommandIo } from "../../command.ts";
-import type { Uint64 } from "../../../lib/index.ts";
+import { concatBytes, type Uint64 } from "../../../lib/index.ts";
 import { formatFlags, parseCommandLine, UsageError, type FlagSpec, type ParsedFlags } from "../../flags.ts";
 import { agentClientFromFlags, HTTP_API_FLAGS, processHttpDeps, type AgentHttpClient, type HttpCommandDeps } from "./http_client.ts";
 
@@ -25,17 +25,6 @@ async function readProcessStdin(): Promise<Uint8Array> {
 
 /** The process environment, the runtime's fetch and the process's stdin. */
 export const processCliDeps: CliDeps = { ...processHttpDeps, readStdin: readProcessStdin };
-
-/** Joins byte chunks. */
-export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
 
 /**
  * A command's help as Consul's `flags.Usage` lays it out: the usage text, then the HTTP API options,
