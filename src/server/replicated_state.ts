@@ -201,6 +201,7 @@ export function createReplicatedState(o: {
       return result;
     },
     snapshot: () => inner.snapshot(),
+    snapshotInSlices: (pause) => inner.snapshotInSlices!(pause),
     restore: (data) => inner.restore(data),
   };
 

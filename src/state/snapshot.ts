@@ -14,7 +14,7 @@ import { canonicalJson, fromBase64, toBase64 } from "./bytes.ts";
 import { makeEntry } from "./kv_write.ts";
 import { coordinateEntryShape } from "./codec_coordinate.ts";
 import { federationStateShape } from "./codec_federation_state.ts";
-import { configEntryKey, intentionTupleKey, lower, putCoordinate, putPreparedQuery, Tables } from "./tables.ts";
+import { configEntryKey, intentionTupleKey, type KvPin, lower, putCoordinate, putPreparedQuery, type StoredService, Tables } from "./tables.ts";
 
 const FORMAT = "causeway-state/1";
 const enc = new TextEncoder();
@@ -61,35 +61,157 @@ function sortedValues<V>(m: Map<string, V>): V[] {
  * their own keys (restoreStaging, lockDelays); user snapshots have none.
  */
 export function snapshotTables(db: Tables, lastIndex: number, extras: ReplicaExtras = {}): Uint8Array {
-  const { restoreStaging, lockDelays } = extras;
-  const kvs: KvRow[] = db.kvKeys.toArray().map((k) => {
-    const e = db.kvs.get(k)!;
-    return [e.LockIndex, e.Key, e.Flags, e.Value ? toBase64(e.Value) : null, e.Session ?? "", e.CreateIndex, e.ModifyIndex];
-  });
-  const tombstones = db.tombstoneKeys.toArray().map((k): [string, number] => [k, db.tombstones.get(k)!]);
-  // Keys in sorted order; rows of primitives are canonical as plain JSON, records need canonicalJson.
-  const doc: [keyof SnapshotDoc, string][] = [
-    ["autopilotConfig", canonicalJson(db.autopilotConfig)],
-    ["caConfig", canonicalJson(db.caConfig)],
-    ["caRoots", canonicalJson(sortedValues(db.caRoots))],
-    ["checks", canonicalJson(sortedValues(db.checks).flatMap((m) => sortedValues(m)))],
-    ["configEntries", canonicalJson(sortedValues(db.configEntries))],
-    ["coordinates", canonicalJson(sortedValues(db.coordinates).flatMap((m) => sortedValues(m)))],
-    ["federationStates", canonicalJson(sortedValues(db.federationStates))],
-    ["format", JSON.stringify(FORMAT)],
-    ["indexes", JSON.stringify([...db.indexes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)))],
-    ["intentions", canonicalJson(sortedValues(db.intentions))],
-    ["kvs", stringifyExact(kvs)],
-    ["lastIndex", JSON.stringify(lastIndex)],
-    ...(lockDelays === undefined || lockDelays.length === 0 ? [] : [["lockDelays", JSON.stringify(lockDelays)] as [keyof SnapshotDoc, string]]),
-    ["nodes", canonicalJson(db.nodeKeys().map((k) => db.nodes.get(k)!))],
-    ["preparedQueries", canonicalJson(sortedValues(db.preparedQueries))],
-    ...(restoreStaging === undefined ? [] : [["restoreStaging", canonicalJson(restoreStaging)] as [keyof SnapshotDoc, string]]),
-    ["services", canonicalJson(sortedValues(db.services).flatMap((m) => sortedValues(m).map((s) => ({ Node: s.node, Service: s.svc }))))],
-    ["sessions", canonicalJson(sortedValues(db.sessions))],
-    ["tombstones", JSON.stringify(tombstones)],
-  ];
-  return enc.encode(`{${doc.map(([k, v]) => `"${k}":${v}`).join(",")}}`);
+  return enc.encode([...snapshotText(captureTables(db, lastIndex, extras))].join(""));
+}
+
+/** Text encoded between two pauses of snapshotTablesInSlices (about 5 ms of work here). */
+const SLICE_TEXT = 256 * 1024;
+/** Rows per piece of snapshotText: KV rows, and rows of the other tables (larger, each canonicalised). */
+const KV_ROWS_PER_PIECE = 1024;
+const RECORDS_PER_PIECE = 256;
+
+/**
+ * snapshotTables' bytes in parts, for a large state: the tables are captured at the call (the KV and
+ * tombstone tables pinned, the others as arrays of their rows), then encoded in slices with `pause()`
+ * awaited between them, while writes go on. The parts joined are the bytes snapshotTables would have
+ * returned at the call.
+ */
+export async function snapshotTablesInSlices(db: Tables, lastIndex: number, extras: ReplicaExtras, pause: () => Promise<void>): Promise<Uint8Array[]> {
+  const parts: Uint8Array[] = [];
+  const pieces = snapshotText(captureTables(db, lastIndex, extras));
+  try {
+    let text: string[] = [];
+    let length = 0;
+    for (const piece of pieces) {
+      text.push(piece);
+      length += piece.length;
+      if (length >= SLICE_TEXT) {
+        parts.push(enc.encode(text.join("")));
+        text = [];
+        length = 0;
+        await pause();
+      }
+    }
+    if (text.length) parts.push(enc.encode(text.join("")));
+  } finally {
+    pieces.return(undefined); // releases the pin when a pause threw
+  }
+  return parts;
+}
+
+/** The tables at one moment (see snapshotTablesInSlices): rows by reference, KV and tombstones pinned. */
+interface TablesCapture {
+  readonly lastIndex: number;
+  readonly extras: ReplicaExtras;
+  readonly kv: KvPin;
+  readonly autopilotConfig: AutopilotConfig | null;
+  readonly caConfig: CAConfiguration | null;
+  readonly caRoots: readonly CARoot[];
+  readonly checks: readonly HealthCheck[];
+  readonly configEntries: readonly ConfigEntry[];
+  readonly coordinates: readonly CoordinateEntry[];
+  readonly federationStates: readonly FederationState[];
+  readonly indexes: readonly [string, number][];
+  readonly intentions: readonly Intention[];
+  readonly nodes: readonly Node[];
+  readonly preparedQueries: readonly PreparedQuery[];
+  readonly services: readonly StoredService[];
+  readonly sessions: readonly Session[];
+}
+
+function captureTables(db: Tables, lastIndex: number, extras: ReplicaExtras): TablesCapture {
+  return {
+    lastIndex,
+    extras,
+    kv: db.pinKv(),
+    autopilotConfig: db.autopilotConfig,
+    caConfig: db.caConfig,
+    caRoots: sortedValues(db.caRoots),
+    checks: sortedValues(db.checks).flatMap((m) => sortedValues(m)),
+    configEntries: sortedValues(db.configEntries),
+    coordinates: sortedValues(db.coordinates).flatMap((m) => sortedValues(m)),
+    federationStates: sortedValues(db.federationStates),
+    indexes: [...db.indexes.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+    intentions: sortedValues(db.intentions),
+    nodes: db.nodeKeys().map((k) => db.nodes.get(k)!),
+    preparedQueries: sortedValues(db.preparedQueries),
+    services: sortedValues(db.services).flatMap((m) => sortedValues(m)),
+    sessions: sortedValues(db.sessions),
+  };
+}
+
+/** `[` + rows + `]` in pieces of `per` rows, each piece's rows written by `text`. */
+function* arrayPieces<T>(rows: readonly T[], per: number, text: (slice: readonly T[]) => string): Generator<string> {
+  yield "[";
+  for (let i = 0; i < rows.length; i += per) yield (i > 0 ? "," : "") + text(rows.slice(i, i + per));
+}
+
+/** arrayPieces over rows given in chunks (SortedKeys.frozen), about `per` rows a piece. */
+function* chunkedArrayPieces<T>(chunks: readonly (readonly T[])[], per: number, text: (slice: readonly T[]) => string): Generator<string> {
+  yield "[";
+  let first = true;
+  let batch: T[] = [];
+  for (let c = 0; c < chunks.length; c++) {
+    batch.push(...chunks[c]!);
+    if (batch.length < per && c + 1 < chunks.length) continue;
+    if (batch.length === 0) continue;
+    yield (first ? "" : ",") + text(batch);
+    first = false;
+    batch = [];
+  }
+}
+
+/** Rows of primitives are canonical as plain JSON; records need canonicalJson. */
+const recordsText = <T>(slice: readonly T[]) => slice.map(canonicalJson).join(",");
+
+/**
+ * The snapshot document's text (keys in sorted order) in pieces of bounded work; releases the capture's
+ * pin when it ends, also when abandoned early (`return()`).
+ */
+function* snapshotText(c: TablesCapture): Generator<string, void, undefined> {
+  const { restoreStaging, lockDelays } = c.extras;
+  const records = function* <T>(rows: readonly T[]) {
+    yield* arrayPieces(rows, RECORDS_PER_PIECE, recordsText);
+    yield "]";
+  };
+  try {
+    yield `{"autopilotConfig":${canonicalJson(c.autopilotConfig)},"caConfig":${canonicalJson(c.caConfig)},"caRoots":`;
+    yield* records(c.caRoots);
+    yield `,"checks":`;
+    yield* records(c.checks);
+    yield `,"configEntries":`;
+    yield* records(c.configEntries);
+    yield `,"coordinates":`;
+    yield* records(c.coordinates);
+    yield `,"federationStates":`;
+    yield* records(c.federationStates);
+    yield `,"format":${JSON.stringify(FORMAT)},"indexes":${JSON.stringify(c.indexes)},"intentions":`;
+    yield* records(c.intentions);
+    yield `,"kvs":`;
+    yield* chunkedArrayPieces(c.kv.kvKeys, KV_ROWS_PER_PIECE, (keys) => {
+      const rows: KvRow[] = keys.map((k) => {
+        const e = c.kv.kv(k);
+        return [e.LockIndex, e.Key, e.Flags, e.Value ? toBase64(e.Value) : null, e.Session ?? "", e.CreateIndex, e.ModifyIndex];
+      });
+      return stringifyExact(rows).slice(1, -1);
+    });
+    yield `],"lastIndex":${JSON.stringify(c.lastIndex)}`;
+    if (lockDelays !== undefined && lockDelays.length > 0) yield `,"lockDelays":${JSON.stringify(lockDelays)}`;
+    yield `,"nodes":`;
+    yield* records(c.nodes);
+    yield `,"preparedQueries":`;
+    yield* records(c.preparedQueries);
+    if (restoreStaging !== undefined) yield `,"restoreStaging":${canonicalJson(restoreStaging)}`;
+    yield `,"services":`;
+    yield* arrayPieces(c.services, RECORDS_PER_PIECE, (slice) => slice.map((s) => canonicalJson({ Node: s.node, Service: s.svc })).join(","));
+    yield `],"sessions":`;
+    yield* records(c.sessions);
+    yield `,"tombstones":`;
+    yield* chunkedArrayPieces(c.kv.tombstoneKeys, KV_ROWS_PER_PIECE, (keys) => JSON.stringify(keys.map((k) => [k, c.kv.tombstone(k)])).slice(1, -1));
+    yield "]}";
+  } finally {
+    c.kv.release();
+  }
 }
 
 function fail(what: string): never {

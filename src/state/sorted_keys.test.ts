@@ -32,6 +32,24 @@ describe("SortedKeys", () => {
     expect([s.size, [...s.from("")]]).toEqual([0, []]);
   });
 
+  test("frozen() views keep their keys while the set changes (splits, merges, emptied chunks)", () => {
+    for (const seed of [1, 2, 3]) {
+      const r = rng(seed);
+      const s = new SortedKeys();
+      const model = new Set<string>();
+      const key = () => `k/${Math.floor(r() * 2000).toString(36)}`;
+      const views: [readonly (readonly string[])[], string[]][] = [];
+      for (let i = 0; i < 12_000; i++) {
+        const k = key();
+        if (r() < (i < 6000 ? 0.75 : 0.3)) s.add(k), model.add(k);
+        else s.delete(k), model.delete(k);
+        if (i % 1500 === 0) views.push([s.frozen(), [...model].sort()]);
+      }
+      for (const [view, want] of views) expect(view.flat()).toEqual(want);
+      expect([...s.from("")]).toEqual([...model].sort());
+    }
+  });
+
   test("prefix scans on an empty set and past the end", () => {
     const s = new SortedKeys();
     expect([...s.withPrefix("")]).toEqual([]);

@@ -41,9 +41,9 @@ export class SortedKeys {
     }
     let ci = bisectLeft(this.maxes, key);
     if (ci === this.chunks.length) ci--;
-    const chunk = this.chunks[ci]!;
-    const i = bisectLeft(chunk, key);
-    if (chunk[i] === key) return false;
+    const i = bisectLeft(this.chunks[ci]!, key);
+    if (this.chunks[ci]![i] === key) return false;
+    const chunk = this.writable(ci);
     chunk.splice(i, 0, key);
     this.maxes[ci] = chunk[chunk.length - 1]!;
     this.count++;
@@ -59,9 +59,9 @@ export class SortedKeys {
   delete(key: string): boolean {
     const ci = bisectLeft(this.maxes, key);
     if (ci === this.chunks.length) return false;
-    const chunk = this.chunks[ci]!;
-    const i = bisectLeft(chunk, key);
-    if (chunk[i] !== key) return false;
+    const i = bisectLeft(this.chunks[ci]!, key);
+    if (this.chunks[ci]![i] !== key) return false;
+    const chunk = this.writable(ci);
     chunk.splice(i, 1);
     this.count--;
     if (chunk.length === 0) {
@@ -102,6 +102,27 @@ export class SortedKeys {
       if (!k.startsWith(prefix)) return;
       yield k;
     }
+  }
+
+  /**
+   * The keys as they are now, in order, as chunks that never change: costs O(chunks) now and one chunk
+   * copy at the first later change to each chunk (copy-on-write). For readers that run while writes go on.
+   */
+  frozen(): readonly (readonly string[])[] {
+    for (const c of this.chunks) this.frozenChunks.add(c);
+    return this.chunks.slice();
+  }
+
+  /** Chunks handed out by frozen(), copied before they change. */
+  private readonly frozenChunks = new WeakSet<string[]>();
+
+  /** Chunk `ci`, copied first if frozen() handed it out. */
+  private writable(ci: number): string[] {
+    const c = this.chunks[ci]!;
+    if (!this.frozenChunks.has(c)) return c;
+    const copy = c.slice();
+    this.chunks[ci] = copy;
+    return copy;
   }
 
   /** All keys in order, as a new array. */

@@ -10,6 +10,8 @@ import type { StateStore } from "./store.ts";
 export interface ReplicatedStateMachine<R> {
   apply(index: number, command: Uint8Array): R;
   snapshot(): Uint8Array;
+  /** snapshot()'s bytes as of the call, in parts, encoded with `pause()` awaited between slices. */
+  snapshotInSlices?(pause: () => Promise<void>): Promise<readonly Uint8Array[]>;
   restore(data: Uint8Array): void;
 }
 
@@ -33,6 +35,7 @@ export function createStateMachine(store: StateStore, decoded?: WeakMap<Uint8Arr
       return store.apply(index, cmd);
     },
     snapshot: () => store.replicaSnapshot(),
+    snapshotInSlices: (pause) => store.replicaSnapshotInSlices(pause),
     restore: (data) => store.restore(data),
   };
 }

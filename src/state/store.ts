@@ -23,7 +23,7 @@ import { LockDelays } from "./lock_delay.ts";
 import { deletePreparedQueryChecked, setAutopilotConfig, setPreparedQuery } from "./prepared_query_write.ts";
 import { createSession, destroySession } from "./session_write.ts";
 import { RestoreStaging, type StagedRestoreInfo } from "./restore_staging.ts";
-import { restoreTables, snapshotTables } from "./snapshot.ts";
+import { restoreTables, snapshotTables, snapshotTablesInSlices } from "./snapshot.ts";
 import { Tables } from "./tables.ts";
 import { runTxnOps } from "./txn.ts";
 import { StateError, Tx } from "./tx.ts";
@@ -275,6 +275,19 @@ export class StateStore {
   /** The Raft snapshot of this replica: `snapshot()` plus any staged restore, which `restore` brings back. */
   replicaSnapshot(): Uint8Array {
     return snapshotTables(this.db, this.last, { restoreStaging: this.staging.toJson(), lockDelays: this.delays.running() });
+  }
+
+  /**
+   * replicaSnapshot()'s bytes as of this call, in parts, encoded in slices with `pause()` awaited
+   * between them; the store takes writes meanwhile (see snapshotTablesInSlices).
+   */
+  replicaSnapshotInSlices(pause: () => Promise<void>): Promise<Uint8Array[]> {
+    return snapshotTablesInSlices(this.db, this.last, { restoreStaging: this.staging.toJson(), lockDelays: this.delays.running() }, pause);
+  }
+
+  /** snapshot()'s bytes as of this call, in parts, encoded like replicaSnapshotInSlices. */
+  snapshotInSlices(pause: () => Promise<void>): Promise<Uint8Array[]> {
+    return snapshotTablesInSlices(this.db, this.last, {}, pause);
   }
 
   /**

@@ -64,6 +64,39 @@ function removeSet(m: Map<string, Set<string>>, k: string, v: string): void {
   if (s && s.delete(v) && s.size === 0) m.delete(k);
 }
 
+/**
+ * The KV and tombstone tables as of one moment, readable while writes go on (copy-on-write by key):
+ * the keys in order then, and for each key written since, the value it had then (undefined: absent).
+ * Rows are never changed in place (writes replace them; tx.ts's undo relies on that too), so a row
+ * read through the pin is the row of that moment.
+ */
+export class KvPin {
+  /** Keys written since the pin -> their entry at the pin. */
+  readonly kvBefore = new Map<string, DirEntry | undefined>();
+  /** Tombstone keys written since the pin -> their deletion index at the pin. */
+  readonly tombstonesBefore = new Map<string, number | undefined>();
+
+  constructor(
+    private readonly db: Tables,
+    /** KV keys at the pin, sorted, in chunks (SortedKeys.frozen). */
+    readonly kvKeys: readonly (readonly string[])[],
+    /** Tombstone keys at the pin, sorted, in chunks. */
+    readonly tombstoneKeys: readonly (readonly string[])[],
+    /** Stops recording; the pin must not be read afterwards. */
+    readonly release: () => void,
+  ) {}
+
+  /** The entry of a key of `kvKeys` at the pin. */
+  kv(key: string): DirEntry {
+    return (this.kvBefore.has(key) ? this.kvBefore.get(key) : this.db.kvs.get(key))!;
+  }
+
+  /** The deletion index of a key of `tombstoneKeys` at the pin. */
+  tombstone(key: string): number {
+    return (this.tombstonesBefore.has(key) ? this.tombstonesBefore.get(key) : this.db.tombstones.get(key))!;
+  }
+}
+
 /** All tables of one state; `db` of a StateStore. */
 export class Tables {
   /** lower(node name) -> node. */
@@ -204,7 +237,28 @@ export class Tables {
     for (const c of sessionCheckIds(old)) removeSet(this.sessionChecks, pair(nk, lower(c)), id);
   }
 
+  /**
+   * Pins the KV and tombstone tables as they are now (see KvPin) until `pin.release()`. Every write
+   * while a pin is held costs one map lookup per pin; the snapshot encoder holds one for its run.
+   */
+  pinKv(): KvPin {
+    const pin = new KvPin(this, this.kvKeys.frozen(), this.tombstoneKeys.frozen(), () => this.pins.delete(pin));
+    this.pins.add(pin);
+    return pin;
+  }
+
+  private readonly pins = new Set<KvPin>();
+
+  private keepKvForPins(key: string): void {
+    for (const p of this.pins) if (!p.kvBefore.has(key)) p.kvBefore.set(key, this.kvs.get(key));
+  }
+
+  private keepTombstoneForPins(key: string): void {
+    for (const p of this.pins) if (!p.tombstonesBefore.has(key)) p.tombstonesBefore.set(key, this.tombstones.get(key));
+  }
+
   putKV(e: DirEntry): void {
+    if (this.pins.size) this.keepKvForPins(e.Key);
     const old = this.kvs.get(e.Key);
     if (old?.Session) removeSet(this.kvBySession, lower(old.Session), e.Key);
     if (!old) this.kvKeys.add(e.Key);
@@ -213,6 +267,7 @@ export class Tables {
   }
 
   deleteKV(key: string): void {
+    if (this.pins.size) this.keepKvForPins(key);
     const old = this.kvs.get(key);
     if (!old) return;
     if (old.Session) removeSet(this.kvBySession, lower(old.Session), key);
@@ -221,11 +276,13 @@ export class Tables {
   }
 
   putTombstone(key: string, index: number): void {
+    if (this.pins.size) this.keepTombstoneForPins(key);
     if (!this.tombstones.has(key)) this.tombstoneKeys.add(key);
     this.tombstones.set(key, index);
   }
 
   deleteTombstone(key: string): void {
+    if (this.pins.size) this.keepTombstoneForPins(key);
     if (this.tombstones.delete(key)) this.tombstoneKeys.delete(key);
   }
 
