@@ -155,15 +155,23 @@ const SNAP_HEADER = 16;
  * [SnapshotMeta protobuf][data]`.
  */
 export function encodeSnapshotFile(meta: Snapshot, data: Uint8Array): Uint8Array {
+  const head = snapshotFileHead(meta, crc32c(data));
+  const out = new Uint8Array(head.length + data.length);
+  out.set(head);
+  out.set(data, head.length);
+  return out;
+}
+
+/** A snapshot file's bytes before its data: header and metadata, given the data's crc32c. */
+export function snapshotFileHead(meta: Snapshot, dataCrc: number): Uint8Array {
   const m = toBinary(SnapshotMetaSchema, snapshotMetaToPb(meta));
-  const out = new Uint8Array(SNAP_HEADER + m.length + data.length);
+  const out = new Uint8Array(SNAP_HEADER + m.length);
   const view = new DataView(out.buffer);
   view.setUint32(0, SNAP_MAGIC, true);
   view.setUint32(4, m.length, true);
   view.setUint32(8, crc32c(m), true);
-  view.setUint32(12, crc32c(data), true);
+  view.setUint32(12, dataCrc, true);
   out.set(m, SNAP_HEADER);
-  out.set(data, SNAP_HEADER + m.length);
   return out;
 }
 

@@ -18,7 +18,7 @@ import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ProposalT
 import { DEFAULT_MAX_ENTRY_BYTES } from "./limits.ts";
 import { ReadIndexBatcher } from "./read_index.ts";
 import {
-  AppliedProposals, decodeDriverSnapshot, encodeDriverSnapshot, envelopeCommand, envelopeKey, PROPOSAL_ID_BYTES, ProposalIds, WaiterSet,
+  AppliedProposals, decodeDriverSnapshot, driverSnapshotHead, encodeDriverSnapshot, envelopeCommand, envelopeKey, PROPOSAL_ID_BYTES, ProposalIds, WaiterSet,
 } from "./proposals.ts";
 
 type Event =
@@ -30,7 +30,13 @@ type Event =
   | { readonly kind: "snapshot-status"; readonly to: string; readonly ok: boolean }
   | { readonly kind: "campaign" }
   | { readonly kind: "transfer"; readonly to: string }
-  | { readonly kind: "bootstrap"; readonly voters: readonly string[]; readonly done: (ok: boolean) => void };
+  | { readonly kind: "bootstrap"; readonly voters: readonly string[]; readonly done: (ok: boolean) => void }
+  | SnapshotOutcome;
+
+/** How a snapshot taken here ended (see startSnapshot); `generation` is the log's it was taken from. */
+type SnapshotOutcome =
+  | { readonly kind: "snapshot-written"; readonly generation: number; readonly meta: Snapshot; readonly bytes: number; readonly bytesCovered: number }
+  | { readonly kind: "snapshot-failed"; readonly generation: number; readonly error: unknown };
 
 /**
  * Whether a log failure is a full disk (or quota): the write that failed left at most a torn tail, which
@@ -107,6 +113,12 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     }
   };
   let loopDone: Promise<void> = Promise.resolve();
+  /** The snapshot being taken here (startSnapshot); settles once its outcome is queued for the loop. */
+  let snapshotInFlight: Promise<void> | undefined;
+  /** Counts log replacements (reopenStorage); a snapshot taken from an older log is dropped. */
+  let logGeneration = 0;
+  /** One timer turn: lets the event loop run between slices of snapshot work. */
+  const pause = () => new Promise<void>((resolve) => void o.clock.setTimer(0, resolve));
   /** Snapshot bytes received from a leader, by index, until the core asks us to install them. */
   const receivedSnapshots = new Map<number, Uint8Array>();
 
@@ -132,6 +144,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
         inbox = [];
         for (const e of batch) {
           if (e.kind === "bootstrap") e.done(await bootstrapNow(e.voters));
+          else if (e.kind === "snapshot-written" || e.kind === "snapshot-failed") await finishSnapshot(e);
           else stepEvent(raw, e);
         }
         if (!raw.hasReady()) {
@@ -209,7 +222,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     for (const p of rd.refusedProposals) proposals.reject(p.context, new ProposalTooLargeError(p.size, p.limit));
     reads.answer(applied);
     r.advance();
-    if (applied > snapshotIndex && (freshSnapshotWanted || snapshotDue())) await takeSnapshot();
+    if (applied > snapshotIndex && (freshSnapshotWanted || snapshotDue())) startSnapshot();
   }
 
   function sendMessages(messages: readonly Message[]): void {
@@ -293,6 +306,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   }
 
   async function installSnapshot(meta: Snapshot): Promise<void> {
+    // One snapshot file written at a time; the one taken here is dropped when its outcome comes.
+    if (snapshotInFlight) await snapshotInFlight;
     const data = receivedSnapshots.get(meta.index);
     if (!data) throw new Error(`core asked to install snapshot ${meta.index} whose bytes were never received`);
     for (const k of [...receivedSnapshots.keys()]) if (k <= meta.index) receivedSnapshots.delete(k);
@@ -340,20 +355,50 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     return i;
   }
 
-  async function takeSnapshot(): Promise<void> {
+  /**
+   * Takes a snapshot at the applied index without stopping the loop: the state is captured now, then
+   * encoded in slices (pauses of one timer turn between them), checksummed and written to its file off
+   * the loop; the loop then records it in the log and compacts (finishSnapshot). One at a time.
+   */
+  function startSnapshot(): void {
+    if (snapshotInFlight) return;
+    const term = storedTerm(applied);
+    if (term === undefined || !confState) return;
     freshSnapshotWanted = false;
-    const data = snapshotBytes();
-    const meta = storage.createSnapshot(applied, confState);
-    await logStore.saveSnapshot(meta, data);
-    snapshotIndex = applied;
+    const meta: Snapshot = { index: applied, term, confState };
+    const bytesCovered = appliedBytesSinceSnapshot;
+    const head = driverSnapshotHead(appliedProposals.encode());
+    const machine = o.stateMachine.snapshotInSlices ? o.stateMachine.snapshotInSlices(pause) : Promise.resolve([o.stateMachine.snapshot()]);
+    const store = logStore;
+    const generation = logGeneration;
+    snapshotInFlight = machine
+      .then(async (parts): Promise<SnapshotOutcome> => {
+        const all = [head, ...parts];
+        if (generation === logGeneration) await store.writeSnapshot(meta, all, pause);
+        return { kind: "snapshot-written", generation, meta, bytesCovered, bytes: all.reduce((n, p) => n + p.length, 0) };
+      })
+      .catch((error): SnapshotOutcome => ({ kind: "snapshot-failed", generation, error }))
+      .then(enqueue);
+  }
+
+  /** Records a snapshot written by startSnapshot in the log and compacts (a loop event). */
+  async function finishSnapshot(e: SnapshotOutcome): Promise<void> {
+    snapshotInFlight = undefined;
+    if (e.generation !== logGeneration) return;
+    if (e.kind === "snapshot-failed") throw e.error;
+    // A snapshot installed from the leader meanwhile is newer: this one is not needed.
+    if (e.meta.index <= snapshotIndex) return;
+    storage.createSnapshot(e.meta.index, e.meta.confState);
+    await logStore.recordSnapshot(e.meta);
+    snapshotIndex = e.meta.index;
     lastSnapshotAt = o.clock.monotonic();
-    appliedBytesSinceSnapshot = 0;
-    const compactTo = Math.max(applied - keepEntries, firstKeptByBytes(applied));
+    appliedBytesSinceSnapshot = Math.max(0, appliedBytesSinceSnapshot - e.bytesCovered);
+    const compactTo = Math.max(e.meta.index - keepEntries, firstKeptByBytes(e.meta.index));
     if (compactTo > storage.firstIndex()) {
       storage.compact(compactTo);
       logStore.compact(compactTo);
     }
-    log.debug("took snapshot", { index: meta.index, bytes: data.length });
+    log.debug("took snapshot", { index: e.meta.index, bytes: e.bytes });
   }
 
   /**
@@ -414,6 +459,11 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   /** Reopens the log and starts again from what is durable (snapshot, then the committed entries after it). */
   async function reopenStorage(attempt: number): Promise<void> {
     cancelReopen = undefined;
+    if (stopped) return;
+    // A snapshot still being written belongs to the failed log: let it end, then drop its outcome.
+    if (snapshotInFlight) await snapshotInFlight;
+    snapshotInFlight = undefined;
+    logGeneration++;
     if (stopped) return;
     try {
       logStore = o.reopenLog!();

@@ -12,6 +12,12 @@ export interface StateMachine<R> {
   apply(index: number, command: Uint8Array): R;
   /** Serialises the state as of the last applied index. */
   snapshot(): Uint8Array;
+  /**
+   * Optional, for a large state: captures the state as of the last applied index at the call, then
+   * resolves to snapshot()'s bytes of that moment in parts, awaiting `pause()` between slices of
+   * encoding so that the event loop keeps running. Commands applied meanwhile must not show in it.
+   */
+  snapshotInSlices?(pause: () => Promise<void>): Promise<readonly Uint8Array[]>;
   /** Replaces the state with a snapshot's. */
   restore(data: Uint8Array): void;
 }

@@ -36,6 +36,15 @@ export interface LogStore {
    * needed and may be dropped. Resolves when durable.
    */
   saveSnapshot(meta: Snapshot, data: Uint8Array): Promise<void>;
+  /**
+   * The first half of saveSnapshot, for a snapshot taken here while the log goes on: durably writes the
+   * snapshot's file from its data in parts, and may run while entries are saved and synced. The log
+   * does not use the file until `recordSnapshot(meta)`. `pause`, when given, is awaited between
+   * slices of CPU work (checksums) so that the caller's event loop keeps running.
+   */
+  writeSnapshot(meta: Snapshot, parts: readonly Uint8Array[], pause?: () => Promise<void>): Promise<void>;
+  /** The second half: makes the snapshot written by `writeSnapshot(meta, ...)` the log's, as saveSnapshot does. */
+  recordSnapshot(meta: Snapshot): Promise<void>;
   /** The latest durable snapshot with its bytes, or undefined. */
   loadSnapshot(): { readonly meta: Snapshot; readonly data: Uint8Array } | undefined;
   /** Allows dropping entries at or below `index` (covered by a saved snapshot) from disk. */

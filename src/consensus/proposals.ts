@@ -123,13 +123,21 @@ const SNAPSHOT_MAGIC = 0x43574453; // "CWDS"
  * `[u32 magic][u32 table length][table JSON][state machine bytes]`.
  */
 export function encodeDriverSnapshot(table: unknown, machine: Uint8Array): Uint8Array {
+  const head = driverSnapshotHead(table);
+  const out = new Uint8Array(head.length + machine.length);
+  out.set(head);
+  out.set(machine, head.length);
+  return out;
+}
+
+/** A driver snapshot's bytes before the state machine's: magic, table length and table. */
+export function driverSnapshotHead(table: unknown): Uint8Array {
   const t = new TextEncoder().encode(JSON.stringify(table));
-  const out = new Uint8Array(8 + t.length + machine.length);
+  const out = new Uint8Array(8 + t.length);
   const view = new DataView(out.buffer);
   view.setUint32(0, SNAPSHOT_MAGIC);
   view.setUint32(4, t.length);
   out.set(t, 8);
-  out.set(machine, 8 + t.length);
   return out;
 }
 

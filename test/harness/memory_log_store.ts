@@ -4,6 +4,7 @@
  * everything saved since the last completed sync. `fsyncs` counts syncs that had something to write.
  */
 import type { LogStore, RecoveredLog } from "../../src/consensus/index.ts";
+import { concatBytes } from "../../src/lib/index.ts";
 import { EMPTY_HARD_STATE, type Entry, type HardState, type Snapshot } from "../../src/raft/index.ts";
 
 interface State {
@@ -28,8 +29,10 @@ export function memoryLogStore(): MemoryLogStore {
   let dirty = false;
   let fsyncs = 0;
   let generation = 0;
+  /** Snapshot files written and not yet recorded (writeSnapshot), by term and index. */
+  const written = new Map<string, Uint8Array>();
   const copy = (s: State): State => ({ hardState: s.hardState, snapshot: s.snapshot, entries: s.entries.slice() });
-  return {
+  const store: MemoryLogStore = {
     get fsyncs() {
       return fsyncs;
     },
@@ -64,10 +67,23 @@ export function memoryLogStore(): MemoryLogStore {
     },
     snapshotIndex: () => live.snapshot?.meta.index ?? 0,
     async saveSnapshot(meta, data) {
+      await store.writeSnapshot(meta, [data]);
+      await store.recordSnapshot(meta);
+    },
+    async writeSnapshot(meta, parts) {
       const gen = generation;
       await Promise.resolve();
       if (gen !== generation) return new Promise<void>(() => {});
-      const snap = { meta, data: data.slice() };
+      written.set(snapshotKey(meta), concatBytes(parts));
+    },
+    async recordSnapshot(meta) {
+      const gen = generation;
+      await Promise.resolve();
+      if (gen !== generation) return new Promise<void>(() => {});
+      const data = written.get(snapshotKey(meta));
+      if (!data) throw new Error(`memory log store: snapshot ${meta.index} was never written`);
+      written.clear();
+      const snap = { meta, data };
       // Entries after the snapshot survive only if the log agrees with it at its index (etcd's rule).
       const after = (ents: Entry[]) =>
         ents.some((e) => e.index === meta.index && e.term === meta.term) ? ents.filter((e) => e.index > meta.index) : [];
@@ -83,9 +99,13 @@ export function memoryLogStore(): MemoryLogStore {
     close() {},
     crash() {
       generation++;
+      written.clear();
       live = copy(durable);
       dirty = false;
     },
     durableEntries: () => durable.entries.slice(),
   };
+  return store;
 }
+
+const snapshotKey = (meta: Snapshot) => `${meta.term}/${meta.index}`;
