@@ -13,4 +13,26 @@ describe("State wire encoding", () => {
     const meta = { Meta: { $bytes: "AA==" }, Other: { $escaped: [["x", 1]] }, Nested: { $bytes: { $bytes: new Uint8Array([7]) } } };
     expect(decodeWire(encodeWire(meta))).toEqual(meta);
   });
+
+  test("large byte arrays travel raw after the JSON and decode as views of the received bytes", () => {
+    const big = new Uint8Array(200_000).map((_, i) => i * 7);
+    const value = { state: big, index: 9, small: new Uint8Array([1, 2]), again: big.subarray(5, 70_005), meta: { $attached: [0, 1] } };
+    const wire = encodeWire(value);
+    expect(wire[0]).toBe(0);
+    expect(wire.length).toBeLessThan(big.length + 70_000 + 300); // raw, not base64
+    const back = decodeWire<typeof value>(wire);
+    expect(back).toEqual(value);
+    expect(back.state.buffer).toBe(wire.buffer);
+    // Plain values stay plain JSON.
+    expect(encodeWire({ a: new Uint8Array(10) })[0]).toBe("{".charCodeAt(0));
+  });
+
+  test("a damaged attachment header or reference is a SyntaxError", () => {
+    const wire = encodeWire({ state: new Uint8Array(100_000) });
+    expect(() => decodeWire(wire.subarray(0, 3))).toThrow(SyntaxError);
+    expect(() => decodeWire(wire.subarray(0, 5000))).toThrow(/bad attachment reference/);
+    const lying = wire.slice();
+    new DataView(lying.buffer).setUint32(1, wire.length);
+    expect(() => decodeWire(lying)).toThrow(/runs past the end/);
+  });
 });
