@@ -8,13 +8,13 @@
  */
 import type { HttpApiDeps, StateAccess } from "../http/index.ts";
 import type { Clock } from "../platform/index.ts";
-import { readSnapshotArchiveStreaming, SnapshotArchiveError, writeSnapshotArchive } from "../state/index.ts";
+import { readSnapshotArchiveStreaming, SnapshotArchiveError, writeSnapshotArchiveAsync } from "../state/index.ts";
 
 export function snapshotApiOver(state: StateAccess, clock: Clock): NonNullable<HttpApiDeps["snapshots"]> {
   return {
     async save(options) {
       const { value, meta } = await state.read({ type: "snapshot" }, { ...options, minIndex: 0, maxWaitMs: 0 });
-      return { archive: writeSnapshotArchive(value.state, { index: value.index, term: value.term, nowMs: clock.now() }), meta };
+      return { archive: await writeSnapshotArchiveAsync(value.state, { index: value.index, term: value.term, nowMs: clock.now() }), meta };
     },
     async restore(archive, datacenter) {
       let data: Uint8Array;

@@ -123,10 +123,9 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
       const { index, value } = federationStateList(store, ws);
       return { index, value: meshGatewaysByDatacenter(value) };
     }
-    case "snapshot": {
-      const index = store.lastIndex();
-      return { index, value: { state: store.snapshot(), index, term: ctx.term() } };
-    }
+    case "snapshot":
+      // Encoded in slices by the backend's query (replicated_state.ts), never as one blocking step.
+      throw new RangeError("the snapshot read is served by the state backend, not by runRead");
     default:
       throw new RangeError(`unknown read ${JSON.stringify((q as { type: unknown }).type)}`);
   }

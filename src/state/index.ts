@@ -46,7 +46,7 @@ export { autopilotConfigGet, preparedQueryGet, preparedQueryList, preparedQueryR
 export { ERR_MISSING_QUERY_ID, isUuid } from "./prepared_query_write.ts";
 export { coordinateList, coordinateNode } from "./queries_coordinate.ts";
 export { federationStateGet, federationStateList } from "./queries_federation.ts";
-export { SNAPSHOT_FORMAT_VERSION, writeSnapshotArchive } from "./snapshot_archive.ts";
+export { SNAPSHOT_FORMAT_VERSION, writeSnapshotArchive, writeSnapshotArchiveAsync } from "./snapshot_archive.ts";
 export {
   MAX_SNAPSHOT_STATE_BYTES, readSnapshotArchive, readSnapshotArchiveStreaming, SnapshotArchiveError, type ReadLimits,
 } from "./snapshot_archive_read.ts";

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { writeSnapshotArchive } from "./snapshot_archive.ts";
+import { writeSnapshotArchive, writeSnapshotArchiveAsync } from "./snapshot_archive.ts";
 import { readSnapshotArchive } from "./snapshot_archive_read.ts";
 
 const state = new TextEncoder().encode(JSON.stringify({ kv: ["a", "b"], pad: "x".repeat(700) }));
@@ -15,6 +15,16 @@ describe("snapshot archive", () => {
     const { meta, state: back } = readSnapshotArchive(archive);
     expect(meta).toEqual({ ID: "3-42-1700000000123", Size: state.length, Index: 42, Term: 3, Version: 1 });
     expect(back).toEqual(state);
+  });
+
+  test("the asynchronous writer gives the same tar, compressed off the event loop", async () => {
+    const big = new Uint8Array(3_000_001).map((_, i) => (i * 31) & 0xff);
+    for (const s of [state, big]) {
+      const o = { index: 7, term: 2, nowMs: 1_700_000_000_000 };
+      const archive = await writeSnapshotArchiveAsync(s, o);
+      expect(gunzipSync(archive)).toEqual(gunzipSync(writeSnapshotArchive(s, o)));
+      expect(readSnapshotArchive(archive).state).toEqual(s);
+    }
   });
 
   test("is a gzipped tar that tar and sha256sum accept", () => {
