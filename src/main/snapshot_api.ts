@@ -14,7 +14,8 @@ export function snapshotApiOver(state: StateAccess, clock: Clock): NonNullable<H
   return {
     async save(options) {
       const { value, meta } = await state.read({ type: "snapshot" }, { ...options, minIndex: 0, maxWaitMs: 0 });
-      return { archive: await writeSnapshotArchiveAsync(value.state, { index: value.index, term: value.term, nowMs: clock.now() }), meta };
+      const pause = () => new Promise<void>((resolve) => void clock.setTimer(0, resolve));
+      return { archive: await writeSnapshotArchiveAsync(value.state, { index: value.index, term: value.term, nowMs: clock.now() }, pause), meta };
     },
     async restore(archive, datacenter) {
       let data: Uint8Array;

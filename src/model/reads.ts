@@ -101,7 +101,8 @@ export interface Reads {
    */
   "federation-state-mesh-gateways": { args: Record<never, never>; value: DatacenterMeshGateways };
   /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */
-  "snapshot": { args: Record<never, never>; value: { readonly state: Uint8Array; readonly index: number; readonly term: number } };
+  /** The state in parts (joined: the state store's snapshot bytes), so that no step needs one 150 MB buffer. */
+  "snapshot": { args: Record<never, never>; value: { readonly state: readonly Uint8Array[]; readonly index: number; readonly term: number } };
 }
 
 export type ReadKind = keyof Reads;

@@ -13,7 +13,7 @@ export { dialServer, dialThroughGateway, serverName } from "./dialer.ts";
 export type { DialProtocol, GatewayRoute, ServerDialSettings } from "./dialer.ts";
 export { createRemoteStateCaller, createServerStateCaller, isNoLeaderError, registerStateService } from "./state_service.ts";
 export type { Consistency, QueryOptions, QueryOutcome, StateBackend, StateCaller } from "./state_service.ts";
-export { decodeWire, encodeWire } from "./state_wire.ts";
+export { decodeWire, encodeWire, encodeWireInSlices } from "./state_wire.ts";
 export { NoPathError, plainRpcError, StateRequestError } from "./errors.ts";
 export { abortable, AbortError, isAbortError } from "./abort.ts";
 export { transferLeadership } from "./leadership_transfer.ts";

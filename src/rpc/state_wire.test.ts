@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { decodeWire, encodeWire } from "./state_wire.ts";
+import { decodeWire, encodeWire, encodeWireInSlices } from "./state_wire.ts";
 
 describe("State wire encoding", () => {
   test("byte arrays and uint64 values past 2^53 travel exactly; other values as JSON", () => {
@@ -25,6 +25,16 @@ describe("State wire encoding", () => {
     expect(back.state.buffer).toBe(wire.buffer);
     // Plain values stay plain JSON.
     expect(encodeWire({ a: new Uint8Array(10) })[0]).toBe("{".charCodeAt(0));
+  });
+
+  test("encodeWireInSlices gives encodeWire's bytes, pausing between slices of the copy", async () => {
+    const parts = [new Uint8Array(5_000_000).fill(1), new Uint8Array(100).fill(2), new Uint8Array(4_500_000).fill(3)];
+    const value = { state: parts, index: 3 };
+    let pauses = 0;
+    const sliced = await encodeWireInSlices(value, async () => void pauses++);
+    expect(sliced).toEqual(encodeWire(value));
+    expect(pauses).toBe(2);
+    expect(await encodeWireInSlices({ a: 1 }, async () => void pauses++)).toEqual(encodeWire({ a: 1 }));
   });
 
   test("a damaged attachment header or reference is a SyntaxError", () => {

@@ -9,9 +9,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { validateDeleteInGraph, validateEntryInGraph } from "../connect/index.ts";
 import type { ConsensusNode } from "../consensus/index.ts";
 import type { ReadQuery } from "../model/index.ts";
-import { concatBytes } from "../lib/index.ts";
 import { cryptoRng, type Clock, type Logger, type Rng } from "../platform/index.ts";
-import { decodeWire, encodeWire, type StateBackend } from "../rpc/index.ts";
+import { decodeWire, encodeWire, encodeWireInSlices, type StateBackend } from "../rpc/index.ts";
 import {
   acquiresLock, blockingQuery, caRoots, createStateMachine, createStateStore, decodeCommand, encodeCommand, lockDelayRejection, sessionGet, WatchSet,
   type ReplicatedStateMachine, type StateCommand, type StateResult, type StateStore,
@@ -173,8 +172,9 @@ export function createReplicatedState(o: {
         // The whole state: captured now, encoded in slices while the server goes on (never blocks).
         const index = store.lastIndex();
         const term = readContext.term();
-        const parts = await store.snapshotInSlices(() => new Promise<void>((resolve) => void o.clock.setTimer(0, resolve)));
-        return { result: encodeWire({ state: concatBytes(parts), index, term }), index };
+        const pause = () => new Promise<void>((resolve) => void o.clock.setTimer(0, resolve));
+        const state = await store.snapshotInSlices(pause);
+        return { result: await encodeWireInSlices({ state, index, term }, pause), index };
       }
       const r = await blockingQuery({ minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, clock: o.clock, signal: options.signal, run: (ws) => runRead(store, ws, q, readContext) });
       return { result: encodeWire(r.value), index: r.index };

@@ -55,26 +55,43 @@ function tarEntry(name: string, data: Uint8Array, mtimeS: number): Uint8Array[] 
   return [tarHeader(name, data.length, mtimeS), data, new Uint8Array(pad)];
 }
 
-/** The archive's uncompressed tar, as parts (the state is not copied). */
-function archiveTar(state: Uint8Array, o: { index: number; term: number; nowMs: number }): Uint8Array[] {
-  const meta: SnapshotMeta = { ID: `${o.term}-${o.index}-${o.nowMs}`, Size: state.length, Index: o.index, Term: o.term, Version: SNAPSHOT_FORMAT_VERSION };
+/** The archive's uncompressed tar, as parts (the state is not copied), given the state's size and SHA-256. */
+function archiveTar(state: readonly Uint8Array[], size: number, stateSha256: string, o: { index: number; term: number; nowMs: number }): Uint8Array[] {
+  const meta: SnapshotMeta = { ID: `${o.term}-${o.index}-${o.nowMs}`, Size: size, Index: o.index, Term: o.term, Version: SNAPSHOT_FORMAT_VERSION };
   const metaBytes = enc.encode(JSON.stringify(meta));
-  const sums = enc.encode(`${sha256Hex(metaBytes)}  meta.json\n${sha256Hex(state)}  state.bin\n`);
+  const sums = enc.encode(`${sha256Hex(metaBytes)}  meta.json\n${stateSha256}  state.bin\n`);
   const mtime = Math.floor(o.nowMs / 1000);
-  return [...tarEntry("meta.json", metaBytes, mtime), ...tarEntry("state.bin", state, mtime), ...tarEntry("SHA256SUMS", sums, mtime), new Uint8Array(1024)];
+  const statePad = new Uint8Array((512 - (size % 512)) % 512);
+  return [...tarEntry("meta.json", metaBytes, mtime), tarHeader("state.bin", size, mtime), ...state, statePad, ...tarEntry("SHA256SUMS", sums, mtime), new Uint8Array(1024)];
 }
 
 /** Builds the archive. `nowMs` stamps the entries and the ID (`<term>-<index>-<ms>`, as Consul's). */
 export function writeSnapshotArchive(state: Uint8Array, o: { index: number; term: number; nowMs: number }): Uint8Array {
-  return new Uint8Array(gzipSync(concatBytes(archiveTar(state, o))));
+  return new Uint8Array(gzipSync(concatBytes(archiveTar([state], state.length, sha256Hex(state), o))));
 }
 
 /**
- * writeSnapshotArchive's bytes, compressed off the event loop (zlib's thread pool) without joining the
- * tar first: for a large state (150 MB of state took 3 s of synchronous work here).
+ * writeSnapshotArchive's bytes for a state given in parts (joined: the state), without joining them:
+ * the SHA-256 is computed with `pause()` awaited every 16 MB, and the tar is compressed by a zlib
+ * stream (its thread pool), so a large state (150 MB took 3 s of synchronous work here) does not stop
+ * the event loop.
  */
-export function writeSnapshotArchiveAsync(state: Uint8Array, o: { index: number; term: number; nowMs: number }): Promise<Uint8Array> {
-  const parts = archiveTar(state, o);
+export async function writeSnapshotArchiveAsync(
+  state: readonly Uint8Array[], o: { index: number; term: number; nowMs: number }, pause: () => Promise<void>,
+): Promise<Uint8Array> {
+  const hash = createHash("sha256");
+  let size = 0;
+  let sincePause = 0;
+  for (const part of state) {
+    hash.update(part);
+    size += part.length;
+    sincePause += part.length;
+    if (sincePause >= HASH_SLICE) {
+      sincePause = 0;
+      await pause();
+    }
+  }
+  const parts = archiveTar(state, size, hash.digest("hex"), o);
   return new Promise((resolve, reject) => {
     const gz = createGzip();
     const out: Uint8Array[] = [];
@@ -85,3 +102,6 @@ export function writeSnapshotArchiveAsync(state: Uint8Array, o: { index: number;
     gz.end();
   });
 }
+
+/** Bytes hashed between pauses by writeSnapshotArchiveAsync (about 20 ms of SHA-256 here). */
+const HASH_SLICE = 16 * 1024 * 1024;
