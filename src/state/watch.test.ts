@@ -143,6 +143,23 @@ describe("waking many waiters", () => {
     expect(await woken()).toBe(2 * WAKE_BATCH + 10);
     expect(h.store.hub.waiting).toBe(0);
   });
+
+  test("the batch counts every write applied together: many writes each waking a few still wake WAKE_BATCH per turn", async () => {
+    const h = harness();
+    const keys = 40;
+    const per = 20; // 800 waiters, 20 on each key: every write wakes fewer than WAKE_BATCH
+    const probes = Array.from({ length: keys * per }, (_, i) => watch(h, (ws) => kvGet(h.store, ws, `k${i % keys}`)));
+    const woken = async () => (await Promise.all(probes.map((p) => p()))).filter((o) => o === "changed").length;
+    for (let k = 0; k < keys; k++) h.apply(put(`k${k}`));
+    for (let k = 0; k < keys; k++) h.apply(put(`k${k}`, "again")); // hits queued waiters again: no duplicates
+    const counts = [await woken()];
+    while (counts.at(-1)! < keys * per) {
+      h.clock.runNext();
+      counts.push(await woken());
+    }
+    expect(counts).toEqual([WAKE_BATCH, 2 * WAKE_BATCH, 3 * WAKE_BATCH, keys * per]);
+    expect([h.store.hub.waiting, h.clock.pending()]).toEqual([0, 0]);
+  });
 });
 
 describe("blockingQuery", () => {

@@ -55,8 +55,8 @@ export class WatchSet {
 }
 
 /**
- * Waiters woken at once by one write; the rest are woken in batches of this size, each in a later
- * turn of the event loop (see WatchHub.fire).
+ * Waiters woken per turn of the event loop, over all writes of that turn; the rest are queued and woken
+ * WAKE_BATCH at a time, each batch in a later turn (see WatchHub.wake).
  */
 export const WAKE_BATCH = 256;
 
@@ -114,19 +114,51 @@ export class WatchHub {
     this.wake([...this.all]);
   }
 
+  /** Waiters to wake in later turns, oldest first; a waiter hit again while queued keeps its place. */
+  private readonly queue = new Set<Waiter>();
+  /** Waiters woken since the synchronous run that woke them began (reset by a microtask after it). */
+  private wokenThisRun = 0;
+  private drainScheduled = false;
+
   /**
-   * Wakes WAKE_BATCH waiters now and the rest in later turns, WAKE_BATCH at a time. A woken query
-   * re-runs and answers its client on the same turn, so 10,000 watchers of one key woken at once held
-   * the event loop for about a second (Raft heartbeats, other clients, and the write's own answer all
-   * waiting behind them). Waiters whose wait ended meanwhile ignore a late wake-up.
+   * Wakes at most WAKE_BATCH waiters per synchronous run (the Raft driver applies a whole batch of
+   * committed writes in one), counting every write of the run, and queues the rest, oldest first, for
+   * later turns of the event loop, WAKE_BATCH per turn. A woken query re-runs and answers its client
+   * right after the run: 10,000 watchers of one key woken at once held the event loop for about a
+   * second, and so did 100 writes applied together that woke 100 watchers each (Raft heartbeats, other
+   * clients and the writes' own answers all waiting behind them). Waiters whose wait ended meanwhile
+   * are skipped.
    */
-  private wake(waiters: Waiter[]): void {
-    const now = this.defer && waiters.length > WAKE_BATCH ? waiters.slice(0, WAKE_BATCH) : waiters;
-    for (const w of now) w.fire();
-    if (now.length < waiters.length) {
-      const rest = waiters.slice(WAKE_BATCH);
-      this.defer!(() => this.wake(rest));
+  private wake(waiters: readonly Waiter[]): void {
+    if (!this.defer) {
+      for (const w of waiters) w.fire();
+      return;
     }
+    for (const w of waiters) {
+      if (w.done) continue;
+      if (this.wokenThisRun < WAKE_BATCH && this.queue.size === 0) this.fireCounted(w);
+      else this.queue.add(w);
+    }
+    this.scheduleDrain();
+  }
+
+  private fireCounted(w: Waiter): void {
+    if (this.wokenThisRun++ === 0) queueMicrotask(() => (this.wokenThisRun = 0));
+    w.fire();
+  }
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled || this.queue.size === 0) return;
+    this.drainScheduled = true;
+    this.defer!(() => {
+      this.drainScheduled = false;
+      for (const w of this.queue) {
+        if (this.wokenThisRun >= WAKE_BATCH) break;
+        this.queue.delete(w);
+        if (!w.done) this.fireCounted(w);
+      }
+      this.scheduleDrain();
+    });
   }
 }
 
