@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ByteBuffer } from "./byte_buffer.ts";
+import { ByteBuffer, varintSize } from "./byte_buffer.ts";
 
 describe("ByteBuffer", () => {
   test("grows past its initial size and keeps every byte", () => {
@@ -23,5 +23,29 @@ describe("ByteBuffer", () => {
     expect(v(300)).toEqual([0xac, 0x02]);
     expect(v(2 ** 32)).toEqual([0x80, 0x80, 0x80, 0x80, 0x10]);
     expect(v(Number.MAX_SAFE_INTEGER)).toEqual([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+  });
+
+  test("delimited writes the content's varint length before it, in place, nested too", () => {
+    for (const size of [0, 1, 127, 128, 16_383, 16_384, 2_097_152]) {
+      const content = new Uint8Array(size).map((_, i) => i);
+      const b = new ByteBuffer(1);
+      b.byte(9);
+      b.delimited(() => b.delimited(() => b.raw(content)));
+      b.byte(7);
+      const inner = new ByteBuffer(1);
+      inner.varint(size);
+      inner.raw(content);
+      const want = new ByteBuffer(1);
+      want.byte(9);
+      want.varint(inner.length);
+      want.raw(inner.view());
+      want.byte(7);
+      expect(b.bytes()).toEqual(want.bytes());
+      expect(varintSize(size)).toBe(new ByteBuffer(1).length + (() => {
+        const v = new ByteBuffer(1);
+        v.varint(size);
+        return v.length;
+      })());
+    }
   });
 });

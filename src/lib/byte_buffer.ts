@@ -49,6 +49,29 @@ export class ByteBuffer {
     this.len += b.length;
   }
 
+  /**
+   * Appends what `fill` appends to this buffer, preceded by its length as a varint (the body of a
+   * protobuf length-delimited field), with no second buffer: five bytes are reserved for the length
+   * and the content is moved back over the ones the varint does not need.
+   */
+  delimited(fill: () => void): void {
+    this.room(5);
+    const at = this.len;
+    this.len += 5;
+    fill();
+    const size = this.len - at - 5;
+    const n = varintSize(size);
+    if (n > 5) throw new RangeError(`length-delimited content of ${size} bytes is too long`);
+    if (n < 5) this.buf.copyWithin(at + n, at + 5, this.len);
+    this.len -= 5 - n;
+    let v = size;
+    for (let i = at; i < at + n - 1; i++) {
+      this.buf[i] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.buf[at + n - 1] = v;
+  }
+
   /** A view of what was written (valid until the next append). */
   view(): Uint8Array {
     return this.buf.subarray(0, this.len);
@@ -58,6 +81,16 @@ export class ByteBuffer {
   bytes(): Uint8Array {
     return this.buf.slice(0, this.len);
   }
+}
+
+/** Bytes of the varint of a non-negative safe integer. */
+export function varintSize(v: number): number {
+  let n = 1;
+  while (v > 0x7f) {
+    v = Math.floor(v / 0x80);
+    n++;
+  }
+  return n;
 }
 
 /** Joins byte chunks into one new array. */
