@@ -100,6 +100,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         bootstrap: config.dev || config.bootstrapExpect === 1,
         bootstrapExpect: config.bootstrapExpect,
         tickMs: config.dev ? 50 : 100,
+        raftSnapshot: { threshold: config.raftSnapshotThreshold, intervalMs: config.raftSnapshotIntervalMs },
         connectEnabled: config.connectEnabled,
         autopilot: config.autopilot,
         coordinateUpdate: { periodMs: config.coordinateUpdatePeriodMs, batchSize: config.coordinateUpdateBatchSize, maxBatches: config.coordinateUpdateMaxBatches },

@@ -36,6 +36,16 @@ describe("config", () => {
     expect(() => buildConfig(base, [{ bootstrapExpect: 3 }])).toThrow("bootstrap_expect requires server mode");
     expect(buildConfig(base, [{ bootstrapExpect: 3, server: true }]).bootstrapExpect).toBe(3);
   });
+
+  test("raft_snapshot_threshold and raft_snapshot_interval: Consul's defaults, names and checks", () => {
+    const base = { ...defaultConfig("h"), dataDir: "/d" };
+    expect(buildConfig(base, []).raftSnapshotThreshold).toBe(16_384);
+    expect(buildConfig(base, []).raftSnapshotIntervalMs).toBe(120_000);
+    const cfg = buildConfig(base, [parseConfigJson("r.json", { raft_snapshot_threshold: 256, raft_snapshot_interval: "5s" })]);
+    expect([cfg.raftSnapshotThreshold, cfg.raftSnapshotIntervalMs]).toEqual([256, 5000]);
+    expect(() => parseConfigJson("r.json", { raft_snapshot_threshold: -1 })).toThrow("r.json: raft_snapshot_threshold must be a non-negative integer");
+    expect(() => parseConfigJson("r.json", { raft_snapshot_interval: "often" })).toThrow("r.json: raft_snapshot_interval must be a duration");
+  });
 });
 
 describe("tls settings", () => {

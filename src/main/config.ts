@@ -78,6 +78,10 @@ export interface RuntimeConfig {
   readonly coordinateUpdateBatchSize: number;
   /** `coordinate_update_max_batches`: entries per period; the rest is discarded (default 5). */
   readonly coordinateUpdateMaxBatches: number;
+  /** `raft_snapshot_threshold`: Raft entries applied since the last snapshot before a new one is due (default 16384). */
+  readonly raftSnapshotThreshold: number;
+  /** `raft_snapshot_interval`: how long a due snapshot waits after the last one, ms (default 120 s; see consensus snapshotIntervalMs). */
+  readonly raftSnapshotIntervalMs: number;
 }
 
 /** Consul's gossip settings: joining, retrying, encryption, WAN advertise address. */
@@ -157,6 +161,8 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     syncCoordinateRateTarget: 64,
     syncCoordinateIntervalMinMs: 15_000,
     coordinateUpdatePeriodMs: 5_000,
+    raftSnapshotThreshold: 16_384,
+    raftSnapshotIntervalMs: 120_000,
     coordinateUpdateBatchSize: 128,
     coordinateUpdateMaxBatches: 5,
     definitions: { services: [], checks: [] },
@@ -204,6 +210,8 @@ const FIELDS: Record<string, [keyof RuntimeConfig, FieldKind]> = {
   coordinate_update_period: ["coordinateUpdatePeriodMs", "duration"],
   coordinate_update_batch_size: ["coordinateUpdateBatchSize", "int"],
   coordinate_update_max_batches: ["coordinateUpdateMaxBatches", "int"],
+  raft_snapshot_threshold: ["raftSnapshotThreshold", "int"],
+  raft_snapshot_interval: ["raftSnapshotIntervalMs", "duration"],
 };
 const TLS_FIELDS: Record<string, [keyof TlsSettings, FieldKind]> = {
   ca_file: ["caFile", "string"],
