@@ -398,7 +398,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       storage.compact(compactTo);
       logStore.compact(compactTo);
     }
-    log.debug("took snapshot", { index: e.meta.index, bytes: e.bytes });
+    log.info("took snapshot", { index: e.meta.index, bytes: e.bytes, compactedTo: storage.firstIndex() - 1 });
   }
 
   /**

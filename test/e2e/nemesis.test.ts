@@ -12,7 +12,7 @@ import { runNemesis, type NemesisReport } from "../nemesis/run.ts";
 
 const summary = (r: NemesisReport) =>
   `seed ${r.seed}: ${r.faults.length} faults (${r.faults.join("; ")}); ${r.operations.ok} ok / ${r.operations.unknown} unknown / ${r.operations.failed} failed; ${r.result.kind}; ` +
-  `${r.locks.acquired} lock holds, ${r.lockViolations.length} overlapping; ${r.disk.faults} disk-full faults, ${r.disk.serversRefused} servers refused writes, log reopened ${r.disk.reopened} times; ${r.transfers.succeeded} of ${r.transfers.asked} leader transfers done`;
+  `${r.locks.acquired} lock holds, ${r.lockViolations.length} overlapping; ${r.disk.faults} disk-full faults, ${r.disk.serversRefused} servers refused writes, log reopened ${r.disk.reopened} times; ${r.transfers.succeeded} of ${r.transfers.asked} leader transfers done; ${r.snapshots.taken} Raft snapshots taken, ${r.snapshots.installed} installed`;
 
 test("three servers under a seeded nemesis: every history linearizable", async () => {
   const report = await runNemesis({ servers: 3, durationMs: 40_000, seed: 11 });
@@ -30,6 +30,8 @@ test("three servers under a seeded nemesis: every history linearizable", async (
   expect(report.disk.faults).toBe(1);
   expect(report.disk.serversRefused).toBeGreaterThanOrEqual(1);
   expect(report.disk.reopened).toBeGreaterThanOrEqual(1);
+  // Snapshots (raft_snapshot_threshold 256) were taken under the faults, off the Raft loop.
+  expect(report.snapshots.taken).toBeGreaterThanOrEqual(3);
 }, 180_000);
 
 test("the broken variant (stale reads) is caught under the same nemesis", async () => {

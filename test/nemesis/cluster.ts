@@ -10,13 +10,15 @@
  * - kill -9 and restart on the same data dir; SIGSTOP and SIGCONT;
  * - a full disk: each data dir is a small tmpfs (disks.ts) that a fault fills.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 import { NetLab } from "../harness/netns.ts";
 import { NemesisDisks } from "./disks.ts";
 
 const CLI = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
+/** Every server's config file: Consul's raft_snapshot_* keys, set for a snapshot every few seconds of load. */
+const NEMESIS_SERVER_CONFIG = { raft_snapshot_threshold: 256, raft_snapshot_interval: "2s" };
 /** This run's /24 in 198.18.0.0/15, from the PID, so runs of different processes can share the machine. */
 const SUBNET = `198.18.${2 + (process.pid % 250)}`;
 export const CLIENT_ADDR = `${SUBNET}.1`;
@@ -88,9 +90,14 @@ table inet nemesis {
     const dir = join(this.work, `s${i}`);
     mkdirSync(dir, { recursive: true });
     const joins = Array.from({ length: this.size }, (_, j) => j).filter((j) => j !== i).flatMap((j) => ["-retry-join", serverIp(j)]);
+    // Raft snapshots every few seconds of the workload (Consul's defaults would take none in a run), so
+    // faults meet snapshots being encoded and written, restarts start from them and lagging servers
+    // install them.
+    const config = join(this.work, `s${i}.json`);
+    writeFileSync(config, JSON.stringify(NEMESIS_SERVER_CONFIG));
     const a = await startAgentProcess("ip", ["netns", "exec", this.net.ns(`s${i}`), process.execPath, CLI, "agent", "-server",
       "-bootstrap-expect", String(this.size), "-node", `s${i}`, "-data-dir", this.dataDir(i), "-bind", serverIp(i), "-client", serverIp(i),
-      "-retry-interval", "1s", "-log-level", "info", ...joins], { timeoutMs: 60_000 });
+      "-retry-interval", "1s", "-log-level", "info", "-config-file", config, ...joins], { timeoutMs: 60_000 });
     this.agents[i] = a;
     return a;
   }

@@ -39,6 +39,8 @@ export interface NemesisReport {
   readonly locks: LockStats;
   readonly disk: DiskFullStats;
   readonly transfers: TransferStats;
+  /** Raft snapshots the servers took, and installed from a leader, in the run (from their logs). */
+  readonly snapshots: { readonly taken: number; readonly installed: number };
   /** Overlapping holds of one lock by two clients (must be none). */
   readonly lockViolations: readonly [LockHold, LockHold][];
   /** Where the history was written when the check failed. */
@@ -107,8 +109,10 @@ export async function runNemesis(o: NemesisOptions): Promise<NemesisReport> {
     // A 30-minute run holds about 80,000 operations per key: more steps than the default budget.
     const result = checkLinearizable(kvModel, history, 20_000_000);
     const lockViolations = checkLockHolds(lockClients.holds);
-    disk.reopened = cluster.dump().split(LOG_REJOINED).length - 1;
-    const base = { seed: o.seed, servers: o.servers, operations, faults, result, locks: lockClients.stats, lockViolations, disk, transfers };
+    const output = cluster.dump();
+    disk.reopened = output.split(LOG_REJOINED).length - 1;
+    const snapshots = { taken: output.split(SNAPSHOT_TAKEN).length - 1, installed: output.split(SNAPSHOT_INSTALLED).length - 1 };
+    const base = { seed: o.seed, servers: o.servers, operations, faults, result, locks: lockClients.stats, lockViolations, disk, transfers, snapshots };
     const passed = result.kind === "ok" && lockViolations.length === 0;
     if (passed && !o.keepHistory) return base;
     const historyFile = join(tmpdir(), `causeway-nemesis-seed-${o.seed}-${Date.now()}.json`);
@@ -178,6 +182,9 @@ function startTransfers(cluster: NemesisCluster, rng: Rng, stats: TransferStats)
 }
 
 const LOG_FAILED = "raft log failed";
+/** The servers' log lines for a Raft snapshot taken here, and one installed from the leader (consensus/node.ts). */
+const SNAPSHOT_TAKEN = "took snapshot";
+const SNAPSHOT_INSTALLED = "installed snapshot from leader";
 const LOG_REJOINED = "raft log writable again";
 
 /** Starts a fault; resolves with what heals it. */
