@@ -374,7 +374,8 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     snapshotInFlight = machine
       .then(async (parts): Promise<SnapshotOutcome> => {
         const all = [head, ...parts];
-        if (generation === logGeneration) await store.writeSnapshot(meta, all, pause);
+        // Not for a log that was replaced, nor after stop (its directory may be gone).
+        if (generation === logGeneration && !stopped) await store.writeSnapshot(meta, all, pause);
         return { kind: "snapshot-written", generation, meta, bytesCovered, bytes: all.reduce((n, p) => n + p.length, 0) };
       })
       .catch((error): SnapshotOutcome => ({ kind: "snapshot-failed", generation, error }))
