@@ -37,6 +37,15 @@ describe("State wire encoding", () => {
     expect(await encodeWireInSlices({ a: 1 }, async () => void pauses++)).toEqual(encodeWire({ a: 1 }));
   });
 
+  test("plain values are plain JSON both ways; bytes deep inside, or past the scan depth, still travel", () => {
+    const plain = { services: { web: ["a", "b"], db: [] }, n: 1.5, s: "$bytes is only text here", none: null };
+    expect(new TextDecoder().decode(encodeWire(plain))).toBe(JSON.stringify(plain));
+    expect(decodeWire(encodeWire(plain))).toEqual(plain);
+    let deep: unknown = { v: new Uint8Array([1, 2]), big: 2n ** 64n };
+    for (let i = 0; i < 100; i++) deep = [deep];
+    expect(decodeWire(encodeWire(deep))).toEqual(deep);
+  });
+
   test("a damaged attachment header or reference is a SyntaxError", () => {
     const wire = encodeWire({ state: new Uint8Array(100_000) });
     expect(() => decodeWire(wire.subarray(0, 3))).toThrow(SyntaxError);

@@ -80,6 +80,9 @@ const COPY_SLICE = 4 * 1024 * 1024;
 
 /** The JSON text of `value` with its large byte arrays replaced by references, and those arrays. */
 function splitAttachments(value: unknown): { text: string; attached: Uint8Array[]; attachedBytes: number } {
+  // Most results hold no bytes, bigints or marker-like keys: plain JSON.stringify writes the same text
+  // without calling the replacer for every value (a 50,000-service catalog: about 100 ms less).
+  if (isPlainJson(value, 0)) return { text: JSON.stringify(value), attached: [], attachedBytes: 0 };
   const attached: Uint8Array[] = [];
   let attachedBytes = 0;
   const text = JSON.stringify(value, (key, v: unknown) => {
@@ -97,6 +100,27 @@ function splitAttachments(value: unknown): { text: string; attached: Uint8Array[
   });
   return { text, attached, attachedBytes };
 }
+
+/**
+ * Whether `v` holds nothing the replacer would change: no byte arrays, no bigints, no object with a
+ * marker key (BYTES, ESCAPED, ATTACHED). Stops at the first such value; past MAX_SCAN_DEPTH it says
+ * no and leaves the value to the replacer.
+ */
+function isPlainJson(v: unknown, depth: number): boolean {
+  if (typeof v === "bigint") return false;
+  if (v === null || typeof v !== "object") return true;
+  if (depth > MAX_SCAN_DEPTH || v instanceof Uint8Array) return false;
+  if (Array.isArray(v)) {
+    for (const x of v) if (!isPlainJson(x, depth + 1)) return false;
+    return true;
+  }
+  const o = v as Record<string, unknown>;
+  if (BYTES in o || ESCAPED in o || ATTACHED in o) return false;
+  for (const k in o) if (!isPlainJson(o[k], depth + 1)) return false;
+  return true;
+}
+
+const MAX_SCAN_DEPTH = 64;
 
 /** The output buffer of a value with attachments, its mark and JSON written; `at`: where the attachments go. */
 function attachmentFrame(text: string, attachedBytes: number): { out: Uint8Array; at: number } {
@@ -122,7 +146,11 @@ export function decodeWire<T>(bytes: Uint8Array): T {
     text = bytes.subarray(5, 5 + headLength);
     attachments = bytes.subarray(5 + headLength);
   }
-  return parseExact(dec.decode(text), (_key, v: unknown) => {
+  const json = dec.decode(text);
+  // Without `"$` the text holds no marker: plain parsing gives the same value, without calling the
+  // reviver for every value (a 50,000-service catalog: 300-850 ms with it).
+  if (!attachments && !json.includes('"$')) return parseExact(json) as T;
+  return parseExact(json, (_key, v: unknown) => {
     if (!isPlainObject(v)) return v;
     const k = soleKey(v);
     if (k === BYTES && typeof v[BYTES] === "string") return new Uint8Array(Buffer.from(v[BYTES], "base64"));
