@@ -38,10 +38,12 @@ export function catalogServices(store: StateStore, ws: WatchSet, opts: NodeMetaF
   const db = store.db;
   ws.addTopic(store.hub, topic.index(INDEX.services));
   if (opts.nodeMeta) ws.addTopic(store.hub, topic.index(INDEX.nodes));
+  // The answer is sorted (names, and each name's tags), so the instances may be visited in any order:
+  // sorting every node's services first made this read take 0.2-0.9 s at 200,000 instances.
   const tags = new Map<string, Set<string>>();
-  for (const nk of [...db.services.keys()].sort()) {
+  for (const [nk, instances] of db.services) {
     if (opts.nodeMeta && !matchesMeta(db.nodes.get(nk)?.Meta, opts.nodeMeta)) continue;
-    for (const s of inKeyOrder(db.services.get(nk))) {
+    for (const s of instances.values()) {
       let set = tags.get(s.svc.Service);
       if (!set) tags.set(s.svc.Service, (set = new Set()));
       for (const t of s.svc.Tags ?? []) set.add(t);
