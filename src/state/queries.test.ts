@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, test } from "bun:test";
+import { seededRng } from "../platform/index.ts";
 import { check, harness, register, service, ws, type Harness } from "./fixtures.test.ts";
 import { catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServices } from "./queries_catalog.ts";
 import { healthChecksInState, healthNodeChecks, healthServiceChecks, healthServiceNodes, healthServicesOfKind } from "./queries_health.ts";
@@ -32,6 +33,32 @@ describe("catalog queries", () => {
     });
     expect(Object.keys(catalogServices(h.store, ws()).value)).toEqual(["db", "web", "web-sidecar-proxy"]);
     expect(catalogServices(h.store, ws(), { nodeMeta: { env: "dev" } }).value).toEqual({ web: ["b", "v1"] });
+  });
+
+  test("the services map from the tag index equals a scan of every instance, through re-registrations and removals (seeded)", () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const rng = seededRng(seed);
+      const g = harness();
+      const names = ["web", "Web", "db", "api", "cache"];
+      const tags = ["a", "b", "c", "v1", "v2"];
+      for (let i = 0; i < 300; i++) {
+        const node = `n${rng.int(6)}`;
+        const id = `s${rng.int(12)}`;
+        if (rng.int(5) === 0) {
+          g.apply({ type: "deregister", req: { Node: node, ServiceID: id } } as never);
+        } else if (rng.int(40) === 0) {
+          g.apply({ type: "deregister", req: { Node: node } } as never);
+        } else {
+          const t = Array.from({ length: rng.int(4) }, () => tags[rng.int(tags.length)]!); // duplicates too
+          g.apply(register(node, { Service: service(id, names[rng.int(names.length)]!, { Tags: t }) }));
+        }
+        if (i % 50 === 49) {
+          const indexed = catalogServices(g.store, ws()).value;
+          const scanned = catalogServices(g.store, ws(), { nodeMeta: {} }).value;
+          if (JSON.stringify(indexed) !== JSON.stringify(scanned)) throw new Error(`seed ${seed}, step ${i}: ${JSON.stringify(indexed)} != ${JSON.stringify(scanned)}`);
+        }
+      }
+    }
   });
 
   test("service nodes: flattened rows by node, tag and meta filters, index of the service's entry", () => {

@@ -38,21 +38,23 @@ export function catalogServices(store: StateStore, ws: WatchSet, opts: NodeMetaF
   const db = store.db;
   ws.addTopic(store.hub, topic.index(INDEX.services));
   if (opts.nodeMeta) ws.addTopic(store.hub, topic.index(INDEX.nodes));
-  // The answer is sorted (names, and each name's tags), so the instances may be visited in any order:
-  // sorting every node's services first made this read take 0.2-0.9 s at 200,000 instances.
+  const value: Record<string, readonly string[]> = {};
+  if (!opts.nodeMeta) {
+    for (const name of [...db.serviceTags.keys()].sort()) value[name] = [...db.serviceTags.get(name)!.tags.keys()].sort();
+    return { index: maxIndex(db, INDEX.services), value };
+  }
+  // The answer is sorted (names, and each name's tags), so the instances may be visited in any order.
   const tags = new Map<string, Set<string>>();
   for (const [nk, instances] of db.services) {
-    if (opts.nodeMeta && !matchesMeta(db.nodes.get(nk)?.Meta, opts.nodeMeta)) continue;
+    if (!matchesMeta(db.nodes.get(nk)?.Meta, opts.nodeMeta)) continue;
     for (const s of instances.values()) {
       let set = tags.get(s.svc.Service);
       if (!set) tags.set(s.svc.Service, (set = new Set()));
       for (const t of s.svc.Tags ?? []) set.add(t);
     }
   }
-  const value: Record<string, readonly string[]> = {};
   for (const name of [...tags.keys()].sort()) value[name] = [...tags.get(name)!].sort();
-  const index = opts.nodeMeta ? maxIndex(db, INDEX.services, INDEX.nodes) : maxIndex(db, INDEX.services);
-  return { index, value };
+  return { index: maxIndex(db, INDEX.services, INDEX.nodes), value };
 }
 
 /** Filters of `/v1/catalog/service/:service` and `/v1/catalog/connect/:service`. */

@@ -109,6 +109,11 @@ export class Tables {
   readonly servicesByName = new Map<string, Map<string, StoredService>>();
   /** kind ("" for typical) -> pair(lower node, lower service ID) -> instance. */
   readonly servicesByKind = new Map<string, Map<string, StoredService>>();
+  /**
+   * Service name as registered (exact) -> its instance count and, per tag, the instances carrying it:
+   * `/v1/catalog/services` without a node-meta filter reads this instead of scanning every instance.
+   */
+  readonly serviceTags = new Map<string, { instances: number; readonly tags: Map<string, number> }>();
   /** lower(connect destination name) -> pair(lower node, lower service ID) -> instance. */
   readonly servicesByConnect = new Map<string, Map<string, StoredService>>();
   /** lower(node) -> lower(check ID) -> check. */
@@ -190,6 +195,10 @@ export class Tables {
     addTo(this.servicesByKind, s.svc.Kind ?? "", pair(nk, id), s);
     const c = connectName(s.svc);
     if (c !== undefined) addTo(this.servicesByConnect, lower(c), pair(nk, id), s);
+    let named = this.serviceTags.get(s.svc.Service);
+    if (!named) this.serviceTags.set(s.svc.Service, (named = { instances: 0, tags: new Map() }));
+    named.instances++;
+    for (const t of new Set(s.svc.Tags ?? [])) named.tags.set(t, (named.tags.get(t) ?? 0) + 1);
   }
 
   deleteService(nk: string, id: string): void {
@@ -200,6 +209,15 @@ export class Tables {
     removeFrom(this.servicesByKind, old.svc.Kind ?? "", pair(nk, id));
     const c = connectName(old.svc);
     if (c !== undefined) removeFrom(this.servicesByConnect, lower(c), pair(nk, id));
+    const named = this.serviceTags.get(old.svc.Service)!;
+    if (--named.instances === 0) this.serviceTags.delete(old.svc.Service);
+    else {
+      for (const t of new Set(old.svc.Tags ?? [])) {
+        const n = named.tags.get(t)! - 1;
+        if (n === 0) named.tags.delete(t);
+        else named.tags.set(t, n);
+      }
+    }
   }
 
   putCheck(c: HealthCheck): void {
