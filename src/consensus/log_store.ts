@@ -350,6 +350,15 @@ export function openLogStore(opts: LogStoreOptions): DurableLogStore {
       return got;
     },
 
+    async readSnapshot() {
+      usable();
+      if (!snapshotFile) return undefined;
+      const [name, index] = [snapshotFile, durableSnapshot.index];
+      const got = decodeSnapshotFile((await fs.readLater(path(name))) ?? new Uint8Array(0));
+      if (typeof got === "string") throw new LogCorruptionError(name, index, got);
+      return got;
+    },
+
     compact(index) {
       usable();
       const upTo = Math.min(index, durableSnapshot.index);

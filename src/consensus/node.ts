@@ -321,9 +321,9 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     log.info("installed snapshot from leader", { index: meta.index, term: meta.term, bytes: data.length });
   }
 
+  /** Sends the snapshot a MsgSnap names; its file is read without blocking the loop. */
   function streamSnapshot(m: Message & { type: "MsgSnap" }): void {
     log.debug("streaming snapshot", { to: m.to, index: m.snapshot.index });
-    const snap = logStore.loadSnapshot();
     const cs = m.snapshot.confState;
     if (![...cs.voters, ...cs.learners, ...cs.votersOutgoing].includes(m.to)) {
       // A server added after this snapshot would refuse it (Raft cores only restore snapshots that
@@ -332,14 +332,15 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       enqueue({ kind: "snapshot-status", to: m.to, ok: false });
       return;
     }
-    if (!snap || snap.meta.index !== m.snapshot.index) {
-      enqueue({ kind: "snapshot-status", to: m.to, ok: false });
-      return;
-    }
-    o.transport.sendSnapshot(m.to, m, snap.data).then(
-      (ok) => enqueue({ kind: "snapshot-status", to: m.to, ok }),
-      () => enqueue({ kind: "snapshot-status", to: m.to, ok: false }),
-    );
+    const failed = () => enqueue({ kind: "snapshot-status", to: m.to, ok: false });
+    logStore.readSnapshot().then((snap) => {
+      // A newer snapshot may have replaced it meanwhile: the core asks again with that one.
+      if (!snap || snap.meta.index !== m.snapshot.index) return failed();
+      return o.transport.sendSnapshot(m.to, m, snap.data).then((ok) => enqueue({ kind: "snapshot-status", to: m.to, ok }));
+    }).catch((err) => {
+      log.error("could not stream a snapshot to a follower", { to: m.to, index: m.snapshot.index, error: err });
+      failed();
+    });
   }
 
   /** The lowest index from which the entries up to `upTo` hold at most keepBytes (never past `upTo`). */

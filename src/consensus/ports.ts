@@ -47,6 +47,8 @@ export interface LogStore {
   recordSnapshot(meta: Snapshot): Promise<void>;
   /** The latest durable snapshot with its bytes, or undefined. */
   loadSnapshot(): { readonly meta: Snapshot; readonly data: Uint8Array } | undefined;
+  /** loadSnapshot with the file read asynchronously (for streaming it to a follower while serving). */
+  readSnapshot(): Promise<{ readonly meta: Snapshot; readonly data: Uint8Array } | undefined>;
   /** Allows dropping entries at or below `index` (covered by a saved snapshot) from disk. */
   compact(index: number): void;
   close(): void;

@@ -14,7 +14,7 @@ import {
   chmodSync, close, closeSync, fsync, fsyncSync, ftruncate, fstatSync, mkdirSync, open, openSync, readdirSync, readFileSync, renameSync,
   rmSync, writeFileSync, writeSync,
 } from "node:fs";
-import { open as openFile, rename } from "node:fs/promises";
+import { open as openFile, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /**
@@ -41,6 +41,8 @@ export interface FileSystem {
   list(dir: string): string[];
   /** A whole file, or undefined when it does not exist. */
   read(path: string): Uint8Array | undefined;
+  /** `read` without blocking the event loop while a large file is read. */
+  readLater(path: string): Promise<Uint8Array | undefined>;
   /**
    * Opens (creating if needed) a file for appending. A newly created file's directory entry is durable
    * only once a later `syncDir` of its directory resolves.
@@ -76,6 +78,15 @@ export function nodeFileSystem(): FileSystem {
       }
     },
     read: readFileIfExists,
+    async readLater(path) {
+      try {
+        const b = await readFile(path);
+        return b.byteLength >= 65536 ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : new Uint8Array(b);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        throw err;
+      }
+    },
     openAppend(path) {
       mkdirSync(dirname(path), { recursive: true });
       const fd = openSync(path, "a+");

@@ -93,6 +93,7 @@ export function memoryLogStore(): MemoryLogStore {
       durable = copy(live);
     },
     loadSnapshot: () => live.snapshot,
+    readSnapshot: () => Promise.resolve(live.snapshot),
     compact(index) {
       live.entries = live.entries.filter((e) => e.index > index);
     },

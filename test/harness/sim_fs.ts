@@ -97,6 +97,11 @@ export function simFileSystem(): SimFileSystem {
       const f = files.get(norm(path));
       return f ? f.buf.slice(0, f.length) : undefined;
     },
+    async readLater(path) {
+      await Promise.resolve();
+      const f = files.get(norm(path));
+      return f ? f.buf.slice(0, f.length) : undefined;
+    },
     openAppend(rawPath) {
       const path = norm(rawPath);
       mkdirp(parent(path));
