@@ -30,17 +30,17 @@ const onPath = (cmd: string) => {
 };
 
 /**
- * Makes sure the lab's tools are installed: `ip` (iproute2), `nft` (nftables) and `curl`, installing
+ * Makes sure the lab's tools are installed: `ip` and `tc` (iproute2), `nft` (nftables) and `curl`, installing
  * the missing Debian packages with apt-get (as root; CI runs as root). Throws, naming what is missing,
  * when they cannot be installed: a lab test never skips.
  */
 export function ensureLabTools(): void {
   if (process.getuid?.() !== 0) throw new Error("network-namespace tests need root (ip netns, nftables); CI runs them as root");
-  const packages: Record<string, string> = { ip: "iproute2", nft: "nftables", curl: "curl" };
+  const packages: Record<string, string> = { ip: "iproute2", tc: "iproute2", nft: "nftables", curl: "curl" };
   const missing = Object.keys(packages).filter((c) => !onPath(c));
   if (missing.length === 0) return;
   run("apt-get", ["update", "-qq"]);
-  run("apt-get", ["install", "-y", "-qq", ...missing.map((c) => packages[c]!)]);
+  run("apt-get", ["install", "-y", "-qq", ...new Set(missing.map((c) => packages[c]!))]);
   const still = missing.filter((c) => !onPath(c));
   if (still.length) throw new Error(`could not install ${still.join(", ")} for the network-namespace tests`);
 }

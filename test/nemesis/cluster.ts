@@ -158,6 +158,24 @@ table inet nemesis {
     }
   }
 
+  /** Servers whose link is slowed (see `slow`). */
+  private readonly slowed = new Set<number>();
+
+  /**
+   * Slows server `i`'s link to `kbit` kbit/s (0: back to normal): a token bucket (tc tbf) on its
+   * interface, a burst of one full packet, packets waiting up to 500 ms and dropped past that. Its
+   * traffic to the clients is slowed too.
+   */
+  slow(i: number, kbit: number): void {
+    const host = `s${i}`;
+    if (kbit > 0) {
+      this.net.exec(host, "tc", ["qdisc", "replace", "dev", "eth0", "root", "tbf", "rate", `${kbit}kbit`, "burst", "1600", "latency", "500ms"]);
+      this.slowed.add(i);
+    } else if (this.slowed.delete(i)) {
+      this.net.exec(host, "tc", ["qdisc", "del", "dev", "eth0", "root"]);
+    }
+  }
+
   /** Every link whole again, no loss. */
   healNetwork(): void {
     for (let i = 0; i < this.size; i++) this.setBlocked(i, [], []);

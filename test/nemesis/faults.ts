@@ -24,7 +24,14 @@ export type Fault =
   /** Leadership handed over again and again (`operator raft transfer-leader`, every 1-2 s) while it lasts. */
   | { readonly kind: "transfers" }
   /** Drops `percent`% of every packet each node sends. */
-  | { readonly kind: "loss"; readonly percent: number };
+  | { readonly kind: "loss"; readonly percent: number }
+  /**
+   * Slow links for a minority: each one's outgoing traffic through a token bucket (tc tbf) of `kbit`
+   * kbit/s, packets waiting up to 500 ms in its queue and dropped past that. The kernel here has no
+   * netem, so this is how the nemesis delays packets: queueing behind a slow link, as a congested
+   * WAN link does, rather than a fixed delay per packet.
+   */
+  | { readonly kind: "slow"; readonly nodes: readonly number[]; readonly kbit: number };
 
 export interface PlannedFault {
   /** Milliseconds from the start of the run. */
@@ -57,7 +64,7 @@ const shuffle = (rng: Rng, n: number): number[] => {
 export function drawFault(rng: Rng, n: number): Fault {
   const minority = Math.floor((n - 1) / 2);
   const order = shuffle(rng, n);
-  switch (rng.int(10)) {
+  switch (rng.int(11)) {
     case 0:
       return { kind: "partition", shape: "isolate", groups: [[order[0]!], order.slice(1).sort()] };
     case 1: {
@@ -84,6 +91,8 @@ export function drawFault(rng: Rng, n: number): Fault {
       return { kind: "disk-full", nodes: order.slice(0, 1 + rng.int(minority)).sort() };
     case 8:
       return { kind: "transfers" };
+    case 9:
+      return { kind: "slow", nodes: order.slice(0, 1 + rng.int(minority)).sort(), kbit: 128 << rng.int(4) };
     default:
       return { kind: "loss", percent: 5 + rng.int(16) };
   }
@@ -125,5 +134,7 @@ export function describeFault(f: Fault): string {
       return "leader transfers";
     case "loss":
       return `${f.percent}% packet loss everywhere`;
+    case "slow":
+      return `links of [${f.nodes.join(",")}] slowed to ${f.kbit} kbit/s`;
   }
 }

@@ -205,6 +205,9 @@ async function apply(cluster: NemesisCluster, f: Fault, disk: DiskFullStats, tra
     case "loss":
       cluster.loss(f.percent);
       return async () => cluster.loss(0);
+    case "slow":
+      for (const i of f.nodes) cluster.slow(i, f.kbit);
+      return async () => f.nodes.forEach((i) => cluster.slow(i, 0));
     case "kill":
       for (const i of f.nodes) await cluster.kill(i);
       return async () => {
