@@ -3,6 +3,7 @@
  * its banner reports the listeners, so tests talk to the real thing over loopback.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 
 export interface AgentProcess {
@@ -32,6 +33,9 @@ export function startAgentProcess(cmd: string, args: readonly string[], options:
       const dir = /Data Dir: (\S+)/.exec(out);
       if (http && dir) {
         clearTimeout(guard);
+        // A -dev agent's temporary data dir is removed by the agent at a clean exit only: once the
+        // process is gone (SIGKILL too), nothing else owns it.
+        if (/Data Dir: \S+ \(temporary/.test(out)) void exited.then(() => rmSync(dir[1]!, { recursive: true, force: true }));
         child.stdout!.off("data", onData);
         child.stdout!.on("data", (x: Buffer) => (out += x.toString()));
         resolve({
