@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
+import { concatBytes } from "../../src/lib/index.ts";
 
 /** A minimal ustar archive of regular files (names under 100 bytes). */
 export function tar(files: ReadonlyArray<readonly [string, Uint8Array]>): Uint8Array {
@@ -27,13 +28,7 @@ export function tar(files: ReadonlyArray<readonly [string, Uint8Array]>): Uint8A
     blocks.push(header, data, new Uint8Array((512 - (data.length % 512)) % 512));
   }
   blocks.push(new Uint8Array(1024));
-  const out = new Uint8Array(blocks.reduce((n, b) => n + b.length, 0));
-  let at = 0;
-  for (const b of blocks) {
-    out.set(b, at);
-    at += b.length;
-  }
-  return out;
+  return concatBytes(blocks);
 }
 
 export interface ConsulSnapshotOptions {
