@@ -12,6 +12,7 @@ import {
   type Config as RaftConfig, type ConfChange, type ConfState, type Entry, type Message, type Ready, type Snapshot, type SoftState,
   MemoryStorage, RaftError, RawNode, ErrProposalDropped, ErrProposalTooLarge,
 } from "../raft/index.ts";
+import { nextTimerTurn } from "../platform/index.ts";
 import type { ConsensusNode, ConsensusOptions } from "./node_types.ts";
 import type { RecoveredLog } from "./ports.ts";
 import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ProposalTooLargeError, StorageFailedError } from "./errors.ts";
@@ -118,7 +119,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
   /** Counts log replacements (reopenStorage); a snapshot taken from an older log is dropped. */
   let logGeneration = 0;
   /** One timer turn: lets the event loop run between slices of snapshot work. */
-  const pause = () => new Promise<void>((resolve) => void o.clock.setTimer(0, resolve));
+  const pause = () => nextTimerTurn(o.clock);
   /** Snapshot bytes received from a leader, by index, until the core asks us to install them. */
   const receivedSnapshots = new Map<number, Uint8Array>();
 

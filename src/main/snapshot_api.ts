@@ -7,14 +7,14 @@
  * for one over the size limit, and whatever the server's refusal carries (StateAccess).
  */
 import type { HttpApiDeps, StateAccess } from "../http/index.ts";
-import type { Clock } from "../platform/index.ts";
+import { nextTimerTurn, type Clock } from "../platform/index.ts";
 import { readSnapshotArchiveStreaming, SnapshotArchiveError, writeSnapshotArchiveAsync } from "../state/index.ts";
 
 export function snapshotApiOver(state: StateAccess, clock: Clock): NonNullable<HttpApiDeps["snapshots"]> {
   return {
     async save(options) {
       const { value, meta } = await state.read({ type: "snapshot" }, { ...options, minIndex: 0, maxWaitMs: 0 });
-      const pause = () => new Promise<void>((resolve) => void clock.setTimer(0, resolve));
+      const pause = () => nextTimerTurn(clock);
       return { archive: await writeSnapshotArchiveAsync(value.state, { index: value.index, term: value.term, nowMs: clock.now() }, pause), meta };
     },
     async restore(archive, datacenter) {

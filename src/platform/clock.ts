@@ -57,3 +57,11 @@ export function systemClock(): Clock {
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/**
+ * Resolves at the next timer turn of `clock` (a 0 ms timer): yieldToEventLoop for code that also runs
+ * under a simulated clock (snapshots encoded in slices), where only the clock moves time.
+ */
+export function nextTimerTurn(clock: Pick<Clock, "setTimer">): Promise<void> {
+  return new Promise((resolve) => void clock.setTimer(0, resolve));
+}

@@ -9,7 +9,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { validateDeleteInGraph, validateEntryInGraph } from "../connect/index.ts";
 import type { ConsensusNode } from "../consensus/index.ts";
 import type { ReadQuery } from "../model/index.ts";
-import { cryptoRng, type Clock, type Logger, type Rng } from "../platform/index.ts";
+import { cryptoRng, nextTimerTurn, type Clock, type Logger, type Rng } from "../platform/index.ts";
 import { decodeWire, encodeWire, encodeWireInSlices, type StateBackend } from "../rpc/index.ts";
 import {
   acquiresLock, blockingQuery, caRoots, createStateMachine, createStateStore, decodeCommand, encodeCommand, lockDelayRejection, sessionGet, WatchSet,
@@ -172,7 +172,7 @@ export function createReplicatedState(o: {
         // The whole state: captured now, encoded in slices while the server goes on (never blocks).
         const index = store.lastIndex();
         const term = readContext.term();
-        const pause = () => new Promise<void>((resolve) => void o.clock.setTimer(0, resolve));
+        const pause = () => nextTimerTurn(o.clock);
         const state = await store.snapshotInSlices(pause);
         return { result: await encodeWireInSlices({ state, index, term }, pause), index };
       }
