@@ -57,10 +57,19 @@ function until(what: string, pred: () => boolean): Promise<void> {
       clearTimeout(guard);
       resolve();
     };
-    const guard = setTimeout(() => { waiters.delete(check); reject(new Error(`timed out waiting for ${what}`)); }, GUARD_MS);
+    const guard = setTimeout(() => { waiters.delete(check); reject(new Error(`timed out waiting for ${what}; ${describeNodes()}`)); }, GUARD_MS);
     waiters.add(check);
     check();
   });
+}
+
+/** What a timed-out wait reports: each running node's live members, drops, packet counters and log tail. */
+function describeNodes(): string {
+  return running.map((n) => {
+    const s = n.d.stats();
+    const tail = n.log.lines.slice(-5).join(" | ");
+    return `${n.name}: live=${n.d.memberlist.numLiveMembers()} drops=${n.drops.length} packetsIn=${s.memberlist.packetsIn} bad=${s.memberlist.badPackets} log: ${tail}`;
+  }).join("; ");
 }
 
 const converged = (nodes: Node[], n: number) => until(`${n} live members everywhere`, () => nodes.every((x) => x.d.memberlist.numLiveMembers() === n));
@@ -120,7 +129,7 @@ describe("driver on loopback UDP + TCP", () => {
 
   test("a seeded stream of garbage UDP packets is dropped and counted; members keep working", async () => {
     const [a, b] = [await node("a"), await node("b")];
-    await b.d.join([a.d.localAddr]);
+    expect(await b.d.join([a.d.localAddr])).toBe(1);
     await converged([a, b], 2);
     const rng = seededRng(42);
     const N = 200;
