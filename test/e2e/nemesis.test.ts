@@ -8,7 +8,13 @@
  * removed by PID and by name.
  */
 import { expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { runNemesis, type NemesisReport } from "../nemesis/run.ts";
+
+/** Removes a run's history files once its assertions passed (a failure keeps them and prints their path). */
+const removeHistory = (r: NemesisReport) => {
+  if (r.historyFile) for (const suffix of ["", ".locks", ".dropped"]) rmSync(`${r.historyFile}${suffix}`, { force: true });
+};
 
 const summary = (r: NemesisReport) =>
   `seed ${r.seed}: ${r.faults.length} faults (${r.faults.join("; ")}); ${r.operations.ok} ok / ${r.operations.unknown} unknown / ${r.operations.failed} failed; ${r.result.kind}; ` +
@@ -35,10 +41,13 @@ test("three servers under a seeded nemesis: every history linearizable", async (
   expect(report.disk.reopened).toBeGreaterThanOrEqual(1);
   // Snapshots (raft_snapshot_threshold 256) were taken under the faults, off the Raft loop.
   expect(report.snapshots.taken).toBeGreaterThanOrEqual(3);
+  removeHistory(report);
 }, 180_000);
 
 test("the broken variant (stale reads) is caught under the same nemesis", async () => {
   const report = await runNemesis({ servers: 3, durationMs: 20_000, seed: 1, readMode: "stale" });
   console.log(summary(report));
+  if (report.result.kind !== "illegal") console.log(`history: ${report.historyFile}`);
   expect(report.result.kind).toBe("illegal");
+  removeHistory(report);
 }, 180_000);
