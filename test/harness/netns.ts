@@ -9,6 +9,7 @@
  * the root namespace; so the only state outside the lab's namespaces is none at all.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { ensureDebianCommands } from "./debian.ts";
 
 /** Runs `cmd args`, throwing with its stderr when it fails. Returns its stdout. */
 export function run(cmd: string, args: readonly string[], input?: string): string {
@@ -20,15 +21,6 @@ export function run(cmd: string, args: readonly string[], input?: string): strin
   }
 }
 
-const onPath = (cmd: string) => {
-  try {
-    execFileSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /**
  * Makes sure the lab's tools are installed: `ip` and `tc` (iproute2), `nft` (nftables) and `curl`, installing
  * the missing Debian packages with apt-get (as root; CI runs as root). Throws, naming what is missing,
@@ -36,13 +28,7 @@ const onPath = (cmd: string) => {
  */
 export function ensureLabTools(): void {
   if (process.getuid?.() !== 0) throw new Error("network-namespace tests need root (ip netns, nftables); CI runs them as root");
-  const packages: Record<string, string> = { ip: "iproute2", tc: "iproute2", nft: "nftables", curl: "curl" };
-  const missing = Object.keys(packages).filter((c) => !onPath(c));
-  if (missing.length === 0) return;
-  run("apt-get", ["update", "-qq"]);
-  run("apt-get", ["install", "-y", "-qq", ...new Set(missing.map((c) => packages[c]!))]);
-  const still = missing.filter((c) => !onPath(c));
-  if (still.length) throw new Error(`could not install ${still.join(", ")} for the network-namespace tests`);
+  ensureDebianCommands({ ip: "iproute2", tc: "iproute2", nft: "nftables", curl: "curl" }, "the network-namespace tests");
 }
 
 const alive = (pid: number) => {
