@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { goTimeString, MetricsRegistry } from "./registry.ts";
-import { prometheusName, prometheusText } from "./prometheus.ts";
+import { openMetricsText, prometheusName, prometheusText, wantsOpenMetrics } from "./prometheus.ts";
+import { compilePrefixFilter } from "./filter.ts";
 
 /** A registry on a hand-moved clock that starts at an interval boundary. */
 function registry(startMs = 1_700_000_000_000) {
@@ -113,5 +114,66 @@ describe("prometheus text", () => {
     expect(prometheusName("consul.http.GET.v1.kv._")).toBe("consul_http_GET_v1_kv__");
     expect(prometheusName("consul.serf.queue.Intent")).toBe("consul_serf_queue_Intent");
     expect(prometheusName("a b=c-d/e")).toBe("a_b_c_d_e");
+    expect(prometheusName("consul.http.GET.v1.kv.{key}")).toBe("consul_http_GET_v1_kv__key_");
+    expect(prometheusName("9lives")).toBe("_9lives");
+  });
+
+  test("OpenMetrics: counter samples end in _total, the family does not; the text ends with # EOF", () => {
+    const { r, now } = registry();
+    r.counter("rpc.request").add(4);
+    r.sample("kvs.apply").observe(2);
+    expect(openMetricsText(r, now())).toBe([
+      "# HELP consul_kvs_apply consul_kvs_apply",
+      "# TYPE consul_kvs_apply summary",
+      'consul_kvs_apply{quantile="0.5"} 2',
+      'consul_kvs_apply{quantile="0.9"} 2',
+      'consul_kvs_apply{quantile="0.99"} 2',
+      "consul_kvs_apply_sum 2",
+      "consul_kvs_apply_count 1",
+      "# HELP consul_rpc_request consul_rpc_request",
+      "# TYPE consul_rpc_request counter",
+      "consul_rpc_request_total 4",
+      "# EOF",
+      "",
+    ].join("\n"));
+    expect(openMetricsText(new MetricsRegistry({ now: () => 0 }), 0)).toBe("# EOF\n");
+  });
+
+  test("Accept negotiation: OpenMetrics only when it is preferred", () => {
+    const prometheus242 = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+    expect(wantsOpenMetrics(prometheus242)).toBe(true);
+    expect(wantsOpenMetrics(undefined)).toBe(false);
+    expect(wantsOpenMetrics("*/*")).toBe(false);
+    expect(wantsOpenMetrics("text/plain;version=0.0.4")).toBe(false);
+    expect(wantsOpenMetrics("text/plain;q=0.9, application/openmetrics-text;q=0.5")).toBe(false);
+    expect(wantsOpenMetrics("application/openmetrics-text;q=0")).toBe(false);
+  });
+});
+
+describe("prefix_filter, filter_default, hostname and metrics_prefix", () => {
+  test("the longest matching prefix decides; '-' wins a tie; unmatched names follow filter_default", () => {
+    const allow = compilePrefixFilter(true, ["-consul.http", "+consul.http.GET", "+consul.raft.apply", "-consul.raft.apply"]);
+    expect(allow("consul.http.PUT.v1.kv._")).toBe(false);
+    expect(allow("consul.http.GET.v1.kv._")).toBe(true);
+    expect(allow("consul.raft.apply")).toBe(false);
+    expect(allow("consul.raft.commitTime")).toBe(true);
+    const deny = compilePrefixFilter(false, ["+consul.kvs"]);
+    expect([deny("consul.kvs.apply"), deny("consul.kvsx"), deny("consul.txn.apply")]).toEqual([true, true, false]); // characters, not dotted parts
+    expect(compilePrefixFilter(false, [])("consul.anything")).toBe(false);
+    expect(() => compilePrefixFilter(true, ["consul.raft"])).toThrow(`rule "consul.raft" must begin with either '+' or '-'`);
+    expect(() => compilePrefixFilter(true, [""])).toThrow("an empty rule");
+  });
+
+  test("a filtered metric's handles record nothing; the hostname goes into gauge names only; an empty prefix is none", () => {
+    const now = 1_700_000_000_000;
+    const r = new MetricsRegistry({ now: () => now, prefix: "cw", gaugeHostname: "host-1", filter: compilePrefixFilter(true, ["-cw.http"]) });
+    r.sample("http.GET.v1.kv._").observe(3);
+    r.counter("http.requests").add();
+    r.sample("kvs.apply").observe(1);
+    r.gauge("runtime.alloc_bytes").set(10);
+    expect(r.series().map((s) => s.name)).toEqual(["cw.host-1.runtime.alloc_bytes", "cw.kvs.apply"]);
+    const bare = new MetricsRegistry({ now: () => now, prefix: "" });
+    bare.counter("raft.apply").add();
+    expect(bare.series().map((s) => s.name)).toEqual(["raft.apply"]);
   });
 });

@@ -11,6 +11,8 @@
  * series). Time comes from the injected `now` (ms); nothing here reads a clock or starts a timer.
  */
 
+import type { MetricFilter } from "./filter.ts";
+
 /** Labels of a series; the order given is kept (go-metrics keeps emission order). */
 export type Labels = readonly (readonly [string, string])[];
 
@@ -35,6 +37,10 @@ export interface RegistryOptions {
   readonly now: () => number;
   /** Prepended to every name, as go-metrics' ServiceName (Consul's `metrics_prefix`, "consul"). */
   readonly prefix?: string;
+  /** Inserted after the prefix in gauge names only, as go-metrics' EnableHostname (Consul's default, unless `disable_hostname`). */
+  readonly gaugeHostname?: string;
+  /** Which full names are recorded (`prefix_filter`); a handle of a dropped name does nothing. Default: all. */
+  readonly filter?: MetricFilter;
   readonly intervalMs?: number;
   readonly keepIntervals?: number;
   /** Observations of a sample kept for the Prometheus quantiles (the latest ones, within `windowMs`). */
@@ -98,6 +104,10 @@ export interface SampledValue {
   readonly Labels: Record<string, string>;
 }
 
+const NO_COUNTER: CounterHandle = { add() {} };
+const NO_GAUGE: GaugeHandle = { set() {} };
+const NO_SAMPLE: SampleHandle = { observe() {} };
+
 const seriesKey = (name: string, labels: Labels) => (labels.length ? `${name};${labels.map(([k, v]) => `${k}=${v}`).join(";")}` : name);
 
 export class MetricsRegistry {
@@ -119,11 +129,13 @@ export class MetricsRegistry {
   }
 
   counter(name: string, labels: Labels = []): CounterHandle {
+    if (!this.allowed(this.fullName("counter", name))) return NO_COUNTER;
     const s = this.series("counter", name, labels);
     return { add: (v = 1) => this.record(s, v) };
   }
 
   gauge(name: string, labels: Labels = []): GaugeHandle {
+    if (!this.allowed(this.fullName("gauge", name))) return NO_GAUGE;
     const s = this.series("gauge", name, labels);
     return {
       set: (v) => {
@@ -136,6 +148,7 @@ export class MetricsRegistry {
   }
 
   sample(name: string, labels: Labels = []): SampleHandle {
+    if (!this.allowed(this.fullName("sample", name))) return NO_SAMPLE;
     const s = this.series("sample", name, labels);
     return {
       observe: (v) => {
@@ -154,7 +167,7 @@ export class MetricsRegistry {
   series(kind: MetricKind, name: string, labels: Labels): Series;
   series(kind?: MetricKind, name?: string, labels?: Labels): Series | Series[] {
     if (kind === undefined) return [...this.byKey.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, s]) => s);
-    const full = this.prefix ? `${this.prefix}.${name}` : name!;
+    const full = this.fullName(kind, name!);
     const key = seriesKey(full, labels!);
     const found = this.byKey.get(key);
     if (found) {
@@ -169,6 +182,21 @@ export class MetricsRegistry {
     };
     this.byKey.set(key, s);
     return s;
+  }
+
+  /** The registry's time (ms since the epoch). */
+  now(): number {
+    return this.o.now();
+  }
+
+  /** The dotted name a metric is recorded and filtered under: prefix, hostname for gauges, then `name`. */
+  fullName(kind: MetricKind, name: string): string {
+    const parts = [this.prefix, kind === "gauge" ? this.o.gaugeHostname : undefined, name].filter((p) => p);
+    return parts.join(".");
+  }
+
+  private allowed(full: string): boolean {
+    return this.o.filter ? this.o.filter(full) : true;
   }
 
   /** Drops the series not updated since `before` (ms): Prometheus retention. */
