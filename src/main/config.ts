@@ -12,8 +12,10 @@ import { parseDuration } from "../lib/index.ts";
 import { definitionsFromConfig, type ConfigDefinitions } from "../agent/index.ts";
 import type { AutopilotConfig } from "../model/index.ts";
 import { DEFAULT_FEDERATION, federationProblem, type FederationSettings } from "./federation_config.ts";
+import { DEFAULT_TELEMETRY, parseTelemetryBlock, type TelemetrySettings } from "./telemetry_config.ts";
 
 export { DEFAULT_FEDERATION, type FederationSettings } from "./federation_config.ts";
+export { DEFAULT_TELEMETRY, type TelemetrySettings } from "./telemetry_config.ts";
 
 export interface Ports {
   readonly http: number;
@@ -58,6 +60,8 @@ export interface RuntimeConfig {
   readonly gossip: GossipSettings;
   /** WAN federation through mesh gateways: `connect.enable_mesh_gateway_wan_federation`, `primary_gateways`... */
   readonly federation: FederationSettings;
+  /** The `telemetry` block: metric names, filters and the Prometheus exposition. */
+  readonly telemetry: TelemetrySettings;
   /** Services and checks from `service`/`services`/`check`/`checks` blocks, validated, in source order. */
   readonly definitions: ConfigDefinitions;
   /** `connect { enabled }`: servers run the Connect CA (Consul's default is off; -dev turns it on). */
@@ -125,7 +129,7 @@ export const NO_TLS: TlsSettings = { caFile: "", certFile: "", keyFile: "", veri
 /** A partial config as read from one source, already in internal names. */
 export type ConfigSource = {
   -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : K extends "gossip" ? Partial<GossipSettings> : K extends "xds" ? Partial<XdsSettings>
-    : K extends "federation" ? Partial<FederationSettings> : RuntimeConfig[K];
+    : K extends "federation" ? Partial<FederationSettings> : K extends "telemetry" ? Partial<TelemetrySettings> : RuntimeConfig[K];
 };
 
 export class ConfigError extends Error {}
@@ -157,6 +161,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     xds: DEFAULT_XDS,
     gossip: DEFAULT_GOSSIP,
     federation: DEFAULT_FEDERATION,
+    telemetry: DEFAULT_TELEMETRY,
     disableCoordinates: false,
     syncCoordinateRateTarget: 64,
     syncCoordinateIntervalMinMs: 15_000,
@@ -332,6 +337,13 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
       out.xds = xds;
       continue;
     }
+    if (key === "telemetry") {
+      if (!isObject(value)) throw new ConfigError(`${origin}: "telemetry" must be an object`);
+      const telemetry = parseTelemetryBlock(value);
+      if (typeof telemetry === "string") throw new ConfigError(`${origin}: ${telemetry}`);
+      out.telemetry = telemetry;
+      continue;
+    }
     if (key === "autopilot") {
       if (!isObject(value)) throw new ConfigError(`${origin}: "autopilot" must be an object`);
       const autopilot: Record<string, unknown> = {};
@@ -459,7 +471,7 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
     };
     const f = s.federation ?? {};
     const federation = { ...cfg.federation, ...f, primaryGateways: [...cfg.federation.primaryGateways, ...(f.primaryGateways ?? [])] };
-    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, gossip, federation, definitions } as RuntimeConfig;
+    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, telemetry: { ...cfg.telemetry, ...s.telemetry }, gossip, federation, definitions } as RuntimeConfig;
   }
   if (!cfg.primaryDatacenter) cfg = { ...cfg, primaryDatacenter: cfg.datacenter };
   validateConfig(cfg);

@@ -83,6 +83,14 @@ export function debugConfig(config: RuntimeConfig, actual: ActualSettings): Reco
     AutopilotDisableUpgradeMigration: autopilot.DisableUpgradeMigration,
     AutopilotUpgradeVersionTag: autopilot.UpgradeVersionTag,
     XDSUpdateRateLimit: config.xds.updateMaxPerSecond,
+    Telemetry: {
+      AllowedPrefixes: config.telemetry.prefixFilter.filter((r) => r.startsWith("+")).map((r) => r.slice(1)),
+      BlockedPrefixes: config.telemetry.prefixFilter.filter((r) => r.startsWith("-")).map((r) => r.slice(1)),
+      DisableHostname: config.telemetry.disableHostname,
+      FilterDefault: config.telemetry.filterDefault,
+      MetricsPrefix: config.telemetry.metricsPrefix,
+      PrometheusRetentionTime: goDurationMs(config.telemetry.prometheusRetentionMs),
+    },
     LogLevel: config.logLevel,
     LogJSON: config.logJson,
   };
