@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { mountAgent } from "./agent.ts";
+import { mountAgentMetrics } from "./agent_metrics.ts";
 import { mountAgentServices } from "./agent_services.ts";
 import { mountCatalog } from "./catalog.ts";
 import { mountCoordinate } from "./coordinate.ts";
@@ -23,6 +24,7 @@ import type { HttpApiDeps } from "./deps.ts";
 import { datacenterNameError } from "./datacenter.ts";
 import { query } from "./request.ts";
 import { errorResponse, serverErrorOf, textError } from "./respond.ts";
+import { requestTimer } from "./request_metrics.ts";
 import { mountStatus } from "./status.ts";
 
 /**
@@ -35,16 +37,21 @@ import { mountStatus } from "./status.ts";
  */
 export function createHttpApi(deps: HttpApiDeps): Hono {
   const app = new Hono();
+  const metrics = deps.metrics;
+  const timeRequest = metrics ? requestTimer(metrics) : undefined;
   app.use(async (c, next) => {
     const dc = query(c, "dc");
     const bad = dc ? datacenterNameError(dc) : undefined;
     if (bad) return textError(c, 400, bad);
+    const started = metrics ? metrics.monotonic() : 0;
     await next();
+    timeRequest?.(c.req.method, c.req.routePath, started);
     const err = c.res.status >= 500 ? serverErrorOf(c) : undefined;
     if (err !== undefined) deps.logError?.(err, { method: c.req.method, path: c.req.path });
   });
   app.onError((err, c) => errorResponse(c, err));
   mountAgent(app, deps.agent, deps.membership, deps.coordinates);
+  mountAgentMetrics(app, deps.metrics);
   mountAgentServices(app, deps);
   mountStatus(app, deps.raft);
   mountMembers(app, deps.membership, deps.agent);

@@ -8,6 +8,7 @@ import type { CAConfiguration, IssuedCert } from "../connect/index.ts";
 import type { DatacenterMap, NetworkCoordinate, ReadQuery, ReadValue, Session } from "../model/index.ts";
 import type { Clock } from "../platform/index.ts";
 import type { StateCommand, StateResult } from "../state/index.ts";
+import type { MetricsRegistry } from "../telemetry/index.ts";
 import type { QueryMeta, ReadOptions } from "./query_options.ts";
 
 /** The agent's user events (src/agent/user_events.ts), as `/v1/event/*` uses them. */
@@ -42,6 +43,15 @@ export interface RaftStatus {
   peers(): readonly string[] | Promise<readonly string[]>;
 }
 
+/** The agent's metrics: what `/v1/agent/metrics` shows and where the API records its request timings. */
+export interface MetricsApi {
+  readonly registry: MetricsRegistry;
+  /** `telemetry.prometheus_retention_time` in ms; 0 or less refuses `?format=prometheus` (415, as Consul). */
+  readonly prometheusRetentionMs: number;
+  /** Monotonic milliseconds, for request durations. */
+  monotonic(): number;
+}
+
 export interface HttpApiDeps {
   readonly agent: AgentInfo;
   readonly raft: RaftStatus;
@@ -64,6 +74,8 @@ export interface HttpApiDeps {
   readonly snapshots?: SnapshotApi;
   /** `/v1/connect/ca/configuration` PUT and the agent's leaf certificates; absent when this agent cannot reach a server. */
   readonly connectCa?: ConnectCaApi;
+  /** Metrics (/v1/agent/metrics, request timings); absent: that route answers 500 and nothing is timed. */
+  readonly metrics?: MetricsApi;
   /** A number in [0, 1) for blocking-query jitter; injected so tests are deterministic. */
   readonly random?: () => number;
   /** A fresh random UUID per call, for new session IDs (Consul's uuid.GenerateUUID); session create answers 500 without it. */
