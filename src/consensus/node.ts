@@ -17,6 +17,7 @@ import type { ConsensusNode, ConsensusOptions } from "./node_types.ts";
 import type { RecoveredLog } from "./ports.ts";
 import { NodeStoppedError, ProposalDroppedError, ProposalTimeoutError, ProposalTooLargeError, StorageFailedError } from "./errors.ts";
 import { DEFAULT_MAX_ENTRY_BYTES } from "./limits.ts";
+import { RaftMetrics } from "./raft_metrics.ts";
 import { ReadIndexBatcher } from "./read_index.ts";
 import {
   AppliedProposals, decodeDriverSnapshot, driverSnapshotHead, encodeDriverSnapshot, envelopeCommand, envelopeKey, PROPOSAL_ID_BYTES, ProposalIds, WaiterSet,
@@ -34,9 +35,16 @@ type Event =
   | { readonly kind: "bootstrap"; readonly voters: readonly string[]; readonly done: (ok: boolean) => void }
   | SnapshotOutcome;
 
+/** Entries that carry a command (not the empty entry of a new term, nor a configuration change). */
+function countCommands(entries: readonly Entry[]): number {
+  let n = 0;
+  for (const e of entries) if (e.type !== "ConfChange" && e.data.length > 0) n++;
+  return n;
+}
+
 /** How a snapshot taken here ended (see startSnapshot); `generation` is the log's it was taken from. */
 type SnapshotOutcome =
-  | { readonly kind: "snapshot-written"; readonly generation: number; readonly meta: Snapshot; readonly bytes: number; readonly bytesCovered: number }
+  | { readonly kind: "snapshot-written"; readonly generation: number; readonly meta: Snapshot; readonly bytes: number; readonly bytesCovered: number; readonly startedAt: number }
   | { readonly kind: "snapshot-failed"; readonly generation: number; readonly error: unknown };
 
 /**
@@ -55,6 +63,7 @@ const STORAGE_RETRY_MAX_MS = 30_000;
 
 export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R> {
   const log = o.logger;
+  const metrics = new RaftMetrics(o.metrics, () => o.clock.monotonic());
   const timeoutMs = o.requestTimeoutMs ?? 5000;
   const snapshotEntries = o.snapshotEntries ?? 8192;
   const keepEntries = o.keepEntries ?? 1024;
@@ -164,6 +173,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       switch (e.kind) {
         case "tick":
           r.tick();
+          metrics.ticked(storage.lastIndex(), applied, o.clock.monotonic(), soft.raftState === "Leader" ? peerContact : undefined);
           return;
         case "message":
           r.step(e.msg);
@@ -211,13 +221,18 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       (!rd.hardState || (rd.hardState.term === durableTerm.term && rd.hardState.vote === durableTerm.vote));
     if (sendEarly) sendMessages(rd.messages);
     if (rd.hardState || rd.entries.length) {
+      const startedAt = o.clock.monotonic();
       logStore.save(rd.hardState, rd.entries);
       if (rd.entries.length) storage.append(rd.entries);
       if (rd.hardState) storage.setHardState(rd.hardState);
       if (rd.mustSync) await logStore.sync();
+      const n = rd.entries.length;
+      if (n) metrics.stored(soft.raftState === "Leader", n, countCommands(rd.entries), rd.entries[n - 1]!.index, startedAt, o.clock.monotonic() - startedAt);
     }
     if (stopped) return;
     if (!sendEarly) sendMessages(rd.messages);
+    const committed = rd.committedEntries.length;
+    if (committed) metrics.committed(soft.raftState === "Leader", committed, rd.committedEntries[committed - 1]!.index, o.clock.monotonic());
     for (const e of rd.committedEntries) applyEntry(r, e);
     for (const rs of rd.readStates) reads.confirm(rs.index, rs.requestCtx);
     for (const p of rd.refusedProposals) proposals.reject(p.context, new ProposalTooLargeError(p.size, p.limit));
@@ -235,6 +250,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
 
   function noteSoftState(s: SoftState, term: number): void {
     const changed = s.lead !== soft.lead;
+    if (s.raftState !== soft.raftState) metrics.roleEntered(s.raftState);
     // Contact heard before this leadership says nothing about the followers of this one.
     if (s.raftState === "Leader" && soft.raftState !== "Leader") peerContact.clear();
     soft = s;
@@ -289,7 +305,9 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       // machine that already decoded it (keyed by the object) need not decode it again.
       const own = key ? proposedCommands.get(key) : undefined;
       if (own) proposedCommands.delete(key!);
+      const startedAt = o.clock.monotonic();
       const result = o.stateMachine.apply(e.index, own ?? envelopeCommand(e.data));
+      metrics.fsmApplied(o.clock.monotonic() - startedAt);
       if (key) proposals.resolve(key, result);
     }
     applied = e.index;
@@ -367,6 +385,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
     const term = storedTerm(applied);
     if (term === undefined || !confState) return;
     freshSnapshotWanted = false;
+    const startedAt = o.clock.monotonic();
     const meta: Snapshot = { index: applied, term, confState };
     const bytesCovered = appliedBytesSinceSnapshot;
     const head = driverSnapshotHead(appliedProposals.encode());
@@ -377,8 +396,12 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       .then(async (parts): Promise<SnapshotOutcome> => {
         const all = [head, ...parts];
         // Not for a log that was replaced, nor after stop (its directory may be gone).
-        if (generation === logGeneration && !stopped) await store.writeSnapshot(meta, all, pause);
-        return { kind: "snapshot-written", generation, meta, bytesCovered, bytes: all.reduce((n, p) => n + p.length, 0) };
+        if (generation === logGeneration && !stopped) {
+          const writeStart = o.clock.monotonic();
+          await store.writeSnapshot(meta, all, pause);
+          metrics.snapshotPersist.observe(o.clock.monotonic() - writeStart);
+        }
+        return { kind: "snapshot-written", generation, meta, bytesCovered, bytes: all.reduce((n, p) => n + p.length, 0), startedAt };
       })
       .catch((error): SnapshotOutcome => ({ kind: "snapshot-failed", generation, error }))
       .then(enqueue);
@@ -401,6 +424,7 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       storage.compact(compactTo);
       logStore.compact(compactTo);
     }
+    metrics.snapshotTake.observe(lastSnapshotAt - e.startedAt);
     log.info("took snapshot", { index: e.meta.index, bytes: e.bytes, compactedTo: storage.firstIndex() - 1 });
   }
 

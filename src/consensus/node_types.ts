@@ -2,6 +2,7 @@
  * The consensus driver's public types: the state machine it applies to, its options, its status and
  * the node handle. The implementation is in node.ts.
  */
+import type { MetricsRegistry } from "../telemetry/index.ts";
 import type { Clock, Logger, Rng } from "../platform/index.ts";
 import type { Config as RaftConfig, ConfChange, ConfState, RawNode, SoftState } from "../raft/index.ts";
 import type { LogStore, Transport } from "./ports.ts";
@@ -85,6 +86,8 @@ export interface ConsensusOptions<R> {
    * deliberately broken variants and prove its checkers catch them.
    */
   readonly createRawNode?: (config: RaftConfig) => RawNode;
+  /** Where the node records Raft's metrics (raft_metrics.ts); absent: nothing is recorded. */
+  readonly metrics?: MetricsRegistry;
 }
 
 export interface ConsensusStatus {

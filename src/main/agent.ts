@@ -26,6 +26,7 @@ import { catalogPortOver } from "./catalog_port.ts";
 import { snapshotApiOver } from "./snapshot_api.ts";
 import { autopilotHealthOver, operatorApiOver, raftStatusOver } from "./operator_api.ts";
 import { debugConfig } from "./debug_config.ts";
+import { startAgentMetrics } from "./metrics.ts";
 import { startXds } from "./xds.ts";
 import { createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
 import type { RegisterServiceOptions, ServiceRegistration } from "../agent/index.ts";
@@ -64,6 +65,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
   const cleanups = shutdownStack((err) => logger.warn("shutdown step failed", { error: err }));
   const stopAll = () => cleanups.stopAll();
   try {
+    const metrics = startAgentMetrics(config.telemetry, systemClock());
+    cleanups.push(() => metrics.stop());
     const dataDir = prepareDataDir(config, cleanups);
     const nodeId = loadNodeId(config, dataDir);
     const advertiseAddr = config.advertiseAddr || pickAdvertiseAddr(config.bindAddr);
@@ -101,6 +104,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         bootstrapExpect: config.bootstrapExpect,
         tickMs: config.dev ? 50 : 100,
         raftSnapshot: { threshold: config.raftSnapshotThreshold, intervalMs: config.raftSnapshotIntervalMs },
+        metrics: metrics.registry,
         connectEnabled: config.connectEnabled,
         autopilot: config.autopilot,
         coordinateUpdate: { periodMs: config.coordinateUpdatePeriodMs, batchSize: config.coordinateUpdateBatchSize, maxBatches: config.coordinateUpdateMaxBatches },
@@ -390,6 +394,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         }),
         random: Math.random,
         newId: () => crypto.randomUUID(),
+        metrics: metrics.api,
         logError: (err, request) => httpLog.error("request failed", { method: request.method, path: request.path, error: err }),
       });
       http = await serveHttp({

@@ -8,7 +8,7 @@
 import * as http2 from "node:http2";
 import type * as net from "node:net";
 import type * as tls from "node:tls";
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Logger } from "./logger.ts";
 import { asPlainStream } from "./streams.ts";
@@ -18,6 +18,8 @@ import type { TcpListener } from "./tcp.ts";
 export interface GrpcServerOptions {
   /** Registers services on the router, e.g. `(r) => r.service(AggregatedDiscoveryService, impl)`. */
   readonly routes: (router: ConnectRouter) => void;
+  /** Run around every call the server handles (e.g. to count requests). */
+  readonly interceptors?: readonly Interceptor[];
   readonly logger: Logger;
 }
 
@@ -56,7 +58,7 @@ export interface GrpcServer {
 /** Creates the HTTP/2 server. Nothing listens until `listen` is called. */
 export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const log = options.logger;
-  const handler = connectNodeAdapter({ routes: options.routes });
+  const handler = connectNodeAdapter({ routes: options.routes, interceptors: [...(options.interceptors ?? [])] });
   const h2 = http2.createServer({}, (req, res) => {
     // connectNodeAdapter's types name both http and http2 requests; this is the http2 one.
     void handler(req as never, res as never);

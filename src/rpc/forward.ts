@@ -13,6 +13,7 @@ import type { ConfChange, ConfState } from "../raft/index.ts";
 import { abortable } from "./abort.ts";
 import type { AutopilotHealthSource } from "./autopilot.ts";
 import type { RpcPool } from "./pool.ts";
+import type { RpcMetrics } from "./rpc_metrics.ts";
 
 export const FORWARDED_HEADER = "causeway-forwarded-to-leader";
 
@@ -49,6 +50,8 @@ export interface RpcContext {
    * such requests fail at once.
    */
   readonly holdForLeader?: () => Promise<void>;
+  /** Where cross-datacenter forwards and queries are counted (rpc_metrics.ts); absent: not counted. */
+  readonly metrics?: RpcMetrics;
 }
 
 /** Consul's default rpc_hold_timeout. */
@@ -85,6 +88,7 @@ export async function route<T>(
   const dc = datacenter || ctx.datacenter;
   if (dc !== ctx.datacenter) {
     if (!knownDatacenter(ctx, dc)) throw new ConnectError(NO_PATH_TO_DATACENTER, Code.NotFound);
+    ctx.metrics?.crossDc(dc).add();
     return remote(ctx.pool.transport({ datacenter: dc }), new Headers());
   }
   if (policy === "local") return local();

@@ -17,3 +17,4 @@ export { decodeWire, encodeWire, encodeWireInSlices } from "./state_wire.ts";
 export { NoPathError, plainRpcError, StateRequestError } from "./errors.ts";
 export { abortable, AbortError, isAbortError } from "./abort.ts";
 export { transferLeadership } from "./leadership_transfer.ts";
+export { RpcMetrics } from "./rpc_metrics.ts";

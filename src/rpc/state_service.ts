@@ -127,8 +127,17 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
         await abortable(backend.linearizableRead(), signal);
       }
       // The backend releases its wait on abort; abortable answers the abort even if it resolves instead.
-      const read = backend.query(query, { minIndex: options.minIndex ?? 0, maxWaitMs: options.maxWaitMs ?? 0, signal });
-      const { result, index } = await abortable(read, signal);
+      const minIndex = options.minIndex ?? 0;
+      ctx.metrics?.query.add();
+      if (minIndex > 0) ctx.metrics?.blockingQueries(1);
+      const read = backend.query(query, { minIndex, maxWaitMs: options.maxWaitMs ?? 0, signal });
+      let answer: Awaited<typeof read>;
+      try {
+        answer = await abortable(read, signal);
+      } finally {
+        if (minIndex > 0) ctx.metrics?.blockingQueries(-1);
+      }
+      const { result, index } = answer;
       const status = ctx.raft.status();
       return {
         result,

@@ -5,6 +5,7 @@
  * catalog_members.ts. Runs are serialised and coalesced: a run in progress is followed by at most one
  * more, with the latest member list.
  */
+import type { SampleHandle } from "../telemetry/index.ts";
 import type { PoolMember } from "../membership/index.ts";
 import { SERF_CHECK_ID } from "../model/index.ts";
 import type { Cancel, Clock, Logger } from "../platform/index.ts";
@@ -29,6 +30,8 @@ export function memberReconcileRoutine(o: {
   proposeDuty: DutyProposer;
   /** Resolves once everything committed before the call is applied here (Consul's barrier after an election). */
   barrier: () => Promise<void>;
+  /** Consul's `leader.reconcile`: the time of one reconciliation pass (barrier included). */
+  reconcileTime?: SampleHandle;
 }): MemberReconcileRoutine {
   const log = o.logger;
   let active = false;
@@ -66,8 +69,10 @@ export function memberReconcileRoutine(o: {
         queued = false;
         if (!active) return;
         // Decisions are made on the latest catalog: apply everything committed first.
+        const startedAt = o.clock.monotonic();
         await o.barrier();
         await reconcileOnce(latest);
+        o.reconcileTime?.observe(o.clock.monotonic() - startedAt);
       }).catch((err) => log.warn("member reconcile failed; will retry", { error: err }));
     }
     return running;

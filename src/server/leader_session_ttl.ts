@@ -6,6 +6,7 @@
 import type { Session } from "../model/index.ts";
 import type { Clock, Logger } from "../platform/index.ts";
 import { sessionGet, sessionList, WatchSet, type StateResult, type StateStore } from "../state/index.ts";
+import type { GaugeHandle, SampleHandle } from "../telemetry/index.ts";
 import type { DutyProposer, LeaderRoutine } from "./leader_routines.ts";
 import { createSessionTimers } from "./session_timers.ts";
 
@@ -16,30 +17,47 @@ export interface SessionTtlRoutine extends LeaderRoutine {
   renewed(session: Session): void;
 }
 
-export function sessionTtlRoutine(o: { clock: Clock; logger: Logger; store: StateStore; proposeDuty: DutyProposer }): SessionTtlRoutine {
+/**
+ * Consul's `session_ttl.active` (gauge: TTL sessions the leader times, set whenever that changes) and
+ * `session_ttl.invalidate` (ms to destroy an expired session).
+ */
+export interface SessionTtlMetrics {
+  readonly active: GaugeHandle;
+  readonly invalidate: SampleHandle;
+}
+
+export function sessionTtlRoutine(o: { clock: Clock; logger: Logger; store: StateStore; proposeDuty: DutyProposer; metrics?: SessionTtlMetrics }): SessionTtlRoutine {
   let active = false;
   const timers = createSessionTimers({
     clock: o.clock,
     logger: o.logger,
     expire: (id) => {
       o.logger.info("session expired: its TTL passed without a renewal", { session: id });
-      void o.proposeDuty("destroying an expired session", { type: "session", op: "destroy", id });
+      countActive();
+      const startedAt = o.clock.monotonic();
+      void o.proposeDuty("destroying an expired session", { type: "session", op: "destroy", id })
+        .then(() => o.metrics?.invalidate.observe(o.clock.monotonic() - startedAt));
     },
   });
+  const countActive = () => o.metrics?.active.set(timers.size());
   return {
     name: "session TTLs",
     start() {
       active = true;
       for (const s of sessionList(o.store, new WatchSet()).value) timers.reset(s);
+      countActive();
     },
     stop() {
       active = false;
       timers.clearAll();
+      countActive();
     },
     applied(result) {
       if (!active || result.type !== "session") return;
       const created = sessionGet(o.store, new WatchSet(), result.id).value;
       if (created) timers.reset(created);
+      else timers.clear(result.id); // destroyed
+      countActive();
     },
     renewed(session) {
       if (active) timers.reset(session);

@@ -2,11 +2,12 @@ import { describe, expect, test } from "bun:test";
 import type { ConsensusNode } from "../consensus/index.ts";
 import { silentLogger } from "../platform/index.ts";
 import { decodeCommand, encodeCommand, type StateCommand, type StateResult } from "../state/index.ts";
-import { simClock } from "../../test/harness/sim_clock.ts";
+import { flushMacrotask, simClock } from "../../test/harness/sim_clock.ts";
 import { createReplicatedState } from "./replicated_state.ts";
 import { encodeWire } from "../rpc/index.ts";
 import { createLeaderRunner } from "./leader_routines.ts";
 import { decodeConfigEntry } from "../connect/index.ts";
+import { MetricsRegistry } from "../telemetry/index.ts";
 
 /** A consensus node of one that applies proposals at once, recording them. */
 function fakeConsensus(apply: (index: number, bytes: Uint8Array) => StateResult) {
@@ -110,5 +111,32 @@ describe("connect disabled", () => {
     const rs = createReplicatedState({ clock: simClock(), logger: silentLogger(), datacenter: "dc1", nodeName: "me" });
     await expect(rs.backend.signLeaf("web", "csr")).rejects.toThrow("Connect must be enabled in order to use this endpoint");
     await expect(rs.backend.setCAConfiguration(encodeWire({}))).rejects.toThrow("Connect must be enabled in order to use this endpoint");
+  });
+});
+
+describe("write and leader-routine metrics", () => {
+  test("each write is timed under its Consul name; session_ttl.active follows the timed sessions; an expiry is timed", async () => {
+    const clock = simClock();
+    const metrics = new MetricsRegistry({ now: () => clock.now() });
+    const rs = createReplicatedState({ clock, logger: silentLogger(), datacenter: "dc1", nodeName: "me", metrics });
+    const { node } = fakeConsensus((i, b) => {
+      clock.advance(3); // each commit takes 3 ms of simulated time
+      return rs.stateMachine.apply(i, b);
+    });
+    rs.attach(node);
+    becomeLeader(rs);
+    await rs.backend.apply(encodeCommand(register));
+    for (let i = 0; i < 3; i++) await rs.backend.apply(encodeCommand({ type: "kv", op: "set", entry: { Key: `k${i}` } }));
+    await rs.backend.apply(encodeCommand({ type: "txn", ops: [] }));
+    const id = "2b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c";
+    await rs.backend.apply(encodeCommand({ type: "session", op: "create", session: { ID: id, Name: "", Node: "n1", LockDelay: 0, Behavior: "release", TTL: "10s", NodeChecks: [], ServiceChecks: null } }));
+    const sample = (name: string) => metrics.series().find((s) => s.name === `consul.${name}`);
+    expect(sample("session_ttl.active")?.value).toBe(1);
+    clock.advance(20_000);
+    await flushMacrotask();
+    expect([sample("catalog.register")?.count, sample("kvs.apply")?.count, sample("txn.apply")?.count, sample("session.apply")?.count]).toEqual([1, 3, 1, 2]);
+    expect(sample("kvs.apply")?.total).toBe(9);
+    expect(sample("session_ttl.active")?.value).toBe(0);
+    expect(sample("session_ttl.invalidate")?.count).toBe(1);
   });
 });

@@ -10,6 +10,7 @@ import { validateDeleteInGraph, validateEntryInGraph } from "../connect/index.ts
 import type { ConsensusNode } from "../consensus/index.ts";
 import type { ReadQuery } from "../model/index.ts";
 import { cryptoRng, nextTimerTurn, type Clock, type Logger, type Rng } from "../platform/index.ts";
+import type { MetricsRegistry } from "../telemetry/index.ts";
 import { decodeWire, encodeWire, encodeWireInSlices, type StateBackend } from "../rpc/index.ts";
 import {
   acquiresLock, blockingQuery, caRoots, createStateMachine, createStateStore, decodeCommand, encodeCommand, lockDelayRejection, sessionGet, WatchSet,
@@ -25,6 +26,7 @@ import { tombstoneGcRoutine } from "./leader_tombstone_gc.ts";
 import { stagedRestoreGcRoutine } from "./leader_restore_gc.ts";
 import { checkRestore, isConfigEntryKind, proposalError, restoreChunkBytes, restoreInChunks } from "./staged_restore.ts";
 import { runRead } from "./run_read.ts";
+import { commandTimings } from "./state_metrics.ts";
 
 export interface ReplicatedState {
   readonly store: StateStore;
@@ -57,13 +59,22 @@ export function createReplicatedState(o: {
   restoreChunkBytes?: number;
   /** Coordinate update batching (Consul's coordinate_update_* settings); Consul's defaults when absent. */
   coordinateUpdate?: Pick<CoordinateBatcherOptions, "periodMs" | "batchSize" | "maxBatches">;
+  /** Where write timings (state_metrics.ts) and the leader routines' metrics go; absent: not recorded. */
+  metrics?: MetricsRegistry;
 }): ReplicatedState {
   const log = o.logger;
   const rng = o.rng ?? cryptoRng();
+  const timings = commandTimings(o.metrics);
   let consensus: ConsensusNode<StateResult> | undefined;
   const propose = async (cmd: StateCommand): Promise<StateResult> => {
     if (!consensus) throw new Error("Raft is not running yet");
-    return consensus.propose(encodeCommand(cmd));
+    const timing = timings(cmd.type);
+    const startedAt = timing ? o.clock.monotonic() : 0;
+    try {
+      return await consensus.propose(encodeCommand(cmd));
+    } finally {
+      timing?.observe(o.clock.monotonic() - startedAt);
+    }
   };
   const barrier = () => (consensus ? consensus.read() : Promise.reject(new Error("Raft is not running yet")));
   const proposeDuty = dutyProposer(propose, log);
@@ -91,7 +102,10 @@ export function createReplicatedState(o: {
       }
     },
   });
-  const sessions = sessionTtlRoutine({ clock: o.clock, logger: log, store, proposeDuty });
+  const sessions = sessionTtlRoutine({
+    clock: o.clock, logger: log, store, proposeDuty,
+    ...(o.metrics ? { metrics: { active: o.metrics.gauge("session_ttl.active"), invalidate: o.metrics.sample("session_ttl.invalidate") } } : {}),
+  });
   const ca = createConnectCa({
     clock: o.clock,
     rng,
@@ -109,7 +123,10 @@ export function createReplicatedState(o: {
   });
   const coordinates = createCoordinateBatcher({ clock: o.clock, logger: log.named("coordinate"), propose, ...o.coordinateUpdate });
   const stagedRestores = stagedRestoreGcRoutine({ clock: o.clock, proposeDuty, staged: () => store.stagedRestore() });
-  const members = memberReconcileRoutine({ clock: o.clock, logger: log, store, datacenter: o.datacenter, nodeName: o.nodeName, proposeDuty, barrier });
+  const members = memberReconcileRoutine({
+    clock: o.clock, logger: log, store, datacenter: o.datacenter, nodeName: o.nodeName, proposeDuty, barrier,
+    ...(o.metrics ? { reconcileTime: o.metrics.sample("leader.reconcile") } : {}),
+  });
 
   /** Consul's ErrConnectNotEnabled: the CA is off unless `connect { enabled = true }` (always with -dev). */
   const requireConnect = () => {
@@ -158,12 +175,17 @@ export function createReplicatedState(o: {
       if (rejected) return encodeWire(rejected);
       if (!consensus) throw new ConnectError("Raft is not running yet", Code.Unavailable);
       const c = consensus;
+      // The write's time, from here to its result, under the command's metric (state_metrics.ts).
+      const timing = timings(cmd.type);
+      const startedAt = timing ? o.clock.monotonic() : 0;
       try {
         if (cmd.type !== "restore") return encodeWire(await c.propose(bytes));
         const chunkBytes = o.restoreChunkBytes ?? restoreChunkBytes(c.maxCommandBytes);
         return encodeWire(await restoreInChunks(cmd.data, { propose: (x) => c.propose(encodeCommand(x)), rng, chunkBytes }));
       } catch (err) {
         throw proposalError(err);
+      } finally {
+        timing?.observe(o.clock.monotonic() - startedAt);
       }
     },
     async query(bytes, options) {

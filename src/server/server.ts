@@ -18,10 +18,11 @@ import {
   createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type Rng, type TcpListener, type TlsMaterial,
 } from "../platform/index.ts";
 import {
-  createRpcPool, createServerPort, createServerStateCaller, dialServer, registerStateService, registerStatusServices, RPC_HOLD_TIMEOUT_MS, transferLeadership,
+  createRpcPool, createServerPort, createServerStateCaller, RpcMetrics, dialServer, registerStateService, registerStatusServices, RPC_HOLD_TIMEOUT_MS, transferLeadership,
   type GatewayRoute, type RpcContext, type RpcTarget, type ServerDialSettings, type StateCaller, type WanGossipHandlers,
 } from "../rpc/index.ts";
 import { autopilotConfigGet, encodeCommand, WatchSet, type StateResult } from "../state/index.ts";
+import type { MetricsRegistry } from "../telemetry/index.ts";
 import type { GossipServer } from "./autopilot_health.ts";
 import { createBootstrapper, type PeersAnswer } from "./bootstrap.ts";
 import { secondaryCaRoutine } from "./leader_ca_secondary.ts";
@@ -58,6 +59,8 @@ export interface ServerOptions {
    * raft_snapshot_interval (ms a due snapshot waits after the last one; default 120 s).
    */
   readonly raftSnapshot?: { readonly threshold?: number; readonly intervalMs?: number };
+  /** Where Raft, RPC, write and leader-routine metrics go; absent: none are recorded. */
+  readonly metrics?: MetricsRegistry;
   /** `connect { enabled }`: run the Connect CA. */
   readonly connectEnabled: boolean;
   /**
@@ -197,6 +200,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const replicated = createReplicatedState({
       clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled, coordinateUpdate: o.coordinateUpdate,
       ...(o.primaryDatacenter ? { primaryDatacenter: o.primaryDatacenter } : {}),
+      ...(o.metrics ? { metrics: o.metrics } : {}),
     });
     const consensus = createConsensusNode<StateResult>({
       id: nodeId,
@@ -213,6 +217,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       // loop in slices, but it still costs CPU (about 3 us per KV key), so they are paced like Consul's.
       snapshotEntries: o.raftSnapshot?.threshold ?? 16_384,
       snapshotIntervalMs: o.raftSnapshot?.intervalMs ?? 120_000,
+      ...(o.metrics ? { metrics: o.metrics } : {}),
     });
     replicated.attach(consensus);
     const raftLog = logger.named("raft");
@@ -286,6 +291,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       logger: logger.named("rpc-pool"),
     });
     cleanups.push(() => pool.close());
+    const rpcMetrics = new RpcMetrics(o.metrics);
     const ctx: RpcContext = {
       datacenter: o.datacenter,
       node: o.nodeName,
@@ -295,6 +301,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       datacenters: () => o.datacenters(),
       autopilot,
       holdForLeader: () => holdForLeader(() => consensus.status().leader !== "", clock, cryptoRng()),
+      metrics: rpcMetrics,
     };
     const stateCaller = createServerStateCaller(ctx, replicated.backend);
     stateForLeader = stateCaller;
@@ -302,7 +309,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       registerStatusServices(r, ctx, { node: consensus, clock });
       registerStateService(r, stateCaller);
     };
-    const grpc = createGrpcServer({ routes, logger: logger.named("rpc") });
+    const grpc = createGrpcServer({ routes, interceptors: [rpcMetrics.interceptor], logger: logger.named("rpc") });
     // This server's own calls (the local HTTP API) go to the same services in process.
     const inProcess = createRouterTransport(routes);
     cleanups.push(() => grpc.close());
