@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createLogger, LOG_LEVELS, memoryLogger, parseLogLevel, silentLogger } from "./logger.ts";
+import { createLogger, LOG_LEVELS, LogTaps, memoryLogger, parseLogLevel, silentLogger } from "./logger.ts";
 import type { LoggerOptions, LogLevel } from "./logger.ts";
 
 const T0 = Date.UTC(2024, 0, 2, 3, 4, 5, 678);
@@ -238,5 +238,32 @@ describe("hostile field values", () => {
     expect(log.lines[0]).toContain('"two\\nlines"');
     expect(log.lines[0]).toContain('"bad key"=v');
     expect(log.lines[0]).toContain('value="a\\u001b[31mred"');
+  });
+});
+
+describe("log taps (the monitor's view)", () => {
+  test("a tap sees lines at its own level whatever the logger's, in its own format; removed, it sees nothing", () => {
+    const taps = new LogTaps();
+    const sink: string[] = [];
+    const log = createLogger("agent", { level: "warn", sink: (l) => sink.push(l), now: () => 0, taps }).named("http");
+    const debugText: string[] = [];
+    const infoJson: string[] = [];
+    const offDebug = taps.add({ level: "debug", format: "text", write: (l) => debugText.push(l) });
+    taps.add({ level: "info", format: "json", write: (l) => infoJson.push(l) });
+    log.trace("not for anyone");
+    log.debug("d", { k: 1 });
+    log.info("i");
+    log.warn("w");
+    expect(sink).toEqual(["1970-01-01T00:00:00.000Z [WARN] agent.http: w"]);
+    expect(debugText).toEqual([
+      "1970-01-01T00:00:00.000Z [DEBUG] agent.http: d k=1",
+      "1970-01-01T00:00:00.000Z [INFO] agent.http: i",
+      "1970-01-01T00:00:00.000Z [WARN] agent.http: w",
+    ]);
+    expect(infoJson.map((l) => JSON.parse(l)["@message"])).toEqual(["i", "w"]);
+    offDebug();
+    log.debug("gone");
+    expect(debugText.length).toBe(3);
+    expect(taps.minIndex).toBe(2);
   });
 });

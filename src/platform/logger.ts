@@ -21,8 +21,52 @@ export interface Logger {
 
 export const LOG_LEVELS: readonly LogLevel[] = ["trace", "debug", "info", "warn", "error"];
 
+/** A reader of log lines beside the sink (`/v1/agent/monitor`), with its own level and format. */
+export interface LogTap {
+  readonly level: LogLevel;
+  readonly format: "text" | "json";
+  /** One finished line, without the trailing newline. Must not log (it would recurse). */
+  write(line: string): void;
+}
+
+/**
+ * The taps of a logger tree (Consul's hclog intercept sinks): every line at or above a tap's level
+ * reaches it, whatever the logger's own level, formatted as the tap asks.
+ */
+export class LogTaps {
+  private readonly taps = new Set<LogTap>();
+  /** The lowest level index any tap wants (LOG_LEVELS.length when there are none). */
+  minIndex = LOG_LEVELS.length;
+
+  /** Adds a tap; returns its removal. */
+  add(tap: LogTap): () => void {
+    this.taps.add(tap);
+    this.recompute();
+    return () => {
+      this.taps.delete(tap);
+      this.recompute();
+    };
+  }
+
+  /** @internal Hands one entry to every tap that wants it, formatting it at most once per format. */
+  deliver(levelIndex: number, ts: string, level: LogLevel, name: string, msg: string, fields?: LogFields): void {
+    let text: string | undefined;
+    let json: string | undefined;
+    for (const t of this.taps) {
+      if (LOG_LEVELS.indexOf(t.level) > levelIndex) continue;
+      t.write(t.format === "json" ? (json ??= jsonLine(ts, level, name, msg, fields)) : (text ??= textLine(ts, level, name, msg, fields)));
+    }
+  }
+
+  private recompute(): void {
+    this.minIndex = Math.min(LOG_LEVELS.length, ...[...this.taps].map((t) => LOG_LEVELS.indexOf(t.level)));
+  }
+}
+
 export interface LoggerOptions {
   level?: LogLevel;
+  /** Readers of lines beside the sink, each at its own level (see LogTaps). */
+  taps?: LogTaps;
   format?: "text" | "json";
   /** Where finished lines go (without the trailing newline). Default: stderr. */
   sink?: (line: string) => void;
@@ -42,11 +86,15 @@ export function createLogger(component: string, options: LoggerOptions = {}): Lo
   const sink = options.sink ?? ((line: string) => console.error(line));
   const now = options.now ?? (() => Date.now());
 
+  const taps = options.taps;
   const make = (name: string): Logger => {
     const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
-      if (LOG_LEVELS.indexOf(level) < min) return;
+      const index = LOG_LEVELS.indexOf(level);
+      const tapped = taps !== undefined && index >= taps.minIndex;
+      if (index < min && !tapped) return;
       const ts = new Date(now()).toISOString();
-      sink(format === "json" ? jsonLine(ts, level, name, msg, fields) : textLine(ts, level, name, msg, fields));
+      if (index >= min) sink(format === "json" ? jsonLine(ts, level, name, msg, fields) : textLine(ts, level, name, msg, fields));
+      if (tapped) taps.deliver(index, ts, level, name, msg, fields);
     };
     return {
       trace: (m, f) => emit("trace", m, f),
