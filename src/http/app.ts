@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { mountAgent } from "./agent.ts";
 import { mountAgentMetrics } from "./agent_metrics.ts";
+import { mountAgentMonitor } from "./agent_monitor.ts";
 import { mountAgentServices } from "./agent_services.ts";
 import { mountCatalog } from "./catalog.ts";
 import { mountCoordinate } from "./coordinate.ts";
@@ -52,6 +53,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   app.onError((err, c) => errorResponse(c, err));
   mountAgent(app, deps.agent, deps.membership, deps.coordinates);
   mountAgentMetrics(app, deps.metrics);
+  mountAgentMonitor(app, deps.monitor);
   mountAgentServices(app, deps);
   mountStatus(app, deps.raft);
   mountMembers(app, deps.membership, deps.agent);

@@ -6,7 +6,7 @@
 import type { UserEvents } from "../agent/index.ts";
 import type { CAConfiguration, IssuedCert } from "../connect/index.ts";
 import type { DatacenterMap, NetworkCoordinate, ReadQuery, ReadValue, Session } from "../model/index.ts";
-import type { Clock } from "../platform/index.ts";
+import type { Clock, LogTap } from "../platform/index.ts";
 import type { StateCommand, StateResult } from "../state/index.ts";
 import type { MetricsRegistry } from "../telemetry/index.ts";
 import type { QueryMeta, ReadOptions } from "./query_options.ts";
@@ -43,6 +43,14 @@ export interface RaftStatus {
   peers(): readonly string[] | Promise<readonly string[]>;
 }
 
+/** The agent's log, as `/v1/agent/monitor` reads it. */
+export interface MonitorApi {
+  /** Adds a reader of every log line at its level and above; returns its removal. */
+  tap(tap: LogTap): () => void;
+  /** A monitor request ended having dropped `count` lines its client was too slow for. */
+  onDropped?(count: number): void;
+}
+
 /** The agent's metrics: what `/v1/agent/metrics` shows and where the API records its request timings. */
 export interface MetricsApi {
   readonly registry: MetricsRegistry;
@@ -74,6 +82,8 @@ export interface HttpApiDeps {
   readonly snapshots?: SnapshotApi;
   /** `/v1/connect/ca/configuration` PUT and the agent's leaf certificates; absent when this agent cannot reach a server. */
   readonly connectCa?: ConnectCaApi;
+  /** The agent's log for /v1/agent/monitor; absent: that route answers 500. */
+  readonly monitor?: MonitorApi;
   /** Metrics (/v1/agent/metrics, request timings); absent: that route answers 500 and nothing is timed. */
   readonly metrics?: MetricsApi;
   /** A number in [0, 1) for blocking-query jitter; injected so tests are deterministic. */

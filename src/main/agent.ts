@@ -11,7 +11,7 @@ import { noPathMessage, socketConnection, type GatewayPick, type WanfedTransport
 import { startGatewayLocator, type GatewayLocatorRuntime } from "./gateway_locator.ts";
 import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/index.ts";
 import { shutdownStack, type ShutdownStack } from "../lib/index.ts";
-import type { Logger } from "../platform/index.ts";
+import type { Logger, LogTap, LogTaps } from "../platform/index.ts";
 import {
   cryptoRng, dockerEngineClient, grpcHealthProbe, httpHealthProbe, readFileIfExists, serveHttp, spawnCheckProcess, systemClock,
   tcpHealthProbe, writeFileDurably, type HttpServerHandle,
@@ -61,7 +61,7 @@ export interface RunningAgent {
  * Starts an agent. Ports of 0 bind free ports (see `addresses`); -1 disables a listener.
  * On failure, whatever was started is stopped again before the error propagates.
  */
-export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: { onLeft?: () => void } = {}): Promise<RunningAgent> {
+export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: { onLeft?: () => void; logTaps?: LogTaps } = {}): Promise<RunningAgent> {
   const cleanups = shutdownStack((err) => logger.warn("shutdown step failed", { error: err }));
   const stopAll = () => cleanups.stopAll();
   try {
@@ -395,6 +395,13 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         random: Math.random,
         newId: () => crypto.randomUUID(),
         metrics: metrics.api,
+        // The logger's taps (commands/agent.ts): /v1/agent/monitor reads every line at its own level.
+        ...(hooks.logTaps ? {
+          monitor: {
+            tap: (t: LogTap) => hooks.logTaps!.add(t),
+            onDropped: (count: number) => logger.named("agent").warn("Dropped logs during monitor request", { dropped_count: count }),
+          },
+        } : {}),
         logError: (err, request) => httpLog.error("request failed", { method: request.method, path: request.path, error: err }),
       });
       http = await serveHttp({

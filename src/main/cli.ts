@@ -23,6 +23,7 @@ import { configCommand } from "./commands/config.ts";
 import { intentionCommand } from "./commands/intention.ts";
 import { rttCommand } from "./commands/rtt.ts";
 import { gatewayCommand } from "./commands/gateway.ts";
+import { monitorCommand } from "./commands/monitor.ts";
 
 export const COMMANDS: readonly Command[] = [
   agentCommand, forceLeaveCommand, joinCommand, keygenCommand, keyringCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   configCommand,
   intentionCommand,
   rttCommand,
+  monitorCommand,
 ];
 
 function usage(): string {

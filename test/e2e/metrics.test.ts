@@ -6,7 +6,8 @@
  * - a Prometheus server scrapes the agent (it asks for OpenMetrics, so that format is parsed by the real
  *   scraper) and its query API answers the same counts;
  * - `/v1/agent/metrics` answers Consul's JSON shape.
- * Both processes are stopped by PID and their directories removed, also when an assertion fails.
+ * And `causeway monitor` (a child process) streams the agent's log lines from /v1/agent/monitor.
+ * The processes are stopped by PID and their directories removed, also when an assertion fails.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -20,24 +21,26 @@ const root = join(import.meta.dir, "..", "..");
 const cli = join(root, "src", "main", "cli.ts");
 const work = mkdtempSync(join(tmpdir(), "causeway-metrics-"));
 const children: ChildProcess[] = [];
-let agent: AgentProcess | undefined;
+const agents: AgentProcess[] = [];
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
-  await agent?.stop();
+  await Promise.all(agents.map((a) => a.stop()));
   rmSync(work, { recursive: true, force: true });
 });
 
 const WRITES = 25;
+const DEV_PORTS = ["-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"];
 
 /** promtool's remarks that come from Consul's names (camelCase, counters without `_total`), not from a format error. */
 const NAMING_LINT = /counter metrics should have "_total" suffix|metric names should be written in 'snake_case' not 'camelCase'|non-histogram and non-summary metrics should not have "_count" suffix/;
 
-describe("metrics read by Prometheus", () => {
+describe("metrics and the log monitor of a running agent", () => {
   test("N KV writes: kvs.apply counts N in the text format, promtool parses it, a Prometheus server scrapes it", async () => {
     ensureDebianCommands({ prometheus: "prometheus", promtool: "prometheus" }, "the Prometheus metrics test");
     const config = join(work, "telemetry.json");
     writeFileSync(config, JSON.stringify({ telemetry: { prometheus_retention_time: "60s", disable_hostname: true } }));
-    agent = await startAgentProcess(process.execPath, [cli, "agent", "-dev", "-config-file", config, "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"]);
+    const agent = await startAgentProcess(process.execPath, [cli, "agent", "-dev", "-config-file", config, ...DEV_PORTS]);
+    agents.push(agent);
     const http = agent.httpUrl;
     await poll(() => fetch(`${http}/v1/status/leader`).then((r) => r.json()), (v) => typeof v === "string" && v !== "", 15_000, "a leader");
     for (let i = 0; i < WRITES; i++) {
@@ -89,4 +92,23 @@ describe("metrics read by Prometheus", () => {
     expect(json.Timestamp).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d0 \+0000 UTC$/);
     expect(await (await fetch(`${http}/v1/agent/metrics?format=prometheus`, { headers: { accept: "application/openmetrics-text; version=1.0.0" } })).text()).toEndWith("# EOF\n");
   }, 120_000);
+
+  test("causeway monitor streams the agent's lines as they happen and stops on SIGINT", async () => {
+    const agent = await startAgentProcess(process.execPath, [cli, "agent", "-dev", ...DEV_PORTS]);
+    agents.push(agent);
+    const monitor = spawn(process.execPath, [cli, "monitor", `-http-addr=${agent.httpUrl}`, "-log-level=debug"], { stdio: ["ignore", "pipe", "pipe"] });
+    children.push(monitor);
+    let out = "";
+    monitor.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    monitor.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => monitor.on("exit", (code) => resolve(code)));
+    // Each registration's sync logs "synced service"; register until one arrives after the monitor attached.
+    let n = 0;
+    await poll(async () => {
+      await fetch(`${agent.httpUrl}/v1/agent/service/register`, { method: "PUT", body: JSON.stringify({ Name: `web-${n++}` }) });
+      return out;
+    }, (o) => /\[INFO\] agent[.\w]*: synced service service=web-\d+/.test(o), 20_000, "a 'synced service' line from the monitor");
+    monitor.kill("SIGINT");
+    expect(await exited).toBe(0);
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { createLogger, parseLogLevel } from "../../platform/index.ts";
+import { createLogger, LogTaps, parseLogLevel } from "../../platform/index.ts";
 import { startAgent } from "../agent.ts";
 import type { Command, CommandIo } from "../command.ts";
 import { buildConfig, ConfigError, defaultConfig, DEV_SOURCE, readConfigSources, type ConfigSource, type RuntimeConfig } from "../config.ts";
@@ -146,15 +146,17 @@ export const agentCommand: Command = {
 };
 
 async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<number> {
+  const logTaps = new LogTaps();
   const logger = createLogger("agent", {
     level: parseLogLevel(config.logLevel)!,
     format: config.logJson ? "json" : "text",
     sink: (line) => io.err(line + "\n"),
+    taps: logTaps,
   });
   let agent;
   let left: (() => void) | undefined;
   try {
-    agent = await startAgent(config, logger, { onLeft: () => left?.() });
+    agent = await startAgent(config, logger, { onLeft: () => left?.(), logTaps });
   } catch (err) {
     io.err(`==> Error starting agent: ${(err as Error).message}\n`);
     return 1;

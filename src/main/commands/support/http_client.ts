@@ -57,7 +57,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /** The `fetch` the client uses; tests may pass their own. `body` and `headers` are only set when needed. */
 export type FetchFn = (
   input: string,
-  init: { method: string; body?: Uint8Array<ArrayBuffer>; headers?: Readonly<Record<string, string>> },
+  init: { method: string; body?: Uint8Array<ArrayBuffer>; headers?: Readonly<Record<string, string>>; signal?: AbortSignal },
 ) => Promise<Response>;
 
 /** A query parameter: one value, or several (`?node-meta=a:1&node-meta=b:2`), kept in the given order. */
