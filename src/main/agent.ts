@@ -129,7 +129,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     }
 
     const gossip = await startGossip({
-      config, logger, clock: systemClock(), nodeId, advertiseAddr, dataDir, serverPort: server?.port,
+      config, logger, clock: systemClock(), nodeId, advertiseAddr, dataDir, serverPort: server?.port, metrics: metrics.registry,
       onLeft: () => hooks.onLeft?.(),
       ...(wanfedOn && tls ? { wanfed: { resolveGateway: pickGateway, tlsMaterial: tls.material, primaryDatacenter } } : {}),
     });

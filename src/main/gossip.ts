@@ -8,13 +8,14 @@
  * a server and also reaches the LAN pools of the other datacenters over RPC.
  */
 import {
-  clientTags, CONSUL_SERF, createGossipPool, createUdpTransport, FEATURE_FEDERATION_STATES, joinHostPort, serverTags, wanName,
+  clientTags, CONSUL_SERF, createGossipPool, createUdpTransport, FEATURE_FEDERATION_STATES, joinHostPort, recordPoolMetrics, serverTags, wanName,
   type GossipPool, type KeyResponse, type PoolMember, type SerfEvent,
 } from "../membership/index.ts";
 import { createWanfedTransport, tlsGatewayDial, type GatewayResolution, type WanfedTransport } from "../federation/index.ts";
 import type { TlsMaterial } from "../platform/index.ts";
 import type { KeyringApi, KeyringPoolResult, MembershipApi, MemberView } from "../http/index.ts";
 import { cryptoRng, type Clock, type Logger } from "../platform/index.ts";
+import type { MetricsRegistry } from "../telemetry/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { setupKeyrings, type PoolKeyring } from "./keyring_files.ts";
 import { VERSION } from "./version.ts";
@@ -120,6 +121,8 @@ export async function startGossip(o: {
   onLeft: () => void;
   /** WAN federation through mesh gateways (servers with connect.enable_mesh_gateway_wan_federation). */
   wanfed?: WanfedGossip;
+  /** Where each pool's serf and memberlist metrics go (membership/pool_metrics.ts). */
+  metrics?: MetricsRegistry;
 }): Promise<RunningGossip> {
   const { config, logger, clock } = o;
   const server = o.serverPort !== undefined;
@@ -176,6 +179,7 @@ export async function startGossip(o: {
       pool?.subscribe((e: SerfEvent) => {
         if (e.type !== "user") logger.named(`serf-${name}`).info(e.type.replace("-", " "), { member: e.member.name });
       });
+      if (pool && o.metrics) stops.push(recordPoolMetrics(pool, o.metrics, name, clock));
     }
     const g = config.gossip;
     if (g.startJoin.length) {

@@ -55,3 +55,4 @@ export { CoordinateClient, CoordinateError, MAX_RTT_MS } from "./coordinate_clie
 export { SerfCoordinates } from "./serf_coordinates.ts";
 export type { SerfCoordinateStats } from "./serf_coordinates.ts";
 export type { CoordinateClientStats } from "./coordinate_client.ts";
+export { POOL_METRICS_INTERVAL_MS, recordPoolMetrics } from "./pool_metrics.ts";

@@ -10,6 +10,8 @@ import { createGossipPool, serfStatsOf, toPoolMember, type GossipPool } from "./
 import type { SerfEvent, SerfOptions } from "./serf.ts";
 import { COORDINATE_DEFAULTS, distanceMs, newCoordinate } from "./coordinate.ts";
 import { createMemoryNetwork, type MemoryNetwork } from "./transport_memory.ts";
+import { recordPoolMetrics } from "./pool_metrics.ts";
+import { MetricsRegistry } from "../telemetry/index.ts";
 
 
 /** Runs simulated timers for up to `ms`, flushing after each; stops early when `until` holds. */
@@ -268,6 +270,33 @@ describe("gossip pool network coordinates (in-memory network, simulated clock)",
       expect(n.pool.stats().serf.coordinates!.withoutPayload).toBeGreaterThan(0);
     }
     expect(statusOf(off, "n0")).toBe("alive");
+    await s.stopAll();
+  });
+});
+
+describe("pool metrics", () => {
+  test("member events, user events, packets, exchanges and member counts, labelled by network", async () => {
+    const s = sim(3);
+    const n0 = await s.start(0);
+    const registry = new MetricsRegistry({ now: () => s.clock.now() });
+    const stop = recordPoolMetrics(n0.pool, registry, "lan", s.clock);
+    for (let i = 1; i < 4; i++) await s.start(i);
+    const joins = Promise.all(s.nodes.slice(1).map((n) => n.pool.join([addrOf(0)])));
+    expect(await run(s.clock, 20_000, () => allAlive(s.nodes, 4))).toBe(true);
+    await joins;
+    s.nodes[1]!.pool.userEvent("deploy", new Uint8Array([1]));
+    await run(s.clock, 3_000);
+    const value = (name: string, status?: string) => {
+      const x = registry.series().find((m) => m.name === `consul.${name}` && m.labels[0]![1] === "lan" && (status === undefined || m.labels[1]?.[1] === status));
+      return x?.kind === "gauge" ? x.value : x?.total;
+    };
+    expect(value("serf.member.join")).toBe(4); // itself and the three that joined
+    expect(value("serf.events")).toBe(1);
+    expect(value("serf.members", "alive")).toBe(4);
+    expect(value("memberlist.health.score")).toBe(0);
+    expect(value("memberlist.tcp.accept")).toBeGreaterThanOrEqual(3);
+    expect(value("memberlist.udp.received")!).toBeGreaterThan(0);
+    stop();
     await s.stopAll();
   });
 });
