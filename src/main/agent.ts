@@ -320,6 +320,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     if (config.ports.grpc !== -1 && localAgent && stateAccess && connectCa) {
       // Envoy's ADS on the gRPC port: proxycfg over the agent cache, for the local connect proxies.
       const xds = await startXds({
+        metrics: metrics.registry,
         datacenter: config.datacenter,
         nodeName: config.nodeName,
         domain: config.domain,

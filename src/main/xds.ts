@@ -24,6 +24,7 @@ import {
 } from "../agent/index.ts";
 import type { SharedConnectCache } from "./connect_access.ts";
 import type { Clock, Logger, TlsMaterial } from "../platform/index.ts";
+import type { MetricsRegistry } from "../telemetry/index.ts";
 import {
   createProxylessManager, createProxyManager, type LocalServices, type MeshGatewayCacheTypes, type ProxylessManager, type ProxyManager, type ProxySnapshot,
   type SidecarCacheTypes,
@@ -58,6 +59,8 @@ export interface StartXdsOptions {
   readonly proxylessClients?: readonly string[];
   /** xDS updates per second across streams (Consul's default 250). */
   readonly updatesPerSecond?: number;
+  /** Where the ADS server's metrics go. */
+  readonly metrics?: MetricsRegistry;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -155,6 +158,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
     clock: o.clock,
     logger: log,
     ...(o.updatesPerSecond !== undefined ? { updatesPerSecond: o.updatesPerSecond } : {}),
+    ...(o.metrics ? { metrics: o.metrics } : {}),
   });
   let server;
   try {

@@ -26,6 +26,7 @@ import { openAdsStream, watchedLogger } from "../../test/harness/net_helpers.ts"
 import { simClock } from "../../test/harness/sim_clock.ts";
 import { testPki } from "../../test/harness/tls_fixtures.ts";
 import { systemClock } from "../platform/index.ts";
+import { MetricsRegistry } from "../telemetry/index.ts";
 import type { Clock } from "../platform/index.ts";
 import { createXdsCache } from "./cache/cache.ts";
 import type { ResourceValue, XdsCache } from "./cache/cache.ts";
@@ -61,7 +62,7 @@ interface Started {
   readonly log: ReturnType<typeof watchedLogger>;
 }
 
-async function start(o: { clock?: Clock; updatesPerSecond?: number; maxStreams?: number; tls?: boolean; resolveNode?: (cache: XdsCache) => ResolveNode } = {}): Promise<Started> {
+async function start(o: { clock?: Clock; updatesPerSecond?: number; maxStreams?: number; tls?: boolean; resolveNode?: (cache: XdsCache) => ResolveNode; metrics?: MetricsRegistry } = {}): Promise<Started> {
   const cache = createXdsCache();
   const log = watchedLogger();
   const service = createAdsService({
@@ -71,6 +72,7 @@ async function start(o: { clock?: Clock; updatesPerSecond?: number; maxStreams?:
     logger: log.logger,
     updatesPerSecond: o.updatesPerSecond ?? 0,
     maxStreams: o.maxStreams,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
   });
   const pki = testPki();
   const server = await serveAds({
@@ -356,5 +358,33 @@ describe("ADS service over a real grpc-js client", () => {
     const gatewayDataPlane = delta(server);
     gatewayDataPlane.send({ typeUrl: CDS, node: { id: "gw", cluster: "gw", userAgentName: "causeway-gateway" } });
     expect((await gatewayDataPlane.next()).resources.map((r) => r.name)).toEqual(["m"]);
+  });
+
+  test("metrics: streams open, responses, ACKs and NACKs per type, push latency, refused streams", async () => {
+    const metrics = new MetricsRegistry({ now: () => Date.now() });
+    const { cache, server } = await start({ metrics });
+    const value = (name: string, label?: string) => metrics.series().find((m) => m.name === `consul.${name}` && (label === undefined || m.labels[0]?.[1] === label));
+    cache.set(PROXY, resources({ [CDS]: { a: cluster("a") } }));
+    const s = sotw(server);
+    s.send({ typeUrl: CDS, node: NODE });
+    const c1 = await s.next();
+    expect(value("xds.server.streams", "sotw")?.value).toBe(1);
+    s.ack(c1);
+    cache.set(PROXY, resources({ [CDS]: { a: cluster("a", "x") } }));
+    const c2 = await s.next();
+    s.send({ typeUrl: CDS, responseNonce: c2.nonce, versionInfo: c1.versionInfo, nack: "no" });
+    cache.set(PROXY, resources({ [CDS]: { a: cluster("a", "y") } }));
+    s.ack(await s.next());
+    const unknown = sotw(server);
+    unknown.send({ typeUrl: CDS, node: { id: "nobody", cluster: "nobody" } });
+    expect((await unknown.status).code).toBe(grpc.status.NOT_FOUND);
+    s.call.end();
+    await s.status;
+    expect(value("xds.server.responses", "Cluster")?.total).toBe(3);
+    expect(value("xds.server.acks", "Cluster")?.total).toBe(2);
+    expect(value("xds.server.nacks", "Cluster")?.total).toBe(1);
+    expect(value("xds.server.push_latency")?.count).toBe(2);
+    expect(value("xds.server.refused")?.total).toBe(1);
+    expect(value("xds.server.streams", "sotw")?.value).toBe(0);
   });
 });

@@ -24,6 +24,8 @@ import type { RequestOutcome } from "./protocol/common.ts";
 import { DeltaStream } from "./protocol/delta.ts";
 import { SotwStream } from "./protocol/sotw.ts";
 import { createUpdateLimiter, DEFAULT_UPDATES_PER_SECOND } from "./rate_limit.ts";
+import { XdsMetrics } from "./xds_metrics.ts";
+import type { MetricsRegistry } from "../telemetry/index.ts";
 
 /**
  * The refusal when a server has more xDS streams than allowed: Consul's text (agent/grpc-external/
@@ -51,6 +53,8 @@ export interface AdsServiceOptions {
   readonly updatesPerSecond?: number;
   /** Streams open at once; more are refused with RESOURCE_EXHAUSTED. Default: no limit. */
   readonly maxStreams?: number;
+  /** Where streams, responses, ACKs, NACKs and push latency are recorded (xds_metrics.ts). */
+  readonly metrics?: MetricsRegistry;
 }
 
 export interface AdsService {
@@ -90,19 +94,25 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
   const limiter = createUpdateLimiter(clock, options.updatesPerSecond ?? DEFAULT_UPDATES_PER_SECOND);
   let maxStreams = options.maxStreams;
   const open = new Set<() => void>();
+  const metrics = new XdsMetrics(options.metrics);
 
-  async function* run<Req extends { node?: Node; typeUrl: string }, Resp>(
+  async function* run<Req extends { node?: Node; typeUrl: string }, Resp extends { typeUrl: string }>(
     variant: "sotw" | "delta",
     requests: AsyncIterable<Req>,
     ctx: HandlerContext,
     machine: Machine<Req, Resp>,
   ): AsyncGenerator<Resp> {
-    if (maxStreams !== undefined && open.size >= maxStreams) throw new ConnectError(TOO_MANY_STREAMS, Code.ResourceExhausted);
+    if (maxStreams !== undefined && open.size >= maxStreams) {
+      metrics.refused.add();
+      throw new ConnectError(TOO_MANY_STREAMS, Code.ResourceExhausted);
+    }
     const events = new EventQueue<Event<Req>>();
     const close = () => events.push({ kind: "close" });
     const onAbort = () => events.push({ kind: "end" });
     let cancelWatch: (() => void) | undefined;
     let cancelToken: (() => void) | undefined;
+    /** Whether this stream was counted open (it named a known node). */
+    let counted = false;
     open.add(close);
     ctx.signal.addEventListener("abort", onAbort);
     void (async () => {
@@ -120,15 +130,21 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
       const who = node ? describeNode(node) : "(no node)";
       const resolved = await options.resolveNode(node ? { id: node.id, cluster: node.cluster, userAgentName: node.userAgentName } : undefined);
       if (!resolved.ok) {
+        metrics.refused.add();
         log.warn("xds: refusing stream", { variant, node: who, reason: resolved.message });
         throw new ConnectError(resolved.message, resolved.code === "not_found" ? Code.NotFound : Code.InvalidArgument);
       }
       const nodeId = resolved.nodeId;
       const slog = log.named(variant);
       slog.debug("xds: stream opened", { node_id: nodeId, node: who });
+      metrics.streamsChanged(variant, 1);
+      counted = true;
       cancelWatch = cache.watch(nodeId, (e) => events.push(e.kind === "set" ? { kind: "snapshot", snapshot: e.snapshot } : { kind: "removed" }));
       let haveSnapshot = false;
       let pending: NodeSnapshot | undefined;
+      /** When the oldest snapshot not yet pushed reached this stream (monotonic ms); -1: none waiting. */
+      let changedAt = -1;
+      let pushed = false;
       const initial = cache.get(nodeId);
       if (initial) {
         machine.onSnapshot(initial);
@@ -145,12 +161,16 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
               throw err;
             }
             logOutcome(slog, nodeId, outcome);
+            if (outcome.kind === "ack") metrics.of(outcome.typeUrl).acks.add();
+            else if (outcome.kind === "nack") metrics.of(outcome.typeUrl).nacks.add();
             break;
           }
           case "snapshot":
+            if (changedAt < 0) changedAt = clock.monotonic();
             if (!haveSnapshot) {
               machine.onSnapshot(ev.snapshot);
               haveSnapshot = true;
+              pushed = true;
             } else {
               pending = ev.snapshot;
               cancelToken ??= limiter.acquire(() => events.push({ kind: "token" }));
@@ -158,7 +178,10 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
             break;
           case "token":
             cancelToken = undefined;
-            if (pending) machine.onSnapshot(pending);
+            if (pending) {
+              machine.onSnapshot(pending);
+              pushed = true;
+            }
             pending = undefined;
             break;
           case "removed":
@@ -170,10 +193,19 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
           case "end":
             return;
         }
-        for (let resp = machine.next(); resp !== undefined; resp = machine.next()) yield resp;
+        for (let resp = machine.next(); resp !== undefined; resp = machine.next()) {
+          metrics.of(resp.typeUrl).responses.add();
+          yield resp;
+        }
+        if (pushed) {
+          metrics.pushLatency.observe(clock.monotonic() - changedAt);
+          pushed = false;
+          changedAt = -1;
+        }
         ev = await events.next();
       }
     } finally {
+      if (counted) metrics.streamsChanged(variant, -1);
       open.delete(close);
       cancelWatch?.();
       cancelToken?.();
