@@ -221,6 +221,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       const serverState = server.state;
       const runningServer = server;
       const running = startGatewayLocator({
+        metrics: metrics.registry,
         localDc: config.datacenter, primaryDc: primaryDatacenter, disablePrimaryGatewayFallback: config.federation.disablePrimaryGatewayFallback,
         primaryGateways: config.federation.primaryGateways, primaryGatewaysIntervalMs: config.federation.primaryGatewaysIntervalMs,
         // The server's own StateCaller (StateAccess.read takes no signal): close() cancels the read.

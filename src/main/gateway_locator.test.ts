@@ -9,6 +9,7 @@ import { memoryLogger, seededRng } from "../platform/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
 import { gateway, state } from "../model/federation_state_fixtures.test.ts";
 import { startGatewayLocator } from "./gateway_locator.ts";
+import { MetricsRegistry } from "../telemetry/index.ts";
 
 const flush = async () => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
@@ -16,6 +17,7 @@ const flush = async () => {
 
 function setup(primaryGateways: readonly string[] = ["gw.dc1.example:443"]) {
   const clock = simClock();
+  const metrics = new MetricsRegistry({ now: () => clock.now() });
   let pathChanges = 0;
   const logger = memoryLogger("info");
   const reads: ((r: { states: readonly FederationState[]; index: number } | Error) => void)[] = [];
@@ -28,19 +30,21 @@ function setup(primaryGateways: readonly string[] = ["gw.dc1.example:443"]) {
       return new Promise((resolve, reject) => reads.push((r) => (r instanceof Error ? reject(r) : resolve(r))));
     },
     resolve: async (host) => (resolves++, host === "gw.dc1.example" ? ["198.18.1.1", "198.18.1.2"] : []),
-    clock, rng: seededRng(1), logger, onPathChange: () => pathChanges++,
+    clock, rng: seededRng(1), logger, onPathChange: () => pathChanges++, metrics,
   });
   const answer = async (r: { states: readonly FederationState[]; index: number } | Error) => {
     await flush();
     reads.shift()!(r);
     await flush();
   };
-  return { rt, clock, logger, answer, reads, signals, resolves: () => resolves, pathChanges: () => pathChanges };
+  /** The locator's gauges as `name{label}` -> value. */
+  const gauges = () => Object.fromEntries(metrics.series().map((x) => [`${x.name.replace("consul.federation.locator.", "")}${x.labels.map(([, v]) => `{${v}}`).join("")}`, x.value]));
+  return { rt, clock, logger, answer, reads, signals, resolves: () => resolves, pathChanges: () => pathChanges, gauges };
 }
 
 describe("gateway locator at run time", () => {
   test("a secondary reaches the primary through the resolved primary_gateways until the primary's gateways replicate", async () => {
-    const { rt, clock, logger, answer, resolves, pathChanges } = setup();
+    const { rt, clock, logger, answer, resolves, pathChanges, gauges } = setup();
     // Not populated before the first read: no path yet.
     expect(rt.pick("dc1")).toMatchObject({ ok: false, reason: "not-populated" });
     await answer({ states: [], index: 3 });
@@ -49,6 +53,7 @@ describe("gateway locator at run time", () => {
     expect(afterFallback).toBeGreaterThan(0);
     expect(["198.18.1.1:443", "198.18.1.2:443"]).toContain((rt.pick("dc1") as { address: string }).address);
     expect(logger.lines.some((l) => l.includes("primary_gateways resolved") && l.includes("198.18.1.1:443,198.18.1.2:443"))).toBe(true);
+    expect(gauges()).toMatchObject({ "primary_route{direct}": 1, "primary_route{none}": 0, "gateways{fallback}": 2, "gateways{primary}": 0 });
     clock.advance(30_000);
     await flush();
     expect(resolves()).toBe(2);
@@ -63,6 +68,7 @@ describe("gateway locator at run time", () => {
     expect(pathChanges()).toBe(afterReplication);
     expect(logger.lines.some((l) => l.includes("no longer refreshing primary_gateways"))).toBe(true);
     expect(logger.lines.some((l) => l.includes("mesh gateway locations changed") && l.includes("198.18.9.9:443"))).toBe(true);
+    expect(gauges()).toMatchObject({ "primary_route{direct}": 1, "gateways{primary}": 1, "failures": 0 });
     clock.advance(60_000);
     await flush();
     expect(resolves()).toBe(2);

@@ -9,6 +9,7 @@
 import { GatewayLocator, type GatewayPick, type LocatorEvent, type LocatorStatus } from "../federation/index.ts";
 import type { FederationState } from "../model/index.ts";
 import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
+import type { MetricsRegistry } from "../telemetry/index.ts";
 
 /** Consul's blocking-query wait for the locator's federation-state read. */
 const WATCH_WAIT_MS = 5 * 60_000;
@@ -38,6 +39,13 @@ export interface GatewayLocatorDeps {
    * gateways were known, would otherwise keep using that connection: #9341).
    */
   readonly onPathChange?: () => void;
+  /**
+   * Where the locator's state is recorded, after every change: `federation.locator.primary_route`
+   * (gauge per `route`: 1 for the way a secondary reaches the primary now, direct, local-gateways or
+   * none), `federation.locator.gateways` (gauge per `kind`: primary, local, fallback addresses) and
+   * `federation.locator.failures` (consecutive replication failures the route decision counts).
+   */
+  readonly metrics?: MetricsRegistry;
 }
 
 export interface GatewayLocatorRuntime {
@@ -70,7 +78,26 @@ export function startGatewayLocator(d: GatewayLocatorDeps): GatewayLocatorRuntim
   let reading: AbortController | undefined;
   let refreshing = d.primaryGateways.length > 0 && locator.isPrimary === false;
 
+  const routes = ["direct", "local-gateways", "none"] as const;
+  const gauges = d.metrics ? {
+    route: routes.map((r) => d.metrics!.gauge("federation.locator.primary_route", [["route", r]])),
+    primary: d.metrics.gauge("federation.locator.gateways", [["kind", "primary"]]),
+    local: d.metrics.gauge("federation.locator.gateways", [["kind", "local"]]),
+    fallback: d.metrics.gauge("federation.locator.gateways", [["kind", "fallback"]]),
+    failures: d.metrics.gauge("federation.locator.failures"),
+  } : undefined;
+  const record = () => {
+    if (!gauges) return;
+    const s = locator.status();
+    routes.forEach((r, i) => gauges.route[i]!.set(s.primaryRoute === r ? 1 : 0));
+    gauges.primary.set(s.primaryGateways.length);
+    gauges.local.set(s.localGateways.length);
+    gauges.fallback.set(s.fallbackAddresses.length);
+    gauges.failures.set(s.consecutiveFailures);
+  };
+
   const report = (events: readonly LocatorEvent[]) => {
+    record();
     if (events.some((e) => e.type === "gateways-changed" || e.type === "fallback-changed" || e.type === "primary-route-changed")) d.onPathChange?.();
     for (const e of events) {
       switch (e.type) {

@@ -7,6 +7,7 @@
  */
 import type { FederationState, ReadQuery } from "../model/index.ts";
 import type { Clock, Logger, Rng } from "../platform/index.ts";
+import type { MetricsRegistry } from "../telemetry/index.ts";
 import { decodeWire, encodeWire, type StateCaller } from "../rpc/index.ts";
 import {
   blockingQuery, encodeCommand, federationStateGet, federationStateList, healthServicesOfKind, WatchSet,
@@ -35,6 +36,8 @@ export interface FederationRoutinesOptions {
   knownDatacenters(): readonly string[];
   /** Each replication fetch's outcome, for the gateway locator (secondaries only). */
   readonly onReplicationResult?: (ok: boolean) => void;
+  /** Where the replication's status and index gauges go (leader_federation_replication.ts). */
+  readonly metrics?: MetricsRegistry;
   readonly clock: Clock;
   readonly rng: Rng;
   readonly logger: Logger;
@@ -110,6 +113,9 @@ export function federationRoutines(o: FederationRoutinesOptions): FederationRout
     localStates,
     apply: (cmd) => apply(cmd),
     onResult: o.onReplicationResult,
+    ...(o.metrics ? {
+      metrics: { status: o.metrics.gauge("leader.replication.federation-state.status"), index: o.metrics.gauge("leader.replication.federation-state.index") },
+    } : {}),
     clock,
     rng: o.rng,
     logger: o.logger.named("replication"),

@@ -4,6 +4,7 @@ import { state } from "../model/federation_state_fixtures.test.ts";
 import { memoryLogger, seededRng, silentLogger, type Logger } from "../platform/index.ts";
 import { AbortError } from "../rpc/index.ts";
 import type { StateCommand } from "../state/index.ts";
+import { MetricsRegistry } from "../telemetry/index.ts";
 import { flushMacrotask, runSimTimers, simClock } from "../../test/harness/sim_clock.ts";
 import { federationStateReplicationRoutine, type RemoteFederationStates } from "./leader_federation_replication.ts";
 
@@ -32,7 +33,10 @@ function setup(o: { seed?: number; local?: Partial<FederationState>[]; auto?: Re
   let supported = true;
   let raftIndex = 100;
   const local = new Map<string, FederationState>((o.local ?? []).map((s) => [s.Datacenter!, state(s)]));
+  const metrics = new MetricsRegistry({ now: () => clock.now() });
+  const gauge = (name: string) => metrics.series().find((x) => x.name === `consul.leader.replication.federation-state.${name}`)?.value;
   const routine = federationStateReplicationRoutine({
+    metrics: { status: metrics.gauge("leader.replication.federation-state.status"), index: metrics.gauge("leader.replication.federation-state.index") },
     supported: () => supported,
     fetchRemote: (minIndex, signal) => {
       if (o.auto) {
@@ -64,7 +68,7 @@ function setup(o: { seed?: number; local?: Partial<FederationState>[]; auto?: Re
   const summary = () => applied.map(({ at, cmd }) =>
     cmd.type === "federation-state" ? `${at} ${cmd.op} ${cmd.op === "delete" ? cmd.datacenter : `${cmd.state.Datacenter}@${cmd.state.PrimaryModifyIndex}`}` : cmd.type);
   return {
-    clock, routine, fetches, applied, results, local, run, untilFetch, summary, seed,
+    clock, routine, fetches, applied, results, local, run, untilFetch, summary, seed, gauge,
     setSupported: (v: boolean) => void (supported = v),
     last: () => fetches[fetches.length - 1]!,
   };
@@ -133,6 +137,7 @@ describe("federation-state replication (secondary leader)", () => {
       expect(t.fetches.slice(2).map((f) => f.minIndex)).toEqual([0, 0, 0]);
       expect(t.results).toEqual([true, false, false, false]);
       expect(t.routine.lastRemoteIndex()).toBe(0);
+      expect([t.gauge("status"), t.gauge("index")]).toEqual([0, 12]); // the index of the last success
       // The full sync rewrites a state the primary did not change.
       t.applied.length = 0;
       const answeredAt = t.clock.monotonic();
@@ -142,6 +147,7 @@ describe("federation-state replication (secondary leader)", () => {
       // A success resets the back-off: the next round starts at once.
       expect(t.last().at).toBe(answeredAt);
       expect(t.last().minIndex).toBe(12);
+      expect(t.gauge("status")).toBe(1);
       t.routine.stop();
     }
   });

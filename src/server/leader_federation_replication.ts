@@ -10,6 +10,7 @@ import { diffFederationStates, FEDERATION_STATE_REPLICATION } from "../federatio
 import type { FederationState, FederationStateWrite } from "../model/index.ts";
 import type { Clock, Logger, Rng } from "../platform/index.ts";
 import type { StateCommand } from "../state/index.ts";
+import type { GaugeHandle } from "../telemetry/index.ts";
 import { abortableLoop, retryWaiterMs, RoutineStopped, sleep, tokenBucket, untilStopped } from "./leader_federation_pace.ts";
 import type { LeaderRoutine } from "./leader_routines.ts";
 
@@ -42,6 +43,11 @@ export interface FederationStateReplicationOptions {
    * feature gate refuses, nor for local apply failures.
    */
   onResult?: (ok: boolean) => void;
+  /**
+   * Consul's `leader.replication.federation-state.status` (1 after a successful round, 0 after a failed
+   * one) and `.index` (the primary's index the last successful round synced to).
+   */
+  metrics?: { readonly status: GaugeHandle; readonly index: GaugeHandle };
   clock: Clock;
   /** Draws the retry wait's jitter. */
   rng: Rng;
@@ -111,12 +117,15 @@ export function federationStateReplicationRoutine(o: FederationStateReplicationO
       try {
         lastRemoteIndex = await replicate(lastRemoteIndex, signal);
         failures = 0;
+        o.metrics?.status.set(1);
+        o.metrics?.index.set(lastRemoteIndex);
         o.logger.debug("federation state replication completed", { remoteIndex: lastRemoteIndex });
       } catch (err) {
         if (err instanceof RoutineStopped || signal.aborted) throw new RoutineStopped();
         // A failed round (fetch or apply) makes the next one a full sync (Replicator.Run).
         lastRemoteIndex = 0;
         failures++;
+        o.metrics?.status.set(0);
         o.logger.warn("federation state replication error (will retry if still leader)", { error: err });
         await sleep(o.clock, retryWaiterMs(failures, o.maxRetryWaitMs ?? d.maxRetryWaitMs, o.rng), signal);
       }
