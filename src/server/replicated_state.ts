@@ -65,6 +65,8 @@ export function createReplicatedState(o: {
   const log = o.logger;
   const rng = o.rng ?? cryptoRng();
   const timings = commandTimings(o.metrics);
+  /** Leaf certificates this server signed, and how long each took (ms). */
+  const leafSign = o.metrics?.sample("connect.ca.leaf.sign");
   let consensus: ConsensusNode<StateResult> | undefined;
   const propose = async (cmd: StateCommand): Promise<StateResult> => {
     if (!consensus) throw new Error("Raft is not running yet");
@@ -210,7 +212,10 @@ export function createReplicatedState(o: {
     },
     async signLeaf(service, csrPem) {
       requireConnect();
-      return encodeWire(await ca.signLeaf(service, csrPem));
+      const startedAt = o.clock.monotonic();
+      const leaf = await ca.signLeaf(service, csrPem);
+      leafSign?.observe(o.clock.monotonic() - startedAt);
+      return encodeWire(leaf);
     },
     async setCAConfiguration(bytes) {
       requireConnect();

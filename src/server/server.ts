@@ -33,6 +33,7 @@ import { raftMembershipRoutine } from "./leader_raft_membership.ts";
 import { createLeaderRunner, dutyProposer } from "./leader_routines.ts";
 import type { SeenServer } from "./raft_membership.ts";
 import { createReplicatedState } from "./replicated_state.ts";
+import { recordUsageMetrics } from "./usage_metrics.ts";
 import { createServerDirectory, type ServerInfo } from "./server_directory.ts";
 
 /** What a server is started with (the agent's configuration maps onto this). */
@@ -250,6 +251,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       servers: (dc) => gatedServers(dc === o.datacenter ? lanMembers : (o.wanMembers?.() ?? []), dc),
       knownDatacenters: () => o.datacenters(),
       onReplicationResult: o.onReplicationResult,
+      ...(o.metrics ? { metrics: o.metrics } : {}),
       clock,
       rng: cryptoRng(),
       logger: logger.named("federation-state"),
@@ -313,6 +315,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     // This server's own calls (the local HTTP API) go to the same services in process.
     const inProcess = createRouterTransport(routes);
     cleanups.push(() => grpc.close());
+    if (o.metrics) cleanups.push(recordUsageMetrics(replicated.store, o.metrics, clock));
     for (const protocol of ["rpc", "multiplexed-rpc", "grpc"] as const) port.serve(protocol, (s) => grpc.acceptSocket(s));
 
     const askPeers = async (node: string): Promise<PeersAnswer> => {

@@ -42,6 +42,7 @@ export {
 } from "./queries_health.ts";
 export { kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode } from "./queries_kv.ts";
 export { caRoots, configEntryGet, configEntryList, intentionGet, intentionList } from "./queries_connect.ts";
+export { stateUsage, type StateUsage } from "./queries_usage.ts";
 export { autopilotConfigGet, preparedQueryGet, preparedQueryList, preparedQueryResolve, type PreparedQueryResolution } from "./queries_prepared.ts";
 export { ERR_MISSING_QUERY_ID, isUuid } from "./prepared_query_write.ts";
 export { coordinateList, coordinateNode } from "./queries_coordinate.ts";
