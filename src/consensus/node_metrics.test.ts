@@ -39,6 +39,7 @@ describe("consensus node metrics", () => {
     expect(metric(leader, "raft.apply").total).toBe(15);
     expect(registries.filter((r, i) => i !== li).every((r) => metric(r, "raft.apply").total === 0)).toBe(true);
     expect(metric(leader, "raft.state.leader").total).toBe(1);
+    expect(registries.map((r) => metric(r, "server.isLeader").value)).toEqual(ids.map((_, i) => (i === li ? 1 : 0)));
     expect(metric(leader, "raft.state.candidate").total).toBeGreaterThanOrEqual(1);
     expect(registries.reduce((n, r) => n + metric(r, "raft.state.leader").total, 0)).toBe(1);
     for (const r of registries) expect(metric(r, "raft.fsm.apply").count).toBe(15);

@@ -10,7 +10,8 @@
  * - `raft.leader.lastContact` (ms): on the leader, each tick, the time since each peer was last heard;
  * - `raft.state.leader`, `raft.state.follower`, `raft.state.candidate` (counters): entries into each role;
  * - `raft.snapshot.takeSnapshot` (ms, capture to recorded), `raft.snapshot.persist` (ms, the file write);
- * - `raft.last_index` and `raft.applied_index` (gauges, as Consul 1.9+), set each tick.
+ * - `raft.last_index` and `raft.applied_index` (gauges, as Consul 1.9+), set each tick;
+ * - `server.isLeader` (gauge, 1 or 0), set on every role change.
  * Handles are made once; recording allocates nothing.
  */
 import { MetricsRegistry, type CounterHandle, type GaugeHandle, type SampleHandle } from "../telemetry/index.ts";
@@ -32,6 +33,7 @@ export class RaftMetrics {
   readonly snapshotPersist: SampleHandle;
   private readonly lastIndex: GaugeHandle;
   private readonly appliedIndex: GaugeHandle;
+  private readonly isLeader: GaugeHandle;
   /** Leader appends not yet committed: the last index of each batch and when it was appended (a ring). */
   private readonly appendIndex = new Float64Array(APPEND_RING);
   private readonly appendAt = new Float64Array(APPEND_RING);
@@ -54,11 +56,14 @@ export class RaftMetrics {
     this.snapshotPersist = r.sample("raft.snapshot.persist");
     this.lastIndex = r.gauge("raft.last_index");
     this.appliedIndex = r.gauge("raft.applied_index");
+    this.isLeader = r.gauge("server.isLeader");
+    this.isLeader.set(0);
   }
 
   /** The role changed to `role` (a RawNode raftState); a new leadership starts with no appends pending. */
   roleEntered(role: string): void {
     this.roles[role]?.add();
+    this.isLeader.set(role === "Leader" ? 1 : 0);
     this.appendSize = 0;
   }
 

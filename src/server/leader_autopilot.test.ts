@@ -3,6 +3,7 @@ import type { ConsensusStatus, PeerProgress } from "../consensus/index.ts";
 import { AUTOPILOT_DEFAULTS, type AutopilotConfig } from "../model/index.ts";
 import { silentLogger } from "../platform/index.ts";
 import type { StateCommand } from "../state/index.ts";
+import { MetricsRegistry } from "../telemetry/index.ts";
 import { simClock } from "../../test/harness/sim_clock.ts";
 import { autopilotRoutine, CONFIG_INIT_RETRY_MS, HEALTH_INTERVAL_MS } from "./leader_autopilot.ts";
 
@@ -13,6 +14,8 @@ function setup(o: { stored?: AutopilotConfig | null; failWrites?: number } = {})
   let stored: AutopilotConfig | null = o.stored ?? null;
   let failures = o.failWrites ?? 0;
   const proposed: StateCommand[] = [];
+  const metrics = new MetricsRegistry({ now: () => clock.now() });
+  const gauge = (name: string) => metrics.series().find((s) => s.name === `consul.autopilot.${name}`)?.value;
   const status: ConsensusStatus = {
     id: "a", leader: "a", role: "Leader", term: 3, commit: 40, applied: 40, lastIndex: 40, lastLogTerm: 3,
     config: { voters: ["a", "b", "c"], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false }, lastLeaderContactMs: 0,
@@ -39,8 +42,9 @@ function setup(o: { stored?: AutopilotConfig | null; failWrites?: number } = {})
     gossip: (id) => ({ name: `s-${id}`, status: "alive", version: "0.1.0" }),
     clock,
     logger: silentLogger(),
+    metrics: { healthy: metrics.gauge("autopilot.healthy"), failureTolerance: metrics.gauge("autopilot.failure_tolerance") },
   });
-  return { clock, routine, proposed, progress, config: () => stored };
+  return { clock, routine, proposed, progress, config: () => stored, gauge };
 }
 
 describe("autopilot leader routine", () => {
@@ -85,6 +89,7 @@ describe("autopilot leader routine", () => {
     const h = t.routine.health()!;
     expect(h.healthy).toBe(true);
     expect(h.failureTolerance).toBe(1);
+    expect([t.gauge("healthy"), t.gauge("failure_tolerance")]).toEqual([1, 1]);
     expect(h.servers.map((s) => [s.id, s.name, s.leader, s.lastContactMs, s.lastIndex, s.version])).toEqual([
       ["a", "s-a", true, 0, 40, "0.1.0"], ["b", "s-b", false, 20, 40, "0.1.0"], ["c", "s-c", false, 50, 39, "0.1.0"],
     ]);
@@ -95,6 +100,7 @@ describe("autopilot leader routine", () => {
     expect(t.routine.serverHealth("c")).toMatchObject({ healthy: false });
     expect(t.routine.serverHealth("c")!.stableSinceMono).toBe(since! + HEALTH_INTERVAL_MS);
     expect(t.routine.health()!.failureTolerance).toBe(0);
+    expect([t.gauge("healthy"), t.gauge("failure_tolerance")]).toEqual([0, 0]);
     t.routine.stop();
     expect(t.routine.health()).toBeUndefined();
   });

@@ -10,6 +10,7 @@ import type { ConsensusNode } from "../consensus/index.ts";
 import type { AutopilotConfig } from "../model/index.ts";
 import type { Cancel, Clock, Logger } from "../platform/index.ts";
 import type { AutopilotHealthSource } from "../rpc/index.ts";
+import type { GaugeHandle } from "../telemetry/index.ts";
 import { computeClusterHealth, type GossipServer, type TrackedClusterHealth, type TrackedServerHealth } from "./autopilot_health.ts";
 import type { DutyProposer, LeaderRoutine } from "./leader_routines.ts";
 
@@ -41,6 +42,8 @@ export function autopilotRoutine(o: {
   gossip: (id: string) => GossipServer | undefined;
   clock: Clock;
   logger: Logger;
+  /** Consul's `autopilot.healthy` (1 or 0) and `autopilot.failure_tolerance` gauges, set after each health check on the leader. */
+  metrics?: { readonly healthy: GaugeHandle; readonly failureTolerance: GaugeHandle };
 }): AutopilotRoutine {
   let active = false;
   let timers: Cancel[] = [];
@@ -77,6 +80,8 @@ export function autopilotRoutine(o: {
       nowMono: o.clock.monotonic(),
       nowWall: o.clock.now(),
     });
+    o.metrics?.healthy.set(current.healthy ? 1 : 0);
+    o.metrics?.failureTolerance.set(current.failureTolerance);
   };
 
   return {

@@ -238,6 +238,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       },
       clock,
       logger: logger.named("autopilot"),
+      ...(o.metrics ? { metrics: { healthy: o.metrics.gauge("autopilot.healthy"), failureTolerance: o.metrics.gauge("autopilot.failure_tolerance") } } : {}),
     });
     /** The LAN pool's members as last fed in (updateMembers); the StateCaller once the RPC layer is up. */
     let lanMembers: readonly PoolMember[] = [];
