@@ -6,7 +6,7 @@
  * - a Prometheus server scrapes the agent (it asks for OpenMetrics, so that format is parsed by the real
  *   scraper) and its query API answers the same counts;
  * - `/v1/agent/metrics` answers Consul's JSON shape.
- * And `causeway monitor` (a child process) streams the agent's log lines from /v1/agent/monitor.
+ * The gateway data plane's Envoy-style Prometheus stats pass the same parser. And `causeway monitor` (a child process) streams the agent's log lines from /v1/agent/monitor.
  * The processes are stopped by PID and their directories removed, also when an assertion fails.
  */
 import { afterAll, describe, expect, test } from "bun:test";
@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 import { ensureDebianCommands } from "../harness/debian.ts";
+import { GatewayStats } from "../../src/gateway/index.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const cli = join(root, "src", "main", "cli.ts");
@@ -92,6 +93,21 @@ describe("metrics and the log monitor of a running agent", () => {
     expect(json.Timestamp).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d0 \+0000 UTC$/);
     expect(await (await fetch(`${http}/v1/agent/metrics?format=prometheus`, { headers: { accept: "application/openmetrics-text; version=1.0.0" } })).text()).toEndWith("# EOF\n");
   }, 120_000);
+
+  test("the gateway's /stats/prometheus (Envoy's form: TYPE lines only) parses with promtool", () => {
+    ensureDebianCommands({ promtool: "prometheus" }, "the Prometheus metrics test");
+    const stats = new GatewayStats();
+    const tcp = { kind: "tcp", name: "mesh_gateway_local.dc2" } as const;
+    const cluster = { kind: "cluster", name: 'web.default.dc2.internal.1c2d.consul "q"' } as const;
+    stats.counter(tcp, "downstream_cx_total").add(4);
+    stats.counter(tcp, "downstream_cx_rx_bytes_total").add(1024);
+    stats.gauge({ kind: "listener", name: "0.0.0.0_8443" }, "downstream_cx_active").add(2);
+    stats.counter(cluster, "upstream_cx_total").add(3);
+    stats.gauge({ kind: "server" }, "total_connections").add(2);
+    const lint = spawnSync("promtool", ["check", "metrics"], { input: stats.prometheus(), encoding: "utf8" });
+    const remarks = `${lint.stdout}${lint.stderr}`.split("\n").filter((l) => l.trim() !== "");
+    expect(remarks.filter((l) => !/no help text/.test(l))).toEqual([]);
+  });
 
   test("causeway monitor streams the agent's lines as they happen and stops on SIGINT", async () => {
     const agent = await startAgentProcess(process.execPath, [cli, "agent", "-dev", ...DEV_PORTS]);
