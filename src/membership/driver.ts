@@ -17,6 +17,7 @@
  * `maxStreamFrameBytes` closes the stream and is logged with the peer's name. The whole exchange on
  * either side is bounded by `streamTimeoutMs`.
  */
+import { DurationRing } from "./duration_ring.ts";
 import { createEventChannel } from "./event_channel.ts";
 import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
 import { CodecError, PACKET_MAGIC, STREAM_MAGIC, decodeStream, encodeStream } from "./codec.ts";
@@ -86,6 +87,9 @@ export interface GossipDriverStats {
   /** Decryption failures by reason (packets and streams). */
   readonly decryptFailures: Readonly<Record<DecryptFailure, number>>;
   readonly memberlist: Readonly<MemberlistStats>;
+  /** How long each probe took (the core's ring) and each tick that ran a gossip round (memberlist's gossip timer). */
+  readonly probeDurations: DurationRing;
+  readonly gossipDurations: DurationRing;
 }
 
 /** A running driver. Use `memberlist` for reads only; changes go through these methods so they are sent. */
@@ -182,6 +186,7 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
     void task.finally(() => inflight.delete(task));
   };
 
+  const gossipDurations = new DurationRing();
   const schedule = () => {
     if (stopped) return;
     const at = ml.nextDeadline();
@@ -193,8 +198,11 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
       cancelTimer = undefined;
       timerAt = undefined;
       if (stopped) return;
+      const rounds = ml.gossipRounds;
+      const startedAt = clock.monotonic();
       ml.tick(now());
       pump();
+      if (ml.gossipRounds !== rounds) gossipDurations.push(clock.monotonic() - startedAt);
     });
   };
 
@@ -343,6 +351,8 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
       streamDrops: { ...c.streamDrops },
       decryptFailures: decryptFailures.snapshot(),
       memberlist: ml.stats,
+      probeDurations: ml.probeDurations,
+      gossipDurations,
     }),
     async stop() {
       if (stopped) return;

@@ -15,6 +15,7 @@
  * An optional PingDelegate (memberlist's Config.Ping; serf's coordinates use it) adds a payload to
  * every ack this node sends and hears of every direct probe acked in time, with its round-trip time.
  */
+import type { DurationRing } from "./duration_ring.ts";
 import type { Rng } from "../platform/index.ts";
 import { Awareness } from "./awareness.ts";
 import { BroadcastQueue } from "./broadcast_queue.ts";
@@ -326,8 +327,17 @@ export class Memberlist {
     this.counters.packetsOut++;
   }
 
+  /** Gossip rounds run so far (the driver times the ticks that ran one). */
+  gossipRounds = 0;
+
+  /** How long each probe took, to its ack or to its end without one (memberlist's probeNode timer). */
+  get probeDurations(): DurationRing {
+    return this.prober.durations;
+  }
+
   /** memberlist gossip(): broadcasts to a few random live (or recently dead) members. */
   private gossip(now: number): void {
+    this.gossipRounds++;
     const targets = this.table.kRandom(this.config.gossipNodes, (n) => {
       if (n.name === this.config.name) return false;
       if (n.state === "alive" || n.state === "suspect") return true;

@@ -296,6 +296,9 @@ describe("pool metrics", () => {
     expect(value("memberlist.health.score")).toBe(0);
     expect(value("memberlist.tcp.accept")).toBeGreaterThanOrEqual(3);
     expect(value("memberlist.udp.received")!).toBeGreaterThan(0);
+    const count = (name: string) => registry.series().find((m) => m.name === `consul.${name}`)!.count;
+    expect(count("memberlist.gossip")).toBeGreaterThan(0);
+    expect(count("memberlist.probeNode")).toBe(n0.pool.stats().gossip.memberlist.directAcks + n0.pool.stats().gossip.memberlist.indirectAcks + n0.pool.stats().gossip.memberlist.failed);
     stop();
     await s.stopAll();
   });

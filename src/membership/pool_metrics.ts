@@ -3,6 +3,8 @@
  * "wan": Consul records both pools under the same names, so its gauges overwrite each other):
  * - `serf.member.join`, `serf.member.update`, `serf.member.failed`, `serf.member.left`,
  *   `serf.member.reap` (counters) per member event; `serf.events` (counter) per user event;
+ * - `memberlist.gossip` (ms: a tick that ran a gossip round, sends included) and `memberlist.probeNode`
+ *   (ms: a probe, to its ack or to its end without one), read each second from the driver's rings;
  * - each second, from the pool's stats: `memberlist.health.score` (gauge, Lifeguard: 0 is healthy),
  *   `memberlist.udp.received` and `memberlist.udp.sent` (packets), `memberlist.tcp.accept` and
  *   `memberlist.tcp.connect` (push-pull exchanges answered and started), `memberlist.probe.failed`
@@ -42,8 +44,16 @@ export function recordPoolMetrics(pool: GossipPool, registry: MetricsRegistry, n
     [registry.counter("memberlist.tcp.connect", labels), (s) => s.gossip.streamsOut, 0],
     [registry.counter("memberlist.probe.failed", labels), (s) => s.gossip.memberlist.failed, 0],
   ];
+  const gossip = registry.sample("memberlist.gossip", labels);
+  const probe = registry.sample("memberlist.probeNode", labels);
+  const observeGossip = (ms: number) => gossip.observe(ms);
+  const observeProbe = (ms: number) => probe.observe(ms);
+  let gossipCursor = 0;
+  let probeCursor = 0;
   const collect = (intentSample: SampleHandle) => {
     const s = pool.stats();
+    gossipCursor = s.gossip.gossipDurations.readSince(gossipCursor, observeGossip);
+    probeCursor = s.gossip.probeDurations.readSince(probeCursor, observeProbe);
     health.set(s.healthScore);
     intentSample.observe(s.serf.intentQueue);
     for (const [status, n] of Object.entries(s.members) as [MemberStatus, number][]) {

@@ -9,6 +9,7 @@
  * Relays send their nack after 80% of the probe timeout (Lifeguard paper, section IV-B) so it can reach
  * the prober before its deadline; memberlist waits the full probe timeout.
  */
+import { DurationRing } from "./duration_ring.ts";
 import type { Awareness } from "./awareness.ts";
 import type { MemberlistConfig } from "./config.ts";
 import { isDeadOrLeft, type MemberTable } from "./state.ts";
@@ -62,6 +63,8 @@ export class Prober {
   /** Smoothed round-trip time of direct probes per member, ms. */
   private readonly rtts = new Map<string, number>();
   readonly stats: ProbeStats = { probes: 0, directAcks: 0, indirectAcks: 0, failed: 0, nacksReceived: 0 };
+  /** How long each probe took (memberlist's probeNode): to its ack, or to its end without one. */
+  readonly durations = new DurationRing();
 
   constructor(
     private readonly cfg: MemberlistConfig,
@@ -123,6 +126,7 @@ export class Prober {
     const p = this.active;
     if (p === undefined || p.seq !== seq || p.acked) return;
     p.acked = true;
+    this.durations.push(Math.max(0, now - p.sentAt));
     if (p.indirectSent) this.stats.indirectAcks++;
     else {
       this.stats.directAcks++;
@@ -194,6 +198,7 @@ export class Prober {
   private finish(p: ActiveProbe, now: number): void {
     this.active = undefined;
     if (p.acked) return;
+    this.durations.push(Math.max(0, now - p.sentAt));
     this.stats.failed++;
     if (p.expectedNacks > 0) this.awareness.applyDelta(Math.max(0, p.expectedNacks - p.nacks));
     else this.awareness.applyDelta(1);
