@@ -225,7 +225,11 @@ export function createConsensusNode<R>(o: ConsensusOptions<R>): ConsensusNode<R>
       logStore.save(rd.hardState, rd.entries);
       if (rd.entries.length) storage.append(rd.entries);
       if (rd.hardState) storage.setHardState(rd.hardState);
-      if (rd.mustSync) await logStore.sync();
+      if (rd.mustSync) {
+        const syncStart = o.clock.monotonic();
+        await logStore.sync();
+        metrics.logSync.observe(o.clock.monotonic() - syncStart);
+      }
       const n = rd.entries.length;
       if (n) metrics.stored(soft.raftState === "Leader", n, countCommands(rd.entries), rd.entries[n - 1]!.index, startedAt, o.clock.monotonic() - startedAt);
     }

@@ -48,6 +48,7 @@ describe("consensus node metrics", () => {
     expect(metric(registries[follower]!, "raft.commitTime").count).toBe(0);
     expect(metric(leader, "raft.leader.dispatchNumLogs").total).toBeGreaterThanOrEqual(16); // the new term's empty entry too
     expect(metric(registries[follower]!, "raft.rpc.appendEntries.storeLogs").count).toBeGreaterThanOrEqual(1);
+    expect(metric(registries[follower]!, "raft.logstore.sync").count).toBeGreaterThanOrEqual(1);
     expect(metric(leader, "raft.leader.lastContact").count).toBeGreaterThanOrEqual(2);
     expect(metric(leader, "raft.commitNumLogs").total).toBe(nodes[li]!.status().applied - 1); // all but the bootstrap snapshot
     expect(metric(leader, "raft.applied_index").value).toBe(nodes[li]!.status().applied);

@@ -7,6 +7,7 @@
  * - `raft.leader.dispatchLog` (ms) and `raft.leader.dispatchNumLogs`: the leader's log write and fsync
  *   per batch and the entries in it (the group commit size); `raft.rpc.appendEntries.storeLogs` (ms):
  *   the same on a follower;
+ * - `raft.logstore.sync` (ms, Causeway's): the log's fsync alone, on any server;
  * - `raft.leader.lastContact` (ms): on the leader, each tick, the time since each peer was last heard;
  * - `raft.state.leader`, `raft.state.follower`, `raft.state.candidate` (counters): entries into each role;
  * - `raft.snapshot.takeSnapshot` (ms, capture to recorded), `raft.snapshot.persist` (ms, the file write);
@@ -30,6 +31,7 @@ export class RaftMetrics {
   private readonly lastContact: SampleHandle;
   private readonly roles: Readonly<Record<string, CounterHandle>>;
   readonly snapshotTake: SampleHandle;
+  readonly logSync: SampleHandle;
   readonly snapshotPersist: SampleHandle;
   private readonly lastIndex: GaugeHandle;
   private readonly appliedIndex: GaugeHandle;
@@ -53,6 +55,7 @@ export class RaftMetrics {
     this.lastContact = r.sample("raft.leader.lastContact");
     this.roles = { Leader: r.counter("raft.state.leader"), Follower: r.counter("raft.state.follower"), Candidate: r.counter("raft.state.candidate"), PreCandidate: r.counter("raft.state.candidate") };
     this.snapshotTake = r.sample("raft.snapshot.takeSnapshot");
+    this.logSync = r.sample("raft.logstore.sync");
     this.snapshotPersist = r.sample("raft.snapshot.persist");
     this.lastIndex = r.gauge("raft.last_index");
     this.appliedIndex = r.gauge("raft.applied_index");
