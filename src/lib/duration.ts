@@ -45,3 +45,13 @@ export function formatDuration(ms: number): string {
   const sec = rest / 1000;
   return `${neg ? "-" : ""}${h ? `${h}h` : ""}${h || m ? `${m}m` : ""}${Number(sec.toFixed(3))}s`;
 }
+
+/** A non-negative duration in milliseconds, or undefined when `text` is not one (config values). */
+export function nonNegativeDurationMs(text: string): number | undefined {
+  try {
+    const ms = parseDuration(text);
+    return ms >= 0 ? ms : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -25,7 +25,7 @@ export {
 } from "./x509_issue.ts";
 export { createCertificationRequest, parseCertificationRequest, type CsrInfo, type CsrOptions } from "./x509_csr.ts";
 export { generatePrivateKey, privateKeyInfo, type PrivateKeyInfo } from "./x509_keys.ts";
-export { formatDuration, parseDuration } from "./duration.ts";
+export { formatDuration, nonNegativeDurationMs, parseDuration } from "./duration.ts";
 export * from "./go_json/index.ts";
 export { formatIp, parseIp, pemBlocks, pemDecode, pemEncode, type PemBlock, type RandomBytes } from "./x509_der.ts";
 export { certificateMatchesKey, parseCertificate, parseCertificates, type CertificateInfo } from "./x509_parse.ts";

@@ -13,9 +13,11 @@ import { definitionsFromConfig, type ConfigDefinitions } from "../agent/index.ts
 import type { AutopilotConfig } from "../model/index.ts";
 import { DEFAULT_FEDERATION, federationProblem, type FederationSettings } from "./federation_config.ts";
 import { DEFAULT_TELEMETRY, parseTelemetryBlock, type TelemetrySettings } from "./telemetry_config.ts";
+import { DEFAULT_ACL, isLegacyAclKey, mergeAcl, parseAclBlock, parseLegacyAclKey, type AclSettings, type AclSource } from "./acl_config.ts";
 
 export { DEFAULT_FEDERATION, type FederationSettings } from "./federation_config.ts";
 export { DEFAULT_TELEMETRY, type TelemetrySettings } from "./telemetry_config.ts";
+export { DEFAULT_ACL, type AclSettings } from "./acl_config.ts";
 
 export interface Ports {
   readonly http: number;
@@ -62,6 +64,8 @@ export interface RuntimeConfig {
   readonly federation: FederationSettings;
   /** The `telemetry` block: metric names, filters and the Prometheus exposition. */
   readonly telemetry: TelemetrySettings;
+  /** The `acl` block (and the legacy `acl_*` keys). */
+  readonly acl: AclSettings;
   /** Services and checks from `service`/`services`/`check`/`checks` blocks, validated, in source order. */
   readonly definitions: ConfigDefinitions;
   /** `connect { enabled }`: servers run the Connect CA (Consul's default is off; -dev turns it on). */
@@ -129,7 +133,7 @@ export const NO_TLS: TlsSettings = { caFile: "", certFile: "", keyFile: "", veri
 /** A partial config as read from one source, already in internal names. */
 export type ConfigSource = {
   -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : K extends "gossip" ? Partial<GossipSettings> : K extends "xds" ? Partial<XdsSettings>
-    : K extends "federation" ? Partial<FederationSettings> : K extends "telemetry" ? Partial<TelemetrySettings> : RuntimeConfig[K];
+    : K extends "federation" ? Partial<FederationSettings> : K extends "telemetry" ? Partial<TelemetrySettings> : K extends "acl" ? AclSource : RuntimeConfig[K];
 };
 
 export class ConfigError extends Error {}
@@ -162,6 +166,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     gossip: DEFAULT_GOSSIP,
     federation: DEFAULT_FEDERATION,
     telemetry: DEFAULT_TELEMETRY,
+    acl: DEFAULT_ACL,
     disableCoordinates: false,
     syncCoordinateRateTarget: 64,
     syncCoordinateIntervalMinMs: 15_000,
@@ -337,6 +342,19 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
       out.xds = xds;
       continue;
     }
+    if (key === "acl" || key === "acl_datacenter" || isLegacyAclKey(key)) {
+      let acl: AclSource | string;
+      if (key === "acl") acl = isObject(value) ? parseAclBlock(value) : `"acl" must be an object`;
+      else if (key === "acl_datacenter") {
+        // 1.8: the legacy ACL datacenter is the primary datacenter, and setting it turns ACLs on.
+        out.primaryDatacenter = checkValue(origin, key, "string", value);
+        acl = { enabled: true };
+      } else acl = parseLegacyAclKey(key, value);
+      if (typeof acl === "string") throw new ConfigError(`${origin}: ${acl}`);
+      const before = out.acl as AclSource | undefined;
+      out.acl = { ...before, ...acl, tokens: { ...before?.tokens, ...acl.tokens } };
+      continue;
+    }
     if (key === "telemetry") {
       if (!isObject(value)) throw new ConfigError(`${origin}: "telemetry" must be an object`);
       const telemetry = parseTelemetryBlock(value);
@@ -471,7 +489,7 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
     };
     const f = s.federation ?? {};
     const federation = { ...cfg.federation, ...f, primaryGateways: [...cfg.federation.primaryGateways, ...(f.primaryGateways ?? [])] };
-    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, telemetry: { ...cfg.telemetry, ...s.telemetry }, gossip, federation, definitions } as RuntimeConfig;
+    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, telemetry: { ...cfg.telemetry, ...s.telemetry }, acl: mergeAcl(cfg.acl, s.acl), gossip, federation, definitions } as RuntimeConfig;
   }
   if (!cfg.primaryDatacenter) cfg = { ...cfg, primaryDatacenter: cfg.datacenter };
   validateConfig(cfg);
@@ -503,6 +521,9 @@ export function validateConfig(cfg: RuntimeConfig): void {
   }
   const federation = federationProblem(cfg);
   if (federation) throw new ConfigError(federation);
+  // The ACL settings are read and checked, but nothing enforces them yet: an agent that started with
+  // ACLs "enabled" would serve everything to everyone. Refuse until enforcement is in.
+  if (cfg.acl.enabled) throw new ConfigError("acl.enabled: this build does not enforce ACLs yet; refusing to start rather than serve without them");
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -3,7 +3,7 @@
  * statsd/dogstatsd/circonus sinks. config.ts parses the block with `parseTelemetryBlock`; this file holds
  * no I/O.
  */
-import { parseDuration } from "../lib/index.ts";
+import { nonNegativeDurationMs as durationMs } from "../lib/index.ts";
 import { compilePrefixFilter } from "../telemetry/index.ts";
 
 export interface TelemetrySettings {
@@ -72,13 +72,4 @@ export function parseTelemetryBlock(block: Readonly<Record<string, unknown>>): P
     }
   }
   return out;
-}
-
-function durationMs(text: string): number | undefined {
-  try {
-    const ms = parseDuration(text);
-    return ms >= 0 ? ms : undefined;
-  } catch {
-    return undefined;
-  }
 }
