@@ -16,6 +16,7 @@ export type * from "./event.ts";
 export type * from "./autopilot.ts";
 export { AUTOPILOT_DEFAULTS } from "./autopilot.ts";
 export type * from "./prepared_query.ts";
+export type * from "./acl.ts";
 export { QUERY_NOT_FOUND, QUERY_TEMPLATE_NAME_PREFIX_MATCH } from "./prepared_query.ts";
 export type * from "./coordinate.ts";
 export {

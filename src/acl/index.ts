@@ -1,0 +1,16 @@
+/** ACLs: the rules language, policy merging, authorizers (all pure) and token resolution. */
+export {
+  chainAuthorizers, enforce, policyAuthorizer, staticAuthorizer, type AclAccess, type AclResource, type Authorizer, type Decision,
+} from "./authorizer.ts";
+export {
+  agentMasterRules, ANONYMOUS_TOKEN_ACCESSOR_ID, ANONYMOUS_TOKEN_DESCRIPTION, ANONYMOUS_TOKEN_SECRET, GLOBAL_MANAGEMENT_POLICY_DESCRIPTION,
+  GLOBAL_MANAGEMENT_POLICY_ID, GLOBAL_MANAGEMENT_POLICY_NAME, GLOBAL_MANAGEMENT_RULES, nodeIdentityRules, RESERVED_ID_PREFIX, ROOT_TOKEN_NAMES,
+  serviceIdentityRules,
+} from "./builtin.ts";
+export { mergeRules } from "./merge.ts";
+export { ParsedPolicyCache, tokenAuthorizer, tokenRules, type AclObjects } from "./resolve.ts";
+export {
+  emptyRules, intentionLevel, SCALAR_RESOURCES, SEGMENT_RESOURCES, strongerLevel, type AccessLevel, type ParsedRules, type ScalarResource,
+  type SegmentResource, type SegmentRule, type SegmentRules,
+} from "./rules.ts";
+export { parseRules, RulesError, type RulesSyntax } from "./rules_parse.ts";
