@@ -5,40 +5,10 @@
  */
 import { emptyRules, type ParsedRules, type SegmentResource, type SegmentRule } from "./rules.ts";
 
-export const GLOBAL_MANAGEMENT_POLICY_ID = "00000000-0000-0000-0000-000000000001";
-export const GLOBAL_MANAGEMENT_POLICY_NAME = "global-management";
-export const GLOBAL_MANAGEMENT_POLICY_DESCRIPTION = "Builtin Policy that grants unlimited access";
-/** The built-in policy's Rules, as Consul stores them (acl.go ACLPolicyGlobalManagement). */
-export const GLOBAL_MANAGEMENT_RULES = `
-acl = "write"
-agent_prefix "" {
-	policy = "write"
-}
-event_prefix "" {
-	policy = "write"
-}
-key_prefix "" {
-	policy = "write"
-}
-keyring = "write"
-node_prefix "" {
-	policy = "write"
-}
-operator = "write"
-query_prefix "" {
-	policy = "write"
-}
-service_prefix "" {
-	policy = "write"
-	intentions = "write"
-}
-session_prefix "" {
-	policy = "write"
-}`;
-
-export const ANONYMOUS_TOKEN_ACCESSOR_ID = "00000000-0000-0000-0000-000000000002";
-export const ANONYMOUS_TOKEN_SECRET = "anonymous";
-export const ANONYMOUS_TOKEN_DESCRIPTION = "Anonymous Token";
+export {
+  ANONYMOUS_TOKEN_ACCESSOR_ID, ANONYMOUS_TOKEN_DESCRIPTION, ANONYMOUS_TOKEN_SECRET, GLOBAL_MANAGEMENT_POLICY_DESCRIPTION, GLOBAL_MANAGEMENT_POLICY_ID,
+  GLOBAL_MANAGEMENT_POLICY_NAME, GLOBAL_MANAGEMENT_RULES,
+} from "../model/index.ts";
 
 /** IDs starting with this are Consul's own; user-supplied Accessor or Secret IDs with it are refused. */
 export const RESERVED_ID_PREFIX = "00000000-0000-0000-0000-0000000000";

@@ -44,6 +44,12 @@ export interface AclToken {
   readonly ModifyIndex: number;
 }
 
+/**
+ * A token as the state stores it: the wire token plus its legacy `Type` (Consul's `json:"-"` field:
+ * "client" or "management" for tokens made through the legacy API, absent otherwise).
+ */
+export type AclTokenRecord = AclToken & { readonly Type?: "client" | "management" };
+
 /** `GET /v1/acl/tokens` entries: no SecretID or Rules in 1.8; `Legacy` when the token has Rules. */
 export type AclTokenStub = Omit<AclToken, "SecretID" | "Rules"> & { readonly Legacy: boolean };
 
@@ -93,3 +99,39 @@ export interface AclBindingRule {
   readonly CreateIndex: number;
   readonly ModifyIndex: number;
 }
+
+/** The built-in global-management policy and anonymous token (agent/structs/acl.go). */
+export const GLOBAL_MANAGEMENT_POLICY_ID = "00000000-0000-0000-0000-000000000001";
+export const GLOBAL_MANAGEMENT_POLICY_NAME = "global-management";
+export const GLOBAL_MANAGEMENT_POLICY_DESCRIPTION = "Builtin Policy that grants unlimited access";
+/** The built-in policy's Rules, as Consul stores them (acl.go ACLPolicyGlobalManagement). */
+export const GLOBAL_MANAGEMENT_RULES = `
+acl = "write"
+agent_prefix "" {
+	policy = "write"
+}
+event_prefix "" {
+	policy = "write"
+}
+key_prefix "" {
+	policy = "write"
+}
+keyring = "write"
+node_prefix "" {
+	policy = "write"
+}
+operator = "write"
+query_prefix "" {
+	policy = "write"
+}
+service_prefix "" {
+	policy = "write"
+	intentions = "write"
+}
+session_prefix "" {
+	policy = "write"
+}`;
+
+export const ANONYMOUS_TOKEN_ACCESSOR_ID = "00000000-0000-0000-0000-000000000002";
+export const ANONYMOUS_TOKEN_SECRET = "anonymous";
+export const ANONYMOUS_TOKEN_DESCRIPTION = "Anonymous Token";

@@ -17,6 +17,10 @@ export type * from "./autopilot.ts";
 export { AUTOPILOT_DEFAULTS } from "./autopilot.ts";
 export type * from "./prepared_query.ts";
 export type * from "./acl.ts";
+export {
+  ANONYMOUS_TOKEN_ACCESSOR_ID, ANONYMOUS_TOKEN_DESCRIPTION, ANONYMOUS_TOKEN_SECRET, GLOBAL_MANAGEMENT_POLICY_DESCRIPTION, GLOBAL_MANAGEMENT_POLICY_ID,
+  GLOBAL_MANAGEMENT_POLICY_NAME, GLOBAL_MANAGEMENT_RULES,
+} from "./acl.ts";
 export { QUERY_NOT_FOUND, QUERY_TEMPLATE_NAME_PREFIX_MATCH } from "./prepared_query.ts";
 export type * from "./coordinate.ts";
 export {

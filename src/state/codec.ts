@@ -8,6 +8,7 @@
 import type { KVWriteVerb } from "../model/index.ts";
 import { toBase64 } from "./bytes.ts";
 import { StateCommandError, type StateCommand } from "./commands.ts";
+import { decodeAclCommand } from "./codec_acl.ts";
 import { decodeCoordinateBatchCommand } from "./codec_coordinate.ts";
 import { decodeCaCommand, decodeConfigEntryCommand, decodeIntentionCommand } from "./codec_connect.ts";
 import { decodeAutopilotCommand, decodePreparedQueryCommand } from "./codec_prepared_query.ts";
@@ -102,6 +103,13 @@ export function decodeCommand(bytes: Uint8Array): StateCommand {
       return decodeCoordinateBatchCommand(raw);
     case "federation-state":
       return decodeFederationStateCommand(raw);
+    case "acl-token":
+    case "acl-bootstrap":
+    case "acl-policy":
+    case "acl-role":
+    case "acl-auth-method":
+    case "acl-binding-rule":
+      return decodeAclCommand(raw);
     case "restore":
       return decodeRestore(raw);
     case "restore-stage":

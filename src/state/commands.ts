@@ -8,6 +8,11 @@
  * apply never consults it; a proposer checks it before proposing (`lockDelayRejection`).
  */
 import type {
+  AclAuthMethod,
+  AclBindingRule,
+  AclPolicy,
+  AclRole,
+  AclTokenRecord,
   AutopilotConfig,
   CAConfiguration,
   CARoot,
@@ -29,6 +34,13 @@ import type {
 
 /** A prepared query to write: all of PreparedQuery but the Raft indexes; `ID` is chosen by the proposer. */
 export type PreparedQueryWrite = Omit<PreparedQuery, "CreateIndex" | "ModifyIndex">;
+
+/** ACL objects as commands carry them: complete but for the Raft indexes (the proposer chose IDs, times and hashes). */
+export type AclTokenWrite = Omit<AclTokenRecord, "CreateIndex" | "ModifyIndex"> & { readonly ModifyIndex?: number };
+export type AclPolicyWrite = Omit<AclPolicy, "CreateIndex" | "ModifyIndex">;
+export type AclRoleWrite = Omit<AclRole, "CreateIndex" | "ModifyIndex">;
+export type AclAuthMethodWrite = Omit<AclAuthMethod, "CreateIndex" | "ModifyIndex">;
+export type AclBindingRuleWrite = Omit<AclBindingRule, "CreateIndex" | "ModifyIndex">;
 
 /** A session to create: all of Session but the Raft indexes; `ID` is chosen by the proposer. */
 export type SessionCreate = Unindexed<Session>;
@@ -72,6 +84,19 @@ export type SessionCreate = Unindexed<Session>;
  *   index). With `cas`, an upsert writes only if `cas` is 0 and none exists or `cas` equals the stored
  *   ModifyIndex, and a delete removes only a state whose ModifyIndex equals `cas` (Causeway's addition:
  *   Consul 1.8 has no CAS here). UpdatedAt is the proposer's (FederationState.Apply sets it).
+ * - `acl-token`: Consul's ACLTokenSetRequestType / ACLTokenDeleteRequestType, in batches. `set` stores
+ *   each token under its AccessorID (a token whose SecretID is taken by another accessor, or whose
+ *   accessor exists with another SecretID or auth method, is refused; CreateIndex kept on update); every
+ *   policy and role it links must exist unless `allowMissingLinks` (replication); with `cas`, a token is
+ *   written only if its `ModifyIndex` is 0 and none exists, or equals the stored one (others are skipped).
+ *   `delete` removes tokens by accessor (missing: no-op; the anonymous token: refused).
+ * - `acl-bootstrap`: Consul's ACLBootstrapRequestType: stores `token` and marks bootstrap done at this
+ *   index, only while bootstrap was never done or `resetIndex` equals the index it was done at.
+ * - `acl-policy` / `acl-role`: set (IDs and names unique, names case-insensitively; a role's policies
+ *   must exist; the built-in global-management policy keeps its Rules and has no Datacenters) and delete
+ *   (missing: no-op; global-management: refused), in batches.
+ * - `acl-auth-method` / `acl-binding-rule`: set and delete; deleting a method deletes its binding rules
+ *   and the tokens it made; a binding rule's method must exist.
  * - `restore`: replaces the whole state with a snapshot's (`StateStore.snapshot()` bytes) on every
  *   server: the user-driven `/v1/snapshot` restore. Indexes inside the tables come from the snapshot.
  *   Only for snapshots that fit in one Raft entry; servers restore through `restore-stage`.
@@ -113,6 +138,17 @@ export type StateCommand =
   | { readonly type: "coordinate-batch"; readonly updates: readonly CoordinateEntry[] }
   | { readonly type: "federation-state"; readonly op: "upsert"; readonly state: FederationStateWrite; readonly cas?: number }
   | { readonly type: "federation-state"; readonly op: "delete"; readonly datacenter: string; readonly cas?: number }
+  | { readonly type: "acl-token"; readonly op: "set"; readonly tokens: readonly AclTokenWrite[]; readonly cas?: boolean; readonly allowMissingLinks?: boolean }
+  | { readonly type: "acl-token"; readonly op: "delete"; readonly accessorIds: readonly string[] }
+  | { readonly type: "acl-bootstrap"; readonly token: AclTokenWrite; readonly resetIndex: number }
+  | { readonly type: "acl-policy"; readonly op: "set"; readonly policies: readonly AclPolicyWrite[] }
+  | { readonly type: "acl-policy"; readonly op: "delete"; readonly ids: readonly string[] }
+  | { readonly type: "acl-role"; readonly op: "set"; readonly roles: readonly AclRoleWrite[]; readonly allowMissingLinks?: boolean }
+  | { readonly type: "acl-role"; readonly op: "delete"; readonly ids: readonly string[] }
+  | { readonly type: "acl-auth-method"; readonly op: "set"; readonly method: AclAuthMethodWrite }
+  | { readonly type: "acl-auth-method"; readonly op: "delete"; readonly name: string }
+  | { readonly type: "acl-binding-rule"; readonly op: "set"; readonly rule: AclBindingRuleWrite }
+  | { readonly type: "acl-binding-rule"; readonly op: "delete"; readonly id: string }
   | { readonly type: "restore"; readonly data: Uint8Array }
   | RestoreStageCommand;
 

@@ -6,7 +6,7 @@
  * the Raft driver applies it through `createStateMachine(store)` and hands back a StateResult.
  * Reads: call a query with a fresh WatchSet, or wrap it in `blockingQuery` for `?index=` requests.
  */
-export type { PreparedQueryWrite, RestoreStageCommand, SessionCreate, StateCommand, StateCommandType, StateResult } from "./commands.ts";
+export type { AclAuthMethodWrite, AclBindingRuleWrite, AclPolicyWrite, AclRoleWrite, AclTokenWrite, PreparedQueryWrite, RestoreStageCommand, SessionCreate, StateCommand, StateCommandType, StateResult } from "./commands.ts";
 export type { StagedRestoreInfo } from "./restore_staging.ts";
 export { StateCommandError } from "./commands.ts";
 export { decodeCommand, encodeCommand } from "./codec.ts";
@@ -43,6 +43,10 @@ export {
 export { kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode } from "./queries_kv.ts";
 export { caRoots, configEntryGet, configEntryList, intentionGet, intentionList } from "./queries_connect.ts";
 export { stateUsage, type StateUsage } from "./queries_usage.ts";
+export {
+  aclAuthMethodGet, aclAuthMethodList, aclBindingRuleGet, aclBindingRuleList, aclBootstrapState, aclPolicyGet, aclPolicyGetByName, aclPolicyList, aclRoleGet,
+  aclRoleGetByName, aclRoleList, aclTokenGetByAccessor, aclTokenGetBySecret, aclTokenList, withLinkNames, type AclTokenFilter,
+} from "./queries_acl.ts";
 export { autopilotConfigGet, preparedQueryGet, preparedQueryList, preparedQueryResolve, type PreparedQueryResolution } from "./queries_prepared.ts";
 export { ERR_MISSING_QUERY_ID, isUuid } from "./prepared_query_write.ts";
 export { coordinateList, coordinateNode } from "./queries_coordinate.ts";

@@ -4,6 +4,8 @@
  * `[LockIndex, Key, Flags, Value(base64|null), Session, CreateIndex, ModifyIndex]`. The Connect tables
  * (configEntries, intentions, caRoots, caConfig), preparedQueries, autopilotConfig, coordinates and
  * federationStates were added within the same format: a snapshot without them restores them empty.
+ * So were the ACL tables (aclAuthMethods, aclBindingRules, aclPolicies, aclRoles, aclTokens), which are
+ * written only when not empty, so a state without ACLs serialises as before.
  */
 import { parseExact, stringifyExact, type Uint64 } from "../lib/index.ts";
 import type {
@@ -14,6 +16,8 @@ import { canonicalJson, fromBase64, toBase64 } from "./bytes.ts";
 import { makeEntry } from "./kv_write.ts";
 import { coordinateEntryShape } from "./codec_coordinate.ts";
 import { federationStateShape } from "./codec_federation_state.ts";
+import { aclAuthMethodShape, aclBindingRuleShape, aclPolicyShape, aclRoleShape, aclTokenShape } from "./codec_acl.ts";
+import type { AclAuthMethod, AclBindingRule, AclPolicy, AclRole, AclTokenRecord } from "../model/index.ts";
 import { configEntryKey, intentionTupleKey, type KvPin, lower, putCoordinate, putPreparedQuery, type StoredService, Tables } from "./tables.ts";
 
 const FORMAT = "causeway-state/1";
@@ -101,6 +105,7 @@ export async function snapshotTablesInSlices(db: Tables, lastIndex: number, extr
 
 /** The tables at one moment (see snapshotTablesInSlices): rows by reference, KV and tombstones pinned. */
 interface TablesCapture {
+  readonly acl: readonly (readonly [string, readonly unknown[]])[];
   readonly lastIndex: number;
   readonly extras: ReplicaExtras;
   readonly kv: KvPin;
@@ -120,7 +125,11 @@ interface TablesCapture {
 }
 
 function captureTables(db: Tables, lastIndex: number, extras: ReplicaExtras): TablesCapture {
+  const a = db.acl;
   return {
+    // In key order; only the tables with rows (see the module doc).
+    acl: ([["aclAuthMethods", sortedValues(a.authMethods)], ["aclBindingRules", sortedValues(a.bindingRules)], ["aclPolicies", sortedValues(a.policies)],
+      ["aclRoles", sortedValues(a.roles)], ["aclTokens", sortedValues(a.tokens)]] as const).filter(([, rows]) => rows.length > 0),
     lastIndex,
     extras,
     kv: db.pinKv(),
@@ -175,7 +184,13 @@ function* snapshotText(c: TablesCapture): Generator<string, void, undefined> {
     yield "]";
   };
   try {
-    yield `{"autopilotConfig":${canonicalJson(c.autopilotConfig)},"caConfig":${canonicalJson(c.caConfig)},"caRoots":`;
+    yield "{";
+    for (const [key, rows] of c.acl) {
+      yield `${JSON.stringify(key)}:`;
+      yield* records(rows);
+      yield ",";
+    }
+    yield `"autopilotConfig":${canonicalJson(c.autopilotConfig)},"caConfig":${canonicalJson(c.caConfig)},"caRoots":`;
     yield* records(c.caRoots);
     yield `,"checks":`;
     yield* records(c.checks);
@@ -249,7 +264,7 @@ export function restoreTables(data: Uint8Array): RestoredTables {
 
 /** The top-level keys of a user snapshot document (a replica snapshot adds ReplicaExtras' keys). */
 export const SNAPSHOT_KEYS: readonly string[] = [
-  "autopilotConfig", "caConfig", "caRoots", "checks", "configEntries", "coordinates", "federationStates", "format", "indexes", "intentions", "kvs",
+  "aclAuthMethods", "aclBindingRules", "aclPolicies", "aclRoles", "aclTokens", "autopilotConfig", "caConfig", "caRoots", "checks", "configEntries", "coordinates", "federationStates", "format", "indexes", "intentions", "kvs",
   "lastIndex", "nodes", "preparedQueries", "services", "sessions", "tombstones",
 ];
 
@@ -332,10 +347,44 @@ function restoreConnect(doc: Record<string, unknown>, db: Tables): void {
   });
   if (doc.autopilotConfig !== undefined && doc.autopilotConfig !== null) db.autopilotConfig = rec<AutopilotConfig>(doc.autopilotConfig, "autopilotConfig", []);
   arr(doc, "coordinates", true).forEach((x, i) => putCoordinate(db, rowShape(() => coordinateEntryShape(x, `coordinates[${i}]`))));
+  restoreAcl(doc, db);
   arr(doc, "federationStates", true).forEach((x, i) => {
     const f = rowShape(() => federationStateShape(x, `federationStates[${i}]`, true));
     if (db.federationStates.has(lower(f.Datacenter))) fail(`federationStates[${i}] repeats datacenter ${JSON.stringify(f.Datacenter)}`);
     db.federationStates.set(lower(f.Datacenter), f);
+  });
+}
+
+/** The ACL tables; each optional. Keys must be unique (accessors, secrets, IDs, names). */
+function restoreAcl(doc: Record<string, unknown>, db: Tables): void {
+  const a = db.acl;
+  const once = (has: boolean, where: string, what: string) => {
+    if (has) fail(`${where} repeats ${what}`);
+  };
+  arr(doc, "aclPolicies", true).forEach((x, i) => {
+    const p: AclPolicy = rowShape(() => aclPolicyShape(x, `aclPolicies[${i}]`, true));
+    once(a.policies.has(p.ID.toLowerCase()) || a.policyNames.has(p.Name.toLowerCase()), `aclPolicies[${i}]`, `a policy ID or name`);
+    a.putPolicy(p);
+  });
+  arr(doc, "aclRoles", true).forEach((x, i) => {
+    const r: AclRole = rowShape(() => aclRoleShape(x, `aclRoles[${i}]`, true));
+    once(a.roles.has(r.ID.toLowerCase()) || a.roleNames.has(r.Name.toLowerCase()), `aclRoles[${i}]`, `a role ID or name`);
+    a.putRole(r);
+  });
+  arr(doc, "aclAuthMethods", true).forEach((x, i) => {
+    const m: AclAuthMethod = rowShape(() => aclAuthMethodShape(x, `aclAuthMethods[${i}]`, true));
+    once(a.authMethods.has(m.Name.toLowerCase()), `aclAuthMethods[${i}]`, "an auth method name");
+    a.putAuthMethod(m);
+  });
+  arr(doc, "aclBindingRules", true).forEach((x, i) => {
+    const r: AclBindingRule = rowShape(() => aclBindingRuleShape(x, `aclBindingRules[${i}]`, true));
+    once(a.bindingRules.has(r.ID.toLowerCase()), `aclBindingRules[${i}]`, "a binding rule ID");
+    a.putBindingRule(r);
+  });
+  arr(doc, "aclTokens", true).forEach((x, i) => {
+    const t: AclTokenRecord = rowShape(() => aclTokenShape(x, `aclTokens[${i}]`, true));
+    once(a.tokens.has(t.AccessorID.toLowerCase()) || a.tokenSecrets.has(t.SecretID), `aclTokens[${i}]`, "a token accessor or secret");
+    a.putToken(t);
   });
 }
 

@@ -118,6 +118,7 @@ export function checkSnapshot(data: Uint8Array, o: SnapshotCheckOptions = {}): v
   connectRows(c);
   preparedQueryRows(c, sessions);
   federationStateRows(c);
+  for (const k of ["aclAuthMethods", "aclBindingRules", "aclPolicies", "aclRoles", "aclTokens"]) c.each(k, () => {}, (row, path) => c.indexes(row, path), true);
   if (doc.autopilotConfig !== undefined && doc.autopilotConfig !== null) {
     guard(() => autopilotConfigShape(doc.autopilotConfig, "autopilotConfig"));
     c.indexes(doc.autopilotConfig as Obj, "autopilotConfig");

@@ -18,6 +18,10 @@ import {
 } from "./connect_write.ts";
 import { coordinateBatchUpdate } from "./coordinate_write.ts";
 import { deleteFederationState, upsertFederationState } from "./federation_state_write.ts";
+import {
+  aclBootstrap, deleteAclAuthMethod, deleteAclBindingRule, deleteAclPolicy, deleteAclRole, deleteAclToken, setAclAuthMethod, setAclBindingRule, setAclPolicy,
+  setAclRole, setAclToken,
+} from "./acl_write.ts";
 import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock, reapTombstones } from "./kv_write.ts";
 import { LockDelays } from "./lock_delay.ts";
 import { deletePreparedQueryChecked, setAutopilotConfig, setPreparedQuery } from "./prepared_query_write.ts";
@@ -181,6 +185,34 @@ export class StateStore {
         const wrote = cmd.op === "upsert" ? upsertFederationState(tx, cmd.state, cmd.cas) : deleteFederationState(tx, cmd.datacenter, cmd.cas);
         return cmd.cas === undefined ? OK : casResult(wrote);
       }
+      case "acl-token": {
+        if (cmd.op === "delete") {
+          for (const id of cmd.accessorIds) deleteAclToken(tx, id);
+          return OK;
+        }
+        let all = true;
+        for (const t of cmd.tokens) all = setAclToken(tx, t, cmd) && all;
+        return cmd.cas ? casResult(all) : OK;
+      }
+      case "acl-bootstrap":
+        aclBootstrap(tx, cmd.token, cmd.resetIndex);
+        return OK;
+      case "acl-policy":
+        if (cmd.op === "delete") for (const id of cmd.ids) deleteAclPolicy(tx, id);
+        else for (const p of cmd.policies) setAclPolicy(tx, p);
+        return OK;
+      case "acl-role":
+        if (cmd.op === "delete") for (const id of cmd.ids) deleteAclRole(tx, id);
+        else for (const r of cmd.roles) setAclRole(tx, r, cmd.allowMissingLinks);
+        return OK;
+      case "acl-auth-method":
+        if (cmd.op === "delete") deleteAclAuthMethod(tx, cmd.name);
+        else setAclAuthMethod(tx, cmd.method);
+        return OK;
+      case "acl-binding-rule":
+        if (cmd.op === "delete") deleteAclBindingRule(tx, cmd.id);
+        else setAclBindingRule(tx, cmd.rule);
+        return OK;
       default:
         throw new StateError(`unknown command type ${JSON.stringify((cmd as { type: unknown }).type)}`);
     }

@@ -14,6 +14,7 @@ import type {
   AutopilotConfig, CAConfiguration, CARoot, ConfigEntry, CoordinateEntry, DirEntry, FederationState, HealthCheck, Intention, Node, NodeService, PreparedQuery,
   Session,
 } from "../model/index.ts";
+import { AclTables } from "./acl_tables.ts";
 import { SortedKeys } from "./sorted_keys.ts";
 
 /** A service instance as stored: the node name it was registered under and the service itself. */
@@ -159,6 +160,8 @@ export class Tables {
   readonly coordinates = new Map<string, Map<string, CoordinateEntry>>();
   /** lower(datacenter) -> federation state (memdb's federation-states "id" index). */
   readonly federationStates = new Map<string, FederationState>();
+  /** The ACL tables (acl_tables.ts). */
+  readonly acl = new AclTables();
   /** Consul's "index" table: name -> highest Raft index that changed it. */
   readonly indexes = new Map<string, number>();
   private sortedNodes: string[] | null = null;

@@ -45,6 +45,14 @@ export const INDEX = {
   coordinates: "coordinates",
   /** Consul's tableFederationStates. */
   federationStates: "federation-states",
+  /** Consul's ACL tables. */
+  aclTokens: "acl-tokens",
+  aclPolicies: "acl-policies",
+  aclRoles: "acl-roles",
+  aclAuthMethods: "acl-auth-methods",
+  aclBindingRules: "acl-binding-rules",
+  /** The Raft index at which ACLs were bootstrapped (Consul's "acl-token-bootstrap" entry): set, bootstrap is used up. */
+  aclBootstrap: "acl-token-bootstrap",
   /** Raft index of the last deregistration of a service's last instance (Consul's service_last_extinction). */
   serviceExtinction: "service_last_extinction",
   /** Per-service entry: bumped by any change to the service's instances, their checks or their nodes. */

@@ -218,6 +218,20 @@ export class Tx {
     this.topics.add(topic.intention(id));
   }
 
+  /**
+   * Puts (`value`) or deletes (undefined) the row at `key` of ACL table `table` through its put/delete
+   * (which keep the secondary indexes), recording the undo. Fires the table's index topic.
+   */
+  aclChange<T>(put: (v: T) => void, del: (key: string) => void, rows: ReadonlyMap<string, T>, key: string, value: T | undefined, indexName: string): void {
+    const old = rows.get(key);
+    if (value === undefined) {
+      if (old === undefined) return;
+      del(key);
+    } else put(value);
+    this.undo.push(() => (old === undefined ? del(key) : put(old)));
+    this.topics.add(topic.index(indexName));
+  }
+
   /** Replaces the whole CA roots table. */
   replaceCaRoots(roots: ReadonlyMap<string, CARoot>): void {
     const db = this.db;
