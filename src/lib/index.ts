@@ -30,5 +30,6 @@ export * from "./go_json/index.ts";
 export { formatIp, parseIp, pemBlocks, pemDecode, pemEncode, type PemBlock, type RandomBytes } from "./x509_der.ts";
 export { certificateMatchesKey, parseCertificate, parseCertificates, type CertificateInfo } from "./x509_parse.ts";
 export { ByteBuffer, concatBytes, varintSize } from "./byte_buffer.ts";
+export { fromBase64, toBase64 } from "./base64.ts";
 export { shutdownStack, type ShutdownStack } from "./shutdown_stack.ts";
 export { bigintReplacer, parseExact, stringifyExact, type Uint64 } from "./uint64_json.ts";

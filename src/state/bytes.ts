@@ -1,21 +1,6 @@
 /** Base64 and canonical JSON helpers for the command codec and snapshots. */
 
-interface Base64Bytes {
-  toBase64(): string;
-}
-interface Base64Ctor {
-  fromBase64(s: string): Uint8Array;
-}
-
-/** Standard base64 of `b` (ES2025 Uint8Array.prototype.toBase64, on Bun and Deno). */
-export function toBase64(b: Uint8Array): string {
-  return (b as unknown as Base64Bytes).toBase64();
-}
-
-/** Decodes standard base64; throws SyntaxError on malformed input. */
-export function fromBase64(s: string): Uint8Array {
-  return (Uint8Array as unknown as Base64Ctor).fromBase64(s);
-}
+export { fromBase64, toBase64 } from "../lib/index.ts";
 
 /**
  * JSON with object keys sorted at every level, so equal values always give equal text.
