@@ -14,3 +14,8 @@ export {
   type SegmentResource, type SegmentRule, type SegmentRules,
 } from "./rules.ts";
 export { parseRules, RulesError, type RulesSyntax } from "./rules_parse.ts";
+export { policyHash, roleHash, tokenHash } from "./hash.ts";
+export {
+  AclRequestError, buildPolicyWrite, buildRoleWrite, buildTokenClone, buildTokenCreate, buildTokenUpdate, isUuid, TOKEN_MAX_EXPIRATION_MS, TOKEN_MIN_EXPIRATION_MS,
+  type AclLookup, type AclRequestContext, type LinkInput, type PolicyInput, type RoleInput, type TokenInput,
+} from "./requests.ts";
