@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cryptoRng, seededRng } from "./rng.ts";
+import { cryptoRng, seededRng, uuidFrom } from "./rng.ts";
 import type { Rng } from "./rng.ts";
 
 const u32s = (rng: Rng, count: number) => Array.from({ length: count }, () => rng.next() * 0x1_0000_0000);
@@ -171,5 +171,14 @@ describe("cryptoRng", () => {
 
   test("two instances draw independently", () => {
     expect(cryptoRng().bytes(32)).not.toEqual(cryptoRng().bytes(32));
+  });
+});
+
+describe("uuidFrom", () => {
+  test("version 4, RFC 4122 variant, lowercase, deterministic per seed", () => {
+    const a = uuidFrom(seededRng(5));
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(uuidFrom(seededRng(5))).toBe(a);
+    expect(uuidFrom(seededRng(6))).not.toBe(a);
   });
 });

@@ -77,3 +77,12 @@ function fromU32(nextU32: () => number, bytes?: (length: number) => Uint8Array):
     }),
   };
 }
+
+/** A random (version 4) UUID drawn from `rng`, lowercase, as Go's uuid.GenerateUUID formats it. */
+export function uuidFrom(rng: Rng): string {
+  const b = rng.bytes(16);
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
