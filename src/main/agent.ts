@@ -105,6 +105,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         tickMs: config.dev ? 50 : 100,
         raftSnapshot: { threshold: config.raftSnapshotThreshold, intervalMs: config.raftSnapshotIntervalMs },
         metrics: metrics.registry,
+        ...(config.acl.enabled ? { acl: { masterToken: config.acl.tokens.master } } : {}),
         connectEnabled: config.connectEnabled,
         autopilot: config.autopilot,
         coordinateUpdate: { periodMs: config.coordinateUpdatePeriodMs, batchSize: config.coordinateUpdateBatchSize, maxBatches: config.coordinateUpdateMaxBatches },

@@ -9,7 +9,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { validateDeleteInGraph, validateEntryInGraph } from "../connect/index.ts";
 import type { ConsensusNode } from "../consensus/index.ts";
 import type { ReadQuery } from "../model/index.ts";
-import { cryptoRng, nextTimerTurn, type Clock, type Logger, type Rng } from "../platform/index.ts";
+import { cryptoRng, nextTimerTurn, uuidFrom, type Clock, type Logger, type Rng } from "../platform/index.ts";
 import type { MetricsRegistry } from "../telemetry/index.ts";
 import { decodeWire, encodeWire, encodeWireInSlices, type StateBackend } from "../rpc/index.ts";
 import {
@@ -27,6 +27,7 @@ import { stagedRestoreGcRoutine } from "./leader_restore_gc.ts";
 import { checkRestore, isConfigEntryKind, proposalError, restoreChunkBytes, restoreInChunks } from "./staged_restore.ts";
 import { runRead } from "./run_read.ts";
 import { commandTimings } from "./state_metrics.ts";
+import { aclInitRoutine, aclTokenReaperRoutine } from "./leader_acl.ts";
 
 export interface ReplicatedState {
   readonly store: StateStore;
@@ -61,6 +62,8 @@ export function createReplicatedState(o: {
   coordinateUpdate?: Pick<CoordinateBatcherOptions, "periodMs" | "batchSize" | "maxBatches">;
   /** Where write timings (state_metrics.ts) and the leader routines' metrics go; absent: not recorded. */
   metrics?: MetricsRegistry;
+  /** With ACLs enabled: the leader initializes them (in the primary) and reaps expired tokens (leader_acl.ts). */
+  acl?: { readonly masterToken: string };
 }): ReplicatedState {
   const log = o.logger;
   const rng = o.rng ?? cryptoRng();
@@ -228,6 +231,15 @@ export function createReplicatedState(o: {
     },
   };
 
+  function aclRoutines(): LeaderRoutine[] {
+    if (!o.acl) return [];
+    const acl = {
+      store, propose, barrier, primary: (o.primaryDatacenter ?? o.datacenter) === o.datacenter, masterToken: o.acl.masterToken,
+      newUuid: () => uuidFrom(rng), clock: o.clock, logger: log.named("acl"),
+    };
+    return [aclInitRoutine(acl), aclTokenReaperRoutine(acl)];
+  }
+
   const inner = createStateMachine(store, decoded);
   const stateMachine: ReplicatedStateMachine<StateResult> = {
     apply(index, command) {
@@ -248,7 +260,9 @@ export function createReplicatedState(o: {
     members,
     coordinates,
     // Consul's establishLeadership order: timers and GC first, then the CA, then the catalog.
-    leaderRoutines: [sessions, tombstones, stagedRestores, connectCaRoutine({ ca, enabled: o.connectCa ?? false, clock: o.clock, logger: log }), members],
+    leaderRoutines: [
+      sessions, tombstones, stagedRestores, connectCaRoutine({ ca, enabled: o.connectCa ?? false, clock: o.clock, logger: log }), members, ...aclRoutines(),
+    ],
     attach(c) {
       consensus = c;
     },

@@ -62,6 +62,8 @@ export interface ServerOptions {
   readonly raftSnapshot?: { readonly threshold?: number; readonly intervalMs?: number };
   /** Where Raft, RPC, write and leader-routine metrics go; absent: none are recorded. */
   readonly metrics?: MetricsRegistry;
+  /** With ACLs enabled (`acl.enabled`): the master token from `acl.tokens.master` ("" for none). */
+  readonly acl?: { readonly masterToken: string };
   /** `connect { enabled }`: run the Connect CA. */
   readonly connectEnabled: boolean;
   /**
@@ -202,6 +204,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled, coordinateUpdate: o.coordinateUpdate,
       ...(o.primaryDatacenter ? { primaryDatacenter: o.primaryDatacenter } : {}),
       ...(o.metrics ? { metrics: o.metrics } : {}),
+      ...(o.acl ? { acl: o.acl } : {}),
     });
     const consensus = createConsensusNode<StateResult>({
       id: nodeId,
