@@ -19,3 +19,5 @@ export {
   AclRequestError, buildPolicyWrite, buildRoleWrite, buildTokenClone, buildTokenCreate, buildTokenUpdate, isUuid, TOKEN_MAX_EXPIRATION_MS, TOKEN_MIN_EXPIRATION_MS,
   type AclLookup, type AclRequestContext, type LinkInput, type PolicyInput, type RoleInput, type TokenInput,
 } from "./requests.ts";
+export { commandDenial, PERMISSION_DENIED, txnDenials } from "./enforce_writes.ts";
+export { authorizeRead, REDACTED_TOKEN, type ReadAuthorizeOptions, type ReadDecision } from "./enforce_reads.ts";
