@@ -15,6 +15,7 @@ import { deregisterRequestOf, registerRequestOf } from "./catalog_register.ts";
 import { DEREGISTER_REQUEST, REGISTER_REQUEST, type RawDeregister, type RawRegister } from "./catalog_schema.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { serveRead, STATE_UNAVAILABLE, stateRefusal } from "./read_route.ts";
+import { requestToken } from "./request.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import {
   applyFilter, applyRecordFilter, badPath, filterParam, goStructBody, nearParam, nodeMetaParam, otherMethodsNotAllowed, pathTail, tagsParam,
@@ -46,7 +47,7 @@ async function catalogWrite<R>(
   if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
   const datacenter = (raw as { Datacenter?: string }).Datacenter || undefined;
   try {
-    const result = await deps.state.write(command, datacenter);
+    const result = await deps.state.write(command, datacenter, requestToken(c));
     return result.type === "error" ? stateRefusal(c, result.error) : jsonResponse(c, true);
   } catch (err) {
     return errorResponse(c, err);

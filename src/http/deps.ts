@@ -255,7 +255,8 @@ export interface MembershipApi {
  */
 export interface StateAccess {
   read<Q extends ReadQuery>(query: Q, options: ReadOptions): Promise<{ readonly value: ReadValue<Q>; readonly meta: QueryMeta }>;
-  write(command: StateCommand, datacenter: string | undefined): Promise<StateResult>;
+  /** Applies `command` as the holder of `token` (undefined: the request carried none). */
+  write(command: StateCommand, datacenter: string | undefined, token?: string): Promise<StateResult>;
 }
 
 /** Saving and restoring the whole replicated state as a snapshot archive. */

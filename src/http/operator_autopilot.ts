@@ -11,7 +11,7 @@ import type { AutopilotHealthApi, StateAccess } from "./deps.ts";
 import { BadRequestError, parseReadOptions } from "./query_options.ts";
 import { messageOf, stateRefusal, STATE_UNAVAILABLE } from "./read_route.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
-import { query } from "./request.ts";
+import { query, requestToken } from "./request.ts";
 
 /** What the autopilot routes need: the replicated state (configuration) and the leader's health. */
 export interface OperatorAutopilotDeps {
@@ -175,7 +175,7 @@ export function mountOperatorAutopilot(app: Hono, deps: OperatorAutopilotDeps): 
     }
     if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
     try {
-      const result = await deps.state.write({ type: "autopilot", op: "set-config", config, ...(cas === undefined ? {} : { cas }) }, query(c, "dc") || undefined);
+      const result = await deps.state.write({ type: "autopilot", op: "set-config", config, ...(cas === undefined ? {} : { cas }) }, query(c, "dc") || undefined, requestToken(c));
       if (result.type === "error") return stateRefusal(c, result.error);
       // Only a CAS answers its outcome; a plain write answers true (Consul's OperatorAutopilotConfiguration).
       return jsonResponse(c, result.type === "cas" ? result.ok : true);

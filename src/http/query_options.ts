@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import { goUint64Of, parseDuration } from "../lib/index.ts";
-import { query } from "./request.ts";
+import { query, requestToken } from "./request.ts";
 
 export type Consistency = "default" | "stale" | "consistent";
 
@@ -18,6 +18,8 @@ export interface ReadOptions {
   readonly maxWaitMs: number;
   /** Aborts when the client goes away: a blocking read then stops waiting and releases its watch. */
   readonly signal?: AbortSignal;
+  /** The request's ACL token (requestToken), undefined when it carries none. */
+  readonly token?: string;
 }
 
 /** Consul's defaults: a blocking query waits 5 minutes unless told otherwise, 10 at most (agent/consul/rpc.go). */
@@ -64,7 +66,10 @@ export function parseReadOptions(c: Context, random: () => number): ReadOptions 
     maxWaitMs = Math.round(base + random() * (base / JITTER_FRACTION));
   }
   const dc = q("dc");
-  return { datacenter: dc ? dc : undefined, consistency: stale ? "stale" : consistent ? "consistent" : "default", minIndex, maxWaitMs };
+  const token = requestToken(c);
+  return {
+    datacenter: dc ? dc : undefined, consistency: stale ? "stale" : consistent ? "consistent" : "default", minIndex, maxWaitMs, ...(token !== undefined ? { token } : {}),
+  };
 }
 
 export interface QueryMeta {

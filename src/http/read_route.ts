@@ -9,7 +9,7 @@ import type { HttpApiDeps, StateAccess } from "./deps.ts";
 import { parseReadOptions, setQueryMeta, type ReadOptions } from "./query_options.ts";
 import type { ReadQuery, ReadValue } from "../model/index.ts";
 import { errorResponse, INTERNAL_ERROR, textError } from "./respond.ts";
-import { query } from "./request.ts";
+import { query, requestToken } from "./request.ts";
 
 /** Said when the agent has no way to the replicated state. */
 export const STATE_UNAVAILABLE = "The replicated state is not available on this agent";
@@ -65,7 +65,7 @@ export async function serveWrite(
   if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
   let result: StateResult;
   try {
-    result = await deps.state.write(command, query(c, "dc") || undefined);
+    result = await deps.state.write(command, query(c, "dc") || undefined, requestToken(c));
   } catch (err) {
     return errorResponse(c, err);
   }

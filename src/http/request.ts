@@ -25,3 +25,18 @@ export function query(c: Context, name: string): string | undefined {
 export function queryAll(c: Context, name: string): string[] {
   return paramsOf(c).getAll(name);
 }
+
+/**
+ * The ACL token a request carries (Consul's parseTokenInternal): `?token=`, else the `X-Consul-Token`
+ * header, else `Authorization: Bearer <token>` (scheme in any case, the first word after it); the first
+ * non-empty one wins. Undefined when none: the agent's default token applies then.
+ */
+export function requestToken(c: Context): string | undefined {
+  const fromQuery = query(c, "token");
+  if (fromQuery) return fromQuery;
+  const header = c.req.header("x-consul-token");
+  if (header) return header;
+  const auth = c.req.header("authorization");
+  const m = auth ? /^bearer\s+(\S+)/i.exec(auth.trim()) : null;
+  return m ? m[1] : undefined;
+}

@@ -32,6 +32,8 @@ const REQUEST_FAULT_CODES: ReadonlySet<number> = new Set([3, 5, 6, 11]);
 export function clientStatusOf(err: unknown): number | undefined {
   if (typeof err !== "object" || err === null) return undefined;
   if ((err as Error).name === "ConnectError" && REQUEST_FAULT_CODES.has((err as { code?: unknown }).code as number)) return 400;
+  // PermissionDenied: an ACL refusal, 403 as Consul answers it.
+  if ((err as Error).name === "ConnectError" && (err as { code?: unknown }).code === 7) return 403;
   if (!Object.hasOwn(err, "statusCode")) return undefined;
   const status = (err as { statusCode: unknown }).statusCode;
   return typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 499 ? status : undefined;

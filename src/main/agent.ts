@@ -105,7 +105,14 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         tickMs: config.dev ? 50 : 100,
         raftSnapshot: { threshold: config.raftSnapshotThreshold, intervalMs: config.raftSnapshotIntervalMs },
         metrics: metrics.registry,
-        ...(config.acl.enabled ? { acl: { masterToken: config.acl.tokens.master } } : {}),
+        ...(config.acl.enabled
+          ? {
+            acl: {
+              masterToken: config.acl.tokens.master, defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.tokens.default,
+              enableKeyListPolicy: config.acl.enableKeyListPolicy,
+            },
+          }
+          : {}),
         connectEnabled: config.connectEnabled,
         autopilot: config.autopilot,
         coordinateUpdate: { periodMs: config.coordinateUpdatePeriodMs, batchSize: config.coordinateUpdateBatchSize, maxBatches: config.coordinateUpdateMaxBatches },
@@ -217,7 +224,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     };
     // The replicated state as this agent reaches it, and the local agent that syncs into it.
     const stateCaller = server?.state ?? clientRpc?.state;
-    const stateAccess = stateCaller ? createStateAccess(stateCaller) : undefined;
+    const stateAccess = stateCaller ? createStateAccess(stateCaller, config.acl.tokens.default) : undefined;
     if (wanfedOn && stateAccess && server) {
       const serverState = server.state;
       const runningServer = server;
@@ -267,7 +274,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           enableLocalScriptChecks: config.enableLocalScriptChecks,
           sidecarPorts: { min: config.ports.sidecarMin, max: config.ports.sidecarMax },
           exposePorts: { min: config.ports.exposeMin, max: config.ports.exposeMax },
-          catalog: catalogPortOver(stateAccess),
+          catalog: catalogPortOver(stateAccess, config.acl.tokens.agent),
           clusterSize: () => gossip.lan.members().length,
           // Service manager: central config (proxy-defaults, service-defaults) of proxies and gateways, read through the agent's one cache.
           ...(connectCa ? { centralConfig: { cache: connectCa.shared.cache, configEntry: connectCa.shared.configEntry } } : {}),

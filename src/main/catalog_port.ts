@@ -6,11 +6,14 @@ import type { CatalogPort } from "../agent/index.ts";
 import type { ReadOptions, StateAccess } from "../http/index.ts";
 import type { StateCommand } from "../state/index.ts";
 
-const DEFAULT_READ: ReadOptions = { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0 };
-
-export function catalogPortOver(state: StateAccess): CatalogPort {
+/**
+ * `agentToken`: what anti-entropy reads and writes with (Consul's `acl.tokens.agent`, falling back to
+ * the default token when empty).
+ */
+export function catalogPortOver(state: StateAccess, agentToken?: string): CatalogPort {
+  const DEFAULT_READ: ReadOptions = { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0, ...(agentToken ? { token: agentToken } : {}) };
   const write = async (command: StateCommand) => {
-    const result = await state.write(command, undefined);
+    const result = await state.write(command, undefined, agentToken || undefined);
     if (result.type === "error") throw new Error(result.error);
   };
   return {

@@ -8,7 +8,12 @@ import type { Session } from "../model/index.ts";
 import { decodeWire, encodeWire, plainRpcError as plain, type StateCaller } from "../rpc/index.ts";
 import { encodeCommand, type StateResult } from "../state/index.ts";
 
-export function createStateAccess(caller: StateCaller): StateAccess & { renewSession(id: string, dc: string | undefined): Promise<readonly Session[]> } {
+/**
+ * `defaultToken` (the agent's `acl.tokens.default`, "" for the anonymous token) stands in for a request
+ * that carries no token, so every call made through this access carries one: a call without a token
+ * is one of the server's own duties, which only the server itself may make.
+ */
+export function createStateAccess(caller: StateCaller, defaultToken = ""): StateAccess & { renewSession(id: string, dc: string | undefined): Promise<readonly Session[]> } {
   return {
     async read(query, options) {
       try {
@@ -18,15 +23,16 @@ export function createStateAccess(caller: StateCaller): StateAccess & { renewSes
           minIndex: options.minIndex,
           maxWaitMs: options.maxWaitMs,
           signal: options.signal,
+          token: options.token ?? defaultToken,
         });
         return { value: decodeWire(out.result), meta: { index: out.index, knownLeader: out.knownLeader, lastContactMs: out.lastContactMs } };
       } catch (err) {
         throw plain(err);
       }
     },
-    async write(command, datacenter) {
+    async write(command, datacenter, token) {
       try {
-        return decodeWire<StateResult>(await caller.apply(encodeCommand(command), datacenter));
+        return decodeWire<StateResult>(await caller.apply(encodeCommand(command), datacenter, token ?? defaultToken));
       } catch (err) {
         throw plain(err);
       }

@@ -14,9 +14,10 @@ export class StateRequestError extends Error {
 
 /**
  * The server's refusals that are the request's fault: too large for a Raft entry (ResourceExhausted)
- * answers 413, an invalid request such as a snapshot that fails its checks (InvalidArgument) 400.
+ * answers 413, an invalid request such as a snapshot that fails its checks (InvalidArgument) 400, and
+ * an ACL refusal (PermissionDenied: "Permission denied", "ACL not found") 403, as Consul answers them.
  */
-const CLIENT_STATUS: ReadonlyMap<Code, number> = new Map([[Code.ResourceExhausted, 413], [Code.InvalidArgument, 400]]);
+const CLIENT_STATUS: ReadonlyMap<Code, number> = new Map([[Code.ResourceExhausted, 413], [Code.InvalidArgument, 400], [Code.PermissionDenied, 403]]);
 
 /**
  * An RPC failure as the HTTP client should read it: the server's own words, without gRPC's code prefix;

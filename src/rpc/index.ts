@@ -11,7 +11,7 @@ export { registerStatusServices } from "./status_service.ts";
 export type { AutopilotClusterHealth, AutopilotHealthSource, AutopilotServerHealth } from "./autopilot.ts";
 export { dialServer, dialThroughGateway, serverName } from "./dialer.ts";
 export type { DialProtocol, GatewayRoute, ServerDialSettings } from "./dialer.ts";
-export { createRemoteStateCaller, createServerStateCaller, isNoLeaderError, registerStateService } from "./state_service.ts";
+export { createRemoteStateCaller, createServerStateCaller, isNoLeaderError, registerStateService, TOKEN_HEADER } from "./state_service.ts";
 export type { Consistency, QueryOptions, QueryOutcome, StateBackend, StateCaller } from "./state_service.ts";
 export { decodeWire, encodeWire, encodeWireInSlices } from "./state_wire.ts";
 export { NoPathError, plainRpcError, StateRequestError } from "./errors.ts";

@@ -13,6 +13,24 @@ import {
 import { AbortError, abortable, throwIfAborted } from "./abort.ts";
 import { route, type RpcContext } from "./forward.ts";
 
+/**
+ * The metadata carrying the ACL token of the request a call serves (Consul's `x-consul-token`); "" is
+ * the serving server's default token.
+ */
+export const TOKEN_HEADER = "x-consul-token";
+
+/**
+ * The token a call is made with: over the network, its TOKEN_HEADER ("" when it has none: nobody is
+ * trusted for leaving it out); in process, the caller's `given` token, where undefined marks this
+ * server's own duties, which ACLs do not restrict.
+ */
+const tokenOf = (call: HandlerContext | undefined, given: string | undefined) => (call ? call.requestHeader.get(TOKEN_HEADER) ?? "" : given);
+
+const withToken = (headers: Headers, token: string | undefined) => {
+  if (token !== undefined) headers.set(TOKEN_HEADER, token);
+  return headers;
+};
+
 /** Consul's read consistency modes. */
 export type Consistency = "default" | "stale" | "consistent";
 
@@ -24,14 +42,14 @@ export interface StateBackend {
    * to HTTP statuses: ResourceExhausted when its Raft entry would exceed the entry limit (413),
    * InvalidArgument when a restore's snapshot fails its checks (400); Unavailable when no leader took it.
    */
-  apply(command: Uint8Array): Promise<Uint8Array>;
+  apply(command: Uint8Array, token?: string): Promise<Uint8Array>;
   /**
    * Runs `query` against local state: returns at once when its index exceeds `minIndex` (or minIndex is
    * 0), otherwise when what it read changes or after `maxWaitMs`, with the result as of then. When
    * `signal` aborts it stops waiting and releases its watch and timer (resolving or rejecting: the State
    * service rejects its own caller with an AbortError at the abort either way).
    */
-  query(query: Uint8Array, options: { readonly minIndex: number; readonly maxWaitMs: number; readonly signal?: AbortSignal }): Promise<{ result: Uint8Array; index: number }>;
+  query(query: Uint8Array, options: { readonly minIndex: number; readonly maxWaitMs: number; readonly signal?: AbortSignal; readonly token?: string }): Promise<{ result: Uint8Array; index: number }>;
   /** Resolves once everything committed before the call is applied locally (ReadIndex). */
   linearizableRead(): Promise<void>;
   /** On the leader: restarts session `id`'s TTL timer; the encoded session, or an empty array when unknown. */
@@ -66,6 +84,8 @@ export interface QueryOptions {
    * connection stays open for other calls), which also ends the serving server's wait.
    */
   readonly signal?: AbortSignal;
+  /** The ACL token the read is made with (see TOKEN_HEADER). */
+  readonly token?: string;
 }
 
 export interface QueryOutcome {
@@ -80,7 +100,8 @@ export interface QueryOutcome {
 
 /** Reads and writes of the replicated state, from wherever the caller is. */
 export interface StateCaller {
-  apply(command: Uint8Array, datacenter?: string): Promise<Uint8Array>;
+  /** Applies `command` as the holder of `token` (see TOKEN_HEADER). */
+  apply(command: Uint8Array, datacenter?: string, token?: string): Promise<Uint8Array>;
   /** Reads (blocking when `minIndex` is given); `options.signal` cancels it with an AbortError. */
   query(query: Uint8Array, options?: QueryOptions): Promise<QueryOutcome>;
   renewSession(id: string, datacenter?: string): Promise<Uint8Array>;
@@ -103,7 +124,7 @@ const fromWire = (c: WireConsistency): Consistency =>
  * behind the RPC handler. Forwarding uses the context's pool.
  */
 export function createServerStateCaller(ctx: RpcContext, backend: StateBackend): StateCaller & {
-  handleApply(command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
+  handleApply(command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined, token?: string): Promise<Uint8Array>;
   handleQuery(query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined): Promise<QueryOutcome>;
   handleRenew(id: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
   handleSignLeaf(service: string, csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
@@ -111,14 +132,17 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
   handleSignIntermediate(csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<string>;
 } {
   // Writes are proposed where they arrive: Raft itself carries a follower's proposal to the leader.
-  const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
-    route(ctx, datacenter, backend.applyPolicy?.(command) ?? "local", call, () => backend.apply(command), (t, headers) => remoteApply(t, command, datacenter, headers));
+  const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined, given?: string) => {
+    const token = tokenOf(call, given);
+    return route(ctx, datacenter, backend.applyPolicy?.(command) ?? "local", call, () => backend.apply(command, token), (t, headers) => remoteApply(t, command, datacenter, withToken(headers, token)));
+  };
   // Consul sends ?consistent reads to the leader, which confirms its leadership with a quorum first.
   // A follower's own ReadIndex round (through the leader) gives the same linearizable read point
   // without moving the query and its result across the network, so any server serves them here.
   const policyOf = (c: Consistency | undefined) => (c === "stale" || c === "consistent" ? "local" : "leader");
   const handleQuery = async (query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined) => {
     const { signal } = options;
+    const token = tokenOf(call, options.token);
     throwIfAborted(signal);
     return route(ctx, options.datacenter, policyOf(options.consistency), call, async () => {
       if (options.consistency === "consistent") {
@@ -130,7 +154,7 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
       const minIndex = options.minIndex ?? 0;
       ctx.metrics?.query.add();
       if (minIndex > 0) ctx.metrics?.blockingQueries(1);
-      const read = backend.query(query, { minIndex, maxWaitMs: options.maxWaitMs ?? 0, signal });
+      const read = backend.query(query, { minIndex, maxWaitMs: options.maxWaitMs ?? 0, signal, ...(token !== undefined ? { token } : {}) });
       let answer: Awaited<typeof read>;
       try {
         answer = await abortable(read, signal);
@@ -145,7 +169,7 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
         knownLeader: status.leader !== "",
         lastContactMs: status.lastLeaderContactMs ?? 0,
       };
-    }, (t, headers) => remoteQuery(t, query, options, headers), signal);
+    }, (t, headers) => remoteQuery(t, query, options, withToken(headers, token)), signal);
   };
   const handleRenew = (id: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
     route(ctx, datacenter, "leader", call, () => backend.renewSession(id), (t, headers) => remoteRenew(t, id, datacenter, headers));
@@ -167,7 +191,7 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
     signIntermediate: (csrPem, datacenter) => handleSignIntermediate(csrPem, datacenter, undefined),
     signLeaf: (service, csrPem, datacenter) => handleSignLeaf(service, csrPem, datacenter, undefined),
     setCAConfiguration: (config, datacenter) => handleSetCAConfiguration(config, datacenter, undefined),
-    apply: (command, datacenter) => handleApply(command, datacenter, undefined),
+    apply: (command, datacenter, token) => handleApply(command, datacenter, undefined, token),
     query: (query, options = {}) => handleQuery(query, options, undefined),
     renewSession: (id, datacenter) => handleRenew(id, datacenter, undefined),
   };
@@ -211,8 +235,8 @@ export function registerStateService(router: ConnectRouter, server: ReturnType<t
  */
 export function createRemoteStateCaller(transport: () => Transport): StateCaller {
   return {
-    apply: (command, datacenter) => remoteApply(transport(), command, datacenter, new Headers()),
-    query: (query, options = {}) => remoteQuery(transport(), query, options, new Headers()),
+    apply: (command, datacenter, token) => remoteApply(transport(), command, datacenter, withToken(new Headers(), token)),
+    query: (query, options = {}) => remoteQuery(transport(), query, options, withToken(new Headers(), options.token)),
     renewSession: (id, datacenter) => remoteRenew(transport(), id, datacenter, new Headers()),
     signLeaf: (service, csrPem, datacenter) => remoteSignLeaf(transport(), service, csrPem, datacenter, new Headers()),
     setCAConfiguration: (config, datacenter) => remoteSetCAConfiguration(transport(), config, datacenter, new Headers()),

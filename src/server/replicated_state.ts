@@ -28,6 +28,7 @@ import { checkRestore, isConfigEntryKind, proposalError, restoreChunkBytes, rest
 import { runRead } from "./run_read.ts";
 import { commandTimings } from "./state_metrics.ts";
 import { aclInitRoutine, aclTokenReaperRoutine } from "./leader_acl.ts";
+import { createAclEnforcement } from "./acl_enforcement.ts";
 
 export interface ReplicatedState {
   readonly store: StateStore;
@@ -62,8 +63,12 @@ export function createReplicatedState(o: {
   coordinateUpdate?: Pick<CoordinateBatcherOptions, "periodMs" | "batchSize" | "maxBatches">;
   /** Where write timings (state_metrics.ts) and the leader routines' metrics go; absent: not recorded. */
   metrics?: MetricsRegistry;
-  /** With ACLs enabled: the leader initializes them (in the primary) and reaps expired tokens (leader_acl.ts). */
-  acl?: { readonly masterToken: string };
+  /**
+   * With ACLs enabled: the leader initializes them (in the primary) and reaps expired tokens
+   * (leader_acl.ts), and every command and read served on a request's behalf is checked against its
+   * token (acl_enforcement.ts).
+   */
+  acl?: { readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean };
 }): ReplicatedState {
   const log = o.logger;
   const rng = o.rng ?? cryptoRng();
@@ -162,10 +167,13 @@ export function createReplicatedState(o: {
         return "local";
       }
     },
-    async apply(bytes) {
+    async apply(bytes, token) {
       // Kept in `decoded` (a WeakMap: gone with the bytes) for this server's own apply of it.
       const cmd = decoded.get(bytes) ?? decodeCommand(bytes);
       decoded.set(bytes, cmd);
+      // On a request's behalf (a token given): what its ACL token may do. This server's own duties pass no token.
+      const refused = token !== undefined ? aclEnforcement?.checkCommand(cmd, token) : undefined;
+      if (refused) return encodeWire(refused);
       if (cmd.type === "coordinate-batch") {
         try {
           coordinates.submit(cmd.updates);
@@ -203,8 +211,15 @@ export function createReplicatedState(o: {
         const state = await store.snapshotInSlices(pause);
         return { result: await encodeWireInSlices({ state, index, term }, pause), index };
       }
+      const token = options.token;
+      const enforce = token !== undefined ? aclEnforcement : undefined;
+      // An unknown token, or a key it may not read, is refused before anything blocks (Consul checks before the lookup).
+      if (enforce) {
+        enforce.authorizer(token);
+        if (q.type === "kv-get") enforce.filterRead(q, null, token);
+      }
       const r = await blockingQuery({ minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, clock: o.clock, signal: options.signal, run: (ws) => runRead(store, ws, q, readContext) });
-      return { result: encodeWire(r.value), index: r.index };
+      return { result: encodeWire(enforce ? enforce.filterRead(q, r.value as never, token) : r.value), index: r.index };
     },
     linearizableRead: () => consensus!.read(),
     async renewSession(id) {
@@ -239,6 +254,12 @@ export function createReplicatedState(o: {
     };
     return [aclInitRoutine(acl), aclTokenReaperRoutine(acl)];
   }
+
+  const aclEnforcement = o.acl
+    ? createAclEnforcement({
+      store, datacenter: o.datacenter, defaultPolicy: o.acl.defaultPolicy, defaultToken: o.acl.defaultToken, enableKeyListPolicy: o.acl.enableKeyListPolicy, clock: o.clock,
+    })
+    : undefined;
 
   const inner = createStateMachine(store, decoded);
   const stateMachine: ReplicatedStateMachine<StateResult> = {

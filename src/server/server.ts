@@ -62,8 +62,8 @@ export interface ServerOptions {
   readonly raftSnapshot?: { readonly threshold?: number; readonly intervalMs?: number };
   /** Where Raft, RPC, write and leader-routine metrics go; absent: none are recorded. */
   readonly metrics?: MetricsRegistry;
-  /** With ACLs enabled (`acl.enabled`): the master token from `acl.tokens.master` ("" for none). */
-  readonly acl?: { readonly masterToken: string };
+  /** With ACLs enabled (`acl.enabled`): the settings the server enforces them with. */
+  readonly acl?: { readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean };
   /** `connect { enabled }`: run the Connect CA. */
   readonly connectEnabled: boolean;
   /**

@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test";
+import { ConnectError } from "@connectrpc/connect";
+import type { ConsensusNode } from "../consensus/index.ts";
+import { ANONYMOUS_TOKEN_ACCESSOR_ID, ANONYMOUS_TOKEN_SECRET } from "../model/index.ts";
+import { silentLogger } from "../platform/index.ts";
+import { decodeWire, encodeWire } from "../rpc/index.ts";
+import { encodeCommand, type StateCommand, type StateResult } from "../state/index.ts";
+import { simClock } from "../../test/harness/sim_clock.ts";
+import { createReplicatedState } from "./replicated_state.ts";
+
+const APP = "aaaaaaaa-0000-4000-8000-000000000001";
+const EXPIRED = "aaaaaaaa-0000-4000-8000-000000000002";
+
+/** A server's replicated state with ACLs (default deny) over a consensus of one that applies at once. */
+function server(defaultToken = "") {
+  const clock = simClock(Date.parse("2026-12-03T12:00:00Z"));
+  const rs = createReplicatedState({ clock, logger: silentLogger(), datacenter: "dc1", nodeName: "s1", acl: { masterToken: "", defaultPolicy: "deny", defaultToken, enableKeyListPolicy: false } });
+  let index = 0;
+  const node = { propose: async (b: Uint8Array) => rs.stateMachine.apply(++index, b), read: async () => {}, status: () => ({ term: 1, leader: "s1" }) } as unknown as ConsensusNode<StateResult>;
+  rs.attach(node);
+  const direct = (cmd: StateCommand) => rs.stateMachine.apply(++index, encodeCommand(cmd));
+  const token = (n: string, secret: string, more: object = {}) => ({ AccessorID: n, SecretID: secret, Description: "", Local: false, CreateTime: "x", Hash: "", ...more });
+  direct({ type: "acl-policy", op: "set", policies: [{ ID: "p-app", Name: "app", Description: "", Rules: `key_prefix "app/" { policy = "write" }`, Hash: "" }] });
+  direct({ type: "acl-token", op: "set", tokens: [
+    token(ANONYMOUS_TOKEN_ACCESSOR_ID, ANONYMOUS_TOKEN_SECRET),
+    token(APP, "app-secret", { Policies: [{ ID: "p-app", Name: "" }] }),
+    token(EXPIRED, "old-secret", { Policies: [{ ID: "p-app", Name: "" }], ExpirationTime: "2026-12-03T11:00:00Z" }),
+  ] });
+  const apply = async (cmd: StateCommand, tok?: string) => decodeWire<StateResult>(await rs.backend.apply(encodeCommand(cmd), tok));
+  const read = async (q: object, tok?: string) => decodeWire<unknown>((await rs.backend.query(encodeWire(q), { minIndex: 0, maxWaitMs: 0, ...(tok !== undefined ? { token: tok } : {}) })).result);
+  return { apply, read };
+}
+
+const refusal = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (err) {
+    return [(err as ConnectError).code, (err as ConnectError).rawMessage];
+  }
+  return "allowed";
+};
+
+const put = (Key: string): StateCommand => ({ type: "kv", op: "set", entry: { Key } });
+
+describe("ACL enforcement on a server", () => {
+  test("a request's token decides its writes; the anonymous token gets default deny; the server's own duties pass", async () => {
+    const s = server();
+    expect(await s.apply(put("app/x"), "app-secret")).toEqual({ type: "kv", ok: true });
+    expect(await refusal(s.apply(put("other"), "app-secret"))).toEqual([7, "Permission denied"]);
+    expect(await refusal(s.apply(put("app/x"), ""))).toEqual([7, "Permission denied"]);
+    expect(await s.apply(put("other"))).toEqual({ type: "kv", ok: true }); // no token: this server's own duty
+  });
+
+  test("an unknown or expired secret is ACL not found; a root name cannot be resolved", async () => {
+    const s = server();
+    expect(await refusal(s.apply(put("app/x"), "nope"))).toEqual([7, "ACL not found"]);
+    expect(await refusal(s.apply(put("app/x"), "old-secret"))).toEqual([7, "ACL not found"]);
+    expect(await refusal(s.read({ type: "kv-list", prefix: "" }, "nope"))).toEqual([7, "ACL not found"]);
+    expect(await refusal(s.apply(put("app/x"), "manage"))).toEqual([7, "Cannot resolve root ACL"]);
+  });
+
+  test("reads: a point read it may not make is denied; lists are filtered", async () => {
+    const s = server();
+    await s.apply(put("app/a"));
+    await s.apply(put("other"));
+    expect(await refusal(s.read({ type: "kv-get", key: "other" }, "app-secret"))).toEqual([7, "Permission denied"]);
+    expect(((await s.read({ type: "kv-list", prefix: "" }, "app-secret")) as { Key: string }[]).map((e) => e.Key)).toEqual(["app/a"]);
+    expect(await s.read({ type: "kv-list", prefix: "" }, "")).toEqual([]);
+  });
+
+  test("a transaction with denied operations answers an error per operation and writes nothing", async () => {
+    const s = server();
+    const r = await s.apply({ type: "txn", ops: [{ KV: { Verb: "set", Key: "app/a" } }, { KV: { Verb: "set", Key: "other" } }] }, "app-secret");
+    expect(r).toEqual({ type: "txn", Results: null, Errors: [{ OpIndex: 1, What: "Permission denied" }] });
+    expect(await s.read({ type: "kv-get", key: "app/a" })).toBeNull();
+  });
+
+  test("the server's default token stands in for an empty one", async () => {
+    const s = server("app-secret");
+    expect(await s.apply(put("app/y"), "")).toEqual({ type: "kv", ok: true });
+  });
+});
