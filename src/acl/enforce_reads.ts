@@ -12,7 +12,10 @@
  * - prepared queries: query:read on the name prefix (unnamed ones only with acl:write), and their
  *   captured Token shown as `<hidden>` without acl:write; executions are filtered as health reads;
  * - CA configuration, autopilot configuration and federation states need operator:read; CA roots and
- *   snapshots are not checked here (the snapshot API itself needs acl:write).
+ *   snapshots are not checked here (the snapshot API itself needs acl:write);
+ * - ACL objects need acl:read, a token's secret shows as `<hidden>` without acl:write, and the write
+ *   context (secrets included) needs acl:write; a token read by its own secret and the bootstrap state
+ *   need nothing.
  */
 import type { CheckServiceNode, HealthCheck, PreparedQuery, ReadQuery, ReadValue, TxnResult } from "../model/index.ts";
 import type { Authorizer } from "./authorizer.ts";
@@ -127,6 +130,23 @@ function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions):
       return operator() ? ok(v) : DENIED;
     case "ca-roots":
     case "snapshot":
+    case "acl-token-self":
+    case "acl-bootstrap-state":
       return ok(v);
+    case "acl-token-get":
+    case "acl-token-list": {
+      if (a.check("acl", "read") !== "allow") return DENIED;
+      if (manage()) return ok(v);
+      // Without acl:write a token's secret is shown as Consul shows it.
+      const hide = (t: { SecretID: string } | null) => (t ? { ...t, SecretID: REDACTED_TOKEN } : t);
+      return ok(q.type === "acl-token-get" ? hide(v) : (v as readonly { SecretID: string }[]).map(hide));
+    }
+    case "acl-policy-get":
+    case "acl-policy-list":
+    case "acl-role-get":
+    case "acl-role-list":
+      return a.check("acl", "read") === "allow" ? ok(v) : DENIED;
+    case "acl-write-context":
+      return manage() ? ok(v) : DENIED;
   }
 }

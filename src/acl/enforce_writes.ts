@@ -160,8 +160,9 @@ export function commandDenial(cmd: StateCommand, a: Authorizer, store: StateStor
       return operator();
     case "restore":
       return deny(a.snapshot() === "allow");
-    case "acl-token":
     case "acl-bootstrap":
+      return undefined; // no ACL needed: the bootstrap flag (and the reset file) guard it
+    case "acl-token":
     case "acl-policy":
     case "acl-role":
     case "acl-auth-method":

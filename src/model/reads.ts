@@ -15,6 +15,7 @@ import type { AutopilotConfig } from "./autopilot.ts";
 import type { CoordinateEntry } from "./coordinate.ts";
 import type { PreparedQuery, PreparedQueryExecuteResult, PreparedQueryOutcome, QuerySource } from "./prepared_query.ts";
 import type { DatacenterMeshGateways, FederationState } from "./federation_state.ts";
+import type { AclAuthMethod, AclPolicy, AclRole, AclTokenRecord } from "./acl.ts";
 
 export type NodeMetaFilter = Readonly<Record<string, string>>;
 
@@ -100,6 +101,26 @@ export interface Reads {
    * Index: the federation-states table.
    */
   "federation-state-mesh-gateways": { args: Record<never, never>; value: DatacenterMeshGateways };
+  /** A token by accessor, links named, or null (missing or expired). */
+  "acl-token-get": { args: { accessor: string }; value: AclTokenRecord | null };
+  /** A token by its secret (GET /v1/acl/token/self: holding the secret is enough), or null. */
+  "acl-token-self": { args: { secret: string }; value: AclTokenRecord | null };
+  /** Unexpired tokens by accessor, links named, filtered by exact policy or role ID or auth method name. */
+  "acl-token-list": { args: { policy?: string; role?: string; authMethod?: string }; value: readonly AclTokenRecord[] };
+  "acl-policy-get": { args: { id?: string; name?: string }; value: AclPolicy | null };
+  "acl-policy-list": { args: Record<never, never>; value: readonly AclPolicy[] };
+  "acl-role-get": { args: { id?: string; name?: string }; value: AclRole | null };
+  "acl-role-list": { args: { policy?: string }; value: readonly AclRole[] };
+  /**
+   * What a token, policy or role write is checked against (src/acl's builders): every policy, role and
+   * auth method, and the tokens whose accessor or secret is one of `ids`.
+   */
+  "acl-write-context": {
+    args: { ids: readonly string[] };
+    value: { readonly policies: readonly AclPolicy[]; readonly roles: readonly AclRole[]; readonly authMethods: readonly AclAuthMethod[]; readonly tokens: readonly AclTokenRecord[] };
+  };
+  /** Whether ACL bootstrap is still allowed, and the index it was used up at. */
+  "acl-bootstrap-state": { args: Record<never, never>; value: { readonly allowed: boolean; readonly resetIndex: number } };
   /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */
   /** The state in parts (joined: the state store's snapshot bytes), so that no step needs one 150 MB buffer. */
   "snapshot": { args: Record<never, never>; value: { readonly state: readonly Uint8Array[]; readonly index: number; readonly term: number } };

@@ -12,9 +12,12 @@ const APP = "aaaaaaaa-0000-4000-8000-000000000001";
 const EXPIRED = "aaaaaaaa-0000-4000-8000-000000000002";
 
 /** A server's replicated state with ACLs (default deny) over a consensus of one that applies at once. */
-function server(defaultToken = "") {
+function server(defaultToken = "", resetFile = { index: 0, removed: 0 }) {
   const clock = simClock(Date.parse("2026-12-03T12:00:00Z"));
-  const rs = createReplicatedState({ clock, logger: silentLogger(), datacenter: "dc1", nodeName: "s1", acl: { masterToken: "", defaultPolicy: "deny", defaultToken, enableKeyListPolicy: false } });
+  const bootstrapReset = { read: () => resetFile.index, remove: () => void resetFile.removed++ };
+  const rs = createReplicatedState({
+    clock, logger: silentLogger(), datacenter: "dc1", nodeName: "s1", acl: { masterToken: "", defaultPolicy: "deny", defaultToken, enableKeyListPolicy: false, bootstrapReset },
+  });
   let index = 0;
   const node = { propose: async (b: Uint8Array) => rs.stateMachine.apply(++index, b), read: async () => {}, status: () => ({ term: 1, leader: "s1" }) } as unknown as ConsensusNode<StateResult>;
   rs.attach(node);
@@ -73,6 +76,31 @@ describe("ACL enforcement on a server", () => {
     const r = await s.apply({ type: "txn", ops: [{ KV: { Verb: "set", Key: "app/a" } }, { KV: { Verb: "set", Key: "other" } }] }, "app-secret");
     expect(r).toEqual({ type: "txn", Results: null, Errors: [{ OpIndex: 1, What: "Permission denied" }] });
     expect(await s.read({ type: "kv-get", key: "app/a" })).toBeNull();
+  });
+
+  test("bootstrap needs no token; once used up only the reset file's matching index allows another (and the file goes)", async () => {
+    const reset = { index: 0, removed: 0 };
+    const s = server("", reset);
+    const boot = (n: number): StateCommand => ({
+      type: "acl-bootstrap", resetIndex: 99, token: { AccessorID: `bbbbbbbb-0000-4000-8000-00000000000${n}`, SecretID: `boot-${n}`, Description: "", Local: false, CreateTime: "x", Hash: "" },
+    });
+    expect(await s.apply(boot(1), "")).toEqual({ type: "ok" }); // the resetIndex a client sends is not trusted: 0 is used
+    expect(await refusal(s.apply(boot(2), ""))).toEqual([7, "Permission denied: ACL bootstrap no longer allowed (reset index: 3)"]);
+    reset.index = 2;
+    expect(await refusal(s.apply(boot(2), ""))).toEqual([3, "Invalid bootstrap reset index (specified 2, reset index: 3)"]);
+    reset.index = 3;
+    expect(await s.apply(boot(2), "")).toEqual({ type: "ok" });
+    expect(reset.removed).toBe(2);
+  });
+
+  test("ACL reads: expired tokens are not found, links are named; acl:read is needed; a token reads itself by its secret", async () => {
+    const s = server();
+    expect(await s.read({ type: "acl-token-get", accessor: EXPIRED })).toBeNull();
+    expect(await s.read({ type: "acl-token-get", accessor: APP })).toMatchObject({ Policies: [{ ID: "p-app", Name: "app" }] });
+    expect(((await s.read({ type: "acl-token-list" })) as { AccessorID: string }[]).map((t) => t.AccessorID)).toEqual([ANONYMOUS_TOKEN_ACCESSOR_ID, APP]);
+    expect(await refusal(s.read({ type: "acl-token-get", accessor: APP }, "app-secret"))).toEqual([7, "Permission denied"]);
+    expect(await s.read({ type: "acl-token-self", secret: "app-secret" }, "app-secret")).toMatchObject({ AccessorID: APP });
+    expect(await s.read({ type: "acl-bootstrap-state" }, "")).toEqual({ allowed: true, resetIndex: 0 });
   });
 
   test("the server's default token stands in for an empty one", async () => {

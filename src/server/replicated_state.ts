@@ -13,7 +13,7 @@ import { cryptoRng, nextTimerTurn, uuidFrom, type Clock, type Logger, type Rng }
 import type { MetricsRegistry } from "../telemetry/index.ts";
 import { decodeWire, encodeWire, encodeWireInSlices, type StateBackend } from "../rpc/index.ts";
 import {
-  acquiresLock, blockingQuery, caRoots, createStateMachine, createStateStore, decodeCommand, encodeCommand, lockDelayRejection, sessionGet, WatchSet,
+  aclBootstrapState, acquiresLock, blockingQuery, caRoots, createStateMachine, createStateStore, decodeCommand, encodeCommand, lockDelayRejection, sessionGet, WatchSet,
   type ReplicatedStateMachine, type StateCommand, type StateResult, type StateStore,
 } from "../state/index.ts";
 import { createConnectCa, type ConnectCa } from "./connect_ca.ts";
@@ -29,6 +29,7 @@ import { runRead } from "./run_read.ts";
 import { commandTimings } from "./state_metrics.ts";
 import { aclInitRoutine, aclTokenReaperRoutine } from "./leader_acl.ts";
 import { createAclEnforcement } from "./acl_enforcement.ts";
+import type { BootstrapResetFile } from "./acl_bootstrap_file.ts";
 
 export interface ReplicatedState {
   readonly store: StateStore;
@@ -68,7 +69,11 @@ export function createReplicatedState(o: {
    * (leader_acl.ts), and every command and read served on a request's behalf is checked against its
    * token (acl_enforcement.ts).
    */
-  acl?: { readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean };
+  acl?: {
+    readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean;
+    /** The data dir's bootstrap reset file (acl_bootstrap_file.ts); absent: no reset is possible. */
+    readonly bootstrapReset?: BootstrapResetFile;
+  };
 }): ReplicatedState {
   const log = o.logger;
   const rng = o.rng ?? cryptoRng();
@@ -142,7 +147,7 @@ export function createReplicatedState(o: {
   const requireConnect = () => {
     if (!o.connectCa) throw new ConnectError("Connect must be enabled in order to use this endpoint", Code.FailedPrecondition);
   };
-  const readContext = { term: () => consensus?.status().term ?? 0, datacenter: o.datacenter, random: () => rng.next() };
+  const readContext = { term: () => consensus?.status().term ?? 0, datacenter: o.datacenter, random: () => rng.next(), now: () => o.clock.now() };
   const queued = () => encodeWire({ type: "ok" } satisfies StateResult);
   /** Commands applyPolicy decoded, so apply does not decode the same bytes again. */
   const decoded = new WeakMap<Uint8Array, StateCommand>();
@@ -174,6 +179,7 @@ export function createReplicatedState(o: {
       // On a request's behalf (a token given): what its ACL token may do. This server's own duties pass no token.
       const refused = token !== undefined ? aclEnforcement?.checkCommand(cmd, token) : undefined;
       if (refused) return encodeWire(refused);
+      if (cmd.type === "acl-bootstrap" && token !== undefined) return encodeWire(await bootstrap(cmd));
       if (cmd.type === "coordinate-batch") {
         try {
           coordinates.submit(cmd.updates);
@@ -254,6 +260,24 @@ export function createReplicatedState(o: {
     };
     return [aclInitRoutine(acl), aclTokenReaperRoutine(acl)];
   }
+
+  /**
+   * ACL.BootstrapTokens on a request's behalf: refused once bootstrap is used up, unless the data dir's
+   * reset file names the index it was used up at (the file is removed once read and matched).
+   */
+  const bootstrap = async (cmd: Extract<StateCommand, { type: "acl-bootstrap" }>): Promise<StateResult> => {
+    if (!o.acl) throw new ConnectError("ACL support disabled", Code.FailedPrecondition);
+    const state = aclBootstrapState(store);
+    let resetIndex = 0;
+    if (!state.allowed) {
+      const specified = o.acl.bootstrapReset?.read() ?? 0;
+      if (specified === 0) throw new ConnectError(`Permission denied: ACL bootstrap no longer allowed (reset index: ${state.resetIndex})`, Code.PermissionDenied);
+      if (specified !== state.resetIndex) throw new ConnectError(`Invalid bootstrap reset index (specified ${specified}, reset index: ${state.resetIndex})`, Code.InvalidArgument);
+      resetIndex = specified;
+    }
+    o.acl.bootstrapReset?.remove();
+    return propose({ ...cmd, resetIndex });
+  };
 
   const aclEnforcement = o.acl
     ? createAclEnforcement({

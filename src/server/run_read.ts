@@ -11,6 +11,7 @@ import {
 import { trustDomain } from "../connect/index.ts";
 import { meshGatewaysByDatacenter, type CAConfiguration, type ReadQuery } from "../model/index.ts";
 import { distancesFrom, sortByDistanceFrom, storeCoordinates } from "./near.ts";
+import { runAclRead } from "./run_read_acl.ts";
 import { executePreparedQueryRead, executeRemoteRead, resolvePreparedQuery, type PreparedQueryContext } from "./prepared_query.ts";
 
 /** The CA configuration as the API shows it: the root's private key never leaves the servers. */
@@ -27,6 +28,8 @@ function redactCaConfig(c: CAConfiguration): CAConfiguration {
  */
 export interface ReadContext extends PreparedQueryContext {
   term(): number;
+  /** Wall-clock milliseconds (token expiry). */
+  now(): number;
 }
 
 function preparedQueryContext(store: StateStore, ctx: ReadContext): PreparedQueryContext {
@@ -95,6 +98,16 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
         value: { roots: value.roots, trustDomain: value.config ? trustDomain(value.config.ClusterID) : "", activeRootId: active?.ID ?? "" },
       };
     }
+    case "acl-token-get":
+    case "acl-token-self":
+    case "acl-token-list":
+    case "acl-policy-get":
+    case "acl-policy-list":
+    case "acl-role-get":
+    case "acl-role-list":
+    case "acl-write-context":
+    case "acl-bootstrap-state":
+      return runAclRead(store, ws, q, ctx.now());
     case "ca-config": {
       const { index, value } = caRoots(store, ws);
       return { index, value: value.config ? redactCaConfig(value.config) : null };

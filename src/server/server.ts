@@ -34,6 +34,7 @@ import { createLeaderRunner, dutyProposer } from "./leader_routines.ts";
 import type { SeenServer } from "./raft_membership.ts";
 import { createReplicatedState } from "./replicated_state.ts";
 import { recordUsageMetrics } from "./usage_metrics.ts";
+import { bootstrapResetFile } from "./acl_bootstrap_file.ts";
 import { createServerDirectory, type ServerInfo } from "./server_directory.ts";
 
 /** What a server is started with (the agent's configuration maps onto this). */
@@ -204,7 +205,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled, coordinateUpdate: o.coordinateUpdate,
       ...(o.primaryDatacenter ? { primaryDatacenter: o.primaryDatacenter } : {}),
       ...(o.metrics ? { metrics: o.metrics } : {}),
-      ...(o.acl ? { acl: o.acl } : {}),
+      ...(o.acl ? { acl: { ...o.acl, bootstrapReset: bootstrapResetFile(nodeFileSystem(), o.dataDir, logger.named("acl")) } } : {}),
     });
     const consensus = createConsensusNode<StateResult>({
       id: nodeId,
