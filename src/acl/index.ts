@@ -16,7 +16,7 @@ export {
 export { parseRules, RulesError, type RulesSyntax } from "./rules_parse.ts";
 export { policyHash, roleHash, tokenHash } from "./hash.ts";
 export {
-  AclRequestError, buildPolicyWrite, buildRoleWrite, buildTokenClone, buildTokenCreate, buildTokenUpdate, isUuid, TOKEN_MAX_EXPIRATION_MS, TOKEN_MIN_EXPIRATION_MS,
+  AclRequestError, buildBootstrapToken, buildPolicyWrite, buildRoleWrite, buildTokenClone, buildTokenCreate, buildTokenUpdate, isUuid, TOKEN_MAX_EXPIRATION_MS, TOKEN_MIN_EXPIRATION_MS,
   type AclLookup, type AclRequestContext, type LinkInput, type PolicyInput, type RoleInput, type TokenInput,
 } from "./requests.ts";
 export { commandDenial, PERMISSION_DENIED, txnDenials } from "./enforce_writes.ts";

@@ -208,6 +208,24 @@ export function buildTokenUpdate(input: TokenInput, ctx: AclRequestContext): Acl
   }, input, ctx);
 }
 
+/**
+ * ACL.BootstrapTokens' token: fresh accessor and secret, "Bootstrap Token (Global Management)", linked to
+ * the global-management policy (which the primary's leader makes sure exists).
+ */
+export function buildBootstrapToken(ctx: Pick<AclRequestContext, "newUuid" | "now">): AclTokenWrite {
+  const fresh = () => {
+    for (;;) {
+      const id = ctx.newUuid();
+      if (!reserved(id)) return id;
+    }
+  };
+  const base = {
+    AccessorID: fresh(), SecretID: fresh(), Description: "Bootstrap Token (Global Management)", Policies: [{ ID: GLOBAL_MANAGEMENT_POLICY_ID, Name: "" }],
+    Local: false, CreateTime: rfc3339(ctx.now()),
+  };
+  return { ...base, Hash: tokenHash(base) };
+}
+
 /** ACL.TokenClone: a new token with the source's links, identities, locality and expiration time. */
 export function buildTokenClone(source: AclTokenRecord, description: string | undefined, ctx: AclRequestContext): AclTokenWrite {
   if (source.AuthMethod) fail("Cannot clone a token created from an auth method");

@@ -1,6 +1,8 @@
 import { Hono } from "hono";
 import { mountAgent } from "./agent.ts";
 import { mountAgentMetrics } from "./agent_metrics.ts";
+import { mountAcl } from "./acl.ts";
+import { mountAclPolicies } from "./acl_policies.ts";
 import { mountAgentMonitor } from "./agent_monitor.ts";
 import { mountAgentServices } from "./agent_services.ts";
 import { mountCatalog } from "./catalog.ts";
@@ -53,6 +55,8 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   app.onError((err, c) => errorResponse(c, err));
   mountAgent(app, deps.agent, deps.membership, deps.coordinates);
   mountAgentMetrics(app, deps.metrics);
+  mountAcl(app, deps);
+  mountAclPolicies(app, deps);
   mountAgentMonitor(app, deps.monitor);
   mountAgentServices(app, deps);
   mountStatus(app, deps.raft);

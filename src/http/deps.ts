@@ -82,6 +82,8 @@ export interface HttpApiDeps {
   readonly snapshots?: SnapshotApi;
   /** `/v1/connect/ca/configuration` PUT and the agent's leaf certificates; absent when this agent cannot reach a server. */
   readonly connectCa?: ConnectCaApi;
+  /** ACLs (`acl.enabled`): absent or off, every /v1/acl route answers 401 "ACL support disabled". */
+  readonly acl?: { readonly enabled: boolean };
   /** The agent's log for /v1/agent/monitor; absent: that route answers 500. */
   readonly monitor?: MonitorApi;
   /** Metrics (/v1/agent/metrics, request timings); absent: that route answers 500 and nothing is timed. */

@@ -405,6 +405,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         random: Math.random,
         newId: () => crypto.randomUUID(),
         metrics: metrics.api,
+        acl: { enabled: config.acl.enabled },
         // The logger's taps (commands/agent.ts): /v1/agent/monitor reads every line at its own level.
         ...(hooks.logTaps ? {
           monitor: {

@@ -1,0 +1,116 @@
+/**
+ * The ACL system end to end in one process: the HTTP API over the agent's StateAccess, the server's
+ * State service and its replicated state with ACL enforcement (default deny), on a consensus of one.
+ */
+import { describe, expect, test } from "bun:test";
+import type { ConsensusNode, ConsensusStatus } from "../consensus/index.ts";
+import { createHttpApi, type AgentInfo } from "../http/index.ts";
+import { seededRng, silentLogger, uuidFrom } from "../platform/index.ts";
+import { createServerStateCaller, type RpcContext } from "../rpc/index.ts";
+import { createLeaderRunner } from "../server/leader_routines.ts";
+import { createReplicatedState } from "../server/replicated_state.ts";
+import type { StateResult } from "../state/index.ts";
+import { flushMacrotask, simClock } from "../../test/harness/sim_clock.ts";
+import { createStateAccess } from "./state_access.ts";
+
+const agent: AgentInfo = {
+  datacenter: "dc1", primaryDatacenter: "dc1", nodeName: "s1", nodeId: "id", server: true, version: "1.8.0", revision: "", advertiseAddr: "127.0.0.1",
+  serfLanPort: 8301, serverPort: 8300, nodeMeta: {}, debugConfig: {}, stats: () => ({}),
+};
+
+async function cluster(enabled = true) {
+  const clock = simClock(Date.parse("2026-12-03T12:00:00Z"));
+  const rng = seededRng(3);
+  const rs = createReplicatedState({
+    clock, rng, logger: silentLogger(), datacenter: "dc1", nodeName: "s1", ...(enabled ? { acl: { masterToken: "", defaultPolicy: "deny" as const, defaultToken: "", enableKeyListPolicy: false } } : {}),
+  });
+  let index = 0;
+  rs.attach({ propose: async (b: Uint8Array) => rs.stateMachine.apply(++index, b), read: async () => {}, status: () => ({ term: 1, leader: "s1" }) } as unknown as ConsensusNode<StateResult>);
+  createLeaderRunner(rs.leaderRoutines, silentLogger()).setLeader(true);
+  await flushMacrotask();
+  const ctx: RpcContext = {
+    datacenter: "dc1", node: "s1", pool: { transport: () => { throw new Error("unused"); }, connections: () => 0, retire: () => 0, targets: () => 0, close: () => {} },
+    raft: { status: () => ({ role: "Leader", leader: "s1", lastLeaderContactMs: 0 }) as unknown as ConsensusStatus, changeMembership: () => Promise.reject(new Error("unused")) },
+    servers: { lookup: () => undefined },
+  };
+  const state = createStateAccess(createServerStateCaller(ctx, rs.backend), "");
+  const app = createHttpApi({ agent, raft: { leader: () => "", peers: () => [] }, state, newId: () => uuidFrom(rng), now: () => clock.now(), clock, acl: { enabled } });
+  const call = async (method: string, path: string, token?: string, body?: unknown) => {
+    const res = await app.request(path, { method, ...(token ? { headers: { "X-Consul-Token": token } } : {}), ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}) });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, text, json: json as Record<string, unknown> & unknown[] };
+  };
+  return { call };
+}
+
+describe("ACLs through the HTTP API", () => {
+  test("bootstrap once; a management token makes a policy and a token; that token is enforced on KV; default deny for anonymous", async () => {
+    const { call } = await cluster();
+    const boot = await call("PUT", "/v1/acl/bootstrap");
+    expect(boot.status).toBe(200);
+    expect(boot.json).toMatchObject({ Description: "Bootstrap Token (Global Management)", Policies: [{ ID: "00000000-0000-0000-0000-000000000001", Name: "global-management" }], Local: false });
+    expect(boot.json.ID).toBe(boot.json.SecretID);
+    const again = await call("PUT", "/v1/acl/bootstrap");
+    expect([again.status, again.text]).toEqual([403, expect.stringMatching(/^Permission denied: ACL bootstrap no longer allowed \(reset index: \d+\)\n$/)]);
+    const root = boot.json.SecretID as string;
+
+    const policy = await call("PUT", "/v1/acl/policy", root, { Name: "kv-app", Rules: `key_prefix "app/" { policy = "write" }` });
+    expect(policy.status).toBe(200);
+    expect(policy.json).toMatchObject({ Name: "kv-app", Datacenters: null });
+    expect((await call("PUT", "/v1/acl/policy", root, { Name: "bad", Rules: `key "x" { policy = "nope" }` })).text).toBe('Invalid key policy: segment "x", policy "nope"\n');
+    const token = await call("PUT", "/v1/acl/token", root, { Description: "app", Policies: [{ Name: "kv-app" }] });
+    expect(token.status).toBe(200);
+    expect(token.json.Policies).toEqual([{ ID: policy.json.ID, Name: "kv-app" }]);
+    const app = token.json.SecretID as string;
+
+    expect((await call("PUT", "/v1/kv/app/x", app, "v")).json).toBe(true);
+    expect([(await call("PUT", "/v1/kv/other", app, "v")).status, (await call("PUT", "/v1/kv/other", app, "v")).text]).toEqual([403, "Permission denied\n"]);
+    expect((await call("PUT", "/v1/kv/other", root, "v")).json).toBe(true);
+    const listed = await call("GET", "/v1/kv/?recurse", app);
+    expect(listed.json.map((e: { Key: string }) => e.Key)).toEqual(["app/x"]);
+    expect((await call("PUT", "/v1/kv/app/y", undefined, "v")).status).toBe(403); // anonymous, default deny
+    expect([(await call("GET", "/v1/kv/app/x", "no-such-secret")).status, (await call("GET", "/v1/kv/app/x", "no-such-secret")).text]).toEqual([403, "ACL not found\n"]);
+
+    expect((await call("GET", "/v1/acl/token/self", app)).json).toMatchObject({ Description: "app", SecretID: app });
+    expect((await call("GET", "/v1/acl/tokens", app)).status).toBe(403);
+    const tokens = await call("GET", "/v1/acl/tokens", root);
+    expect(tokens.json.map((t: { Description: string }) => t.Description).sort()).toEqual(["Anonymous Token", "Bootstrap Token (Global Management)", "app"]);
+    expect(tokens.json.every((t: Record<string, unknown>) => !("SecretID" in t) && t.Legacy === false)).toBe(true);
+  });
+
+  test("token update, clone and delete; policies and roles by name; missing objects as Consul 1.8 answers them", async () => {
+    const { call } = await cluster();
+    const root = (await call("PUT", "/v1/acl/bootstrap")).json.SecretID as string;
+    const p = (await call("PUT", "/v1/acl/policy", root, { Name: "ops", Rules: `operator = "read"` })).json;
+    const role = await call("PUT", "/v1/acl/role", root, { Name: "dev", Policies: [{ ID: p.ID }] });
+    expect(role.json).toMatchObject({ Name: "dev", Policies: [{ ID: p.ID, Name: "ops" }] });
+    const t = (await call("PUT", "/v1/acl/token", root, { Description: "t", Roles: [{ Name: "dev" }] })).json;
+    const updated = await call("PUT", `/v1/acl/token/${t.AccessorID}`, root, { Description: "t2", Roles: [{ Name: "dev" }] });
+    expect(updated.json).toMatchObject({ AccessorID: t.AccessorID, SecretID: t.SecretID, Description: "t2", CreateTime: t.CreateTime });
+    expect((await call("PUT", `/v1/acl/token/${t.AccessorID}`, root, { AccessorID: "x" })).text).toBe("Token Accessor ID in URL and payload do not match\n");
+    const clone = await call("PUT", `/v1/acl/token/${t.AccessorID}/clone`, root, { Description: "copy" });
+    expect(clone.json).toMatchObject({ Description: "copy", Roles: [{ Name: "dev" }] });
+    expect(clone.json.AccessorID).not.toBe(t.AccessorID);
+    expect((await call("DELETE", `/v1/acl/token/${clone.json.AccessorID}`, root)).json).toBe(true);
+    expect([(await call("GET", `/v1/acl/token/${clone.json.AccessorID}`, root)).status, (await call("GET", `/v1/acl/token/${clone.json.AccessorID}`, root)).text]).toEqual([403, "ACL not found\n"]);
+    expect((await call("GET", "/v1/acl/policy/name/ops", root)).json).toMatchObject({ ID: p.ID, Rules: `operator = "read"` });
+    expect((await call("GET", "/v1/acl/policy/name/nope", root)).status).toBe(403);
+    expect((await call("GET", "/v1/acl/role/name/dev", root)).json).toMatchObject({ ID: role.json.ID });
+    expect([(await call("GET", "/v1/acl/role/name/nope", root)).status, (await call("GET", "/v1/acl/role/name/nope", root)).text]).toEqual([404, ""]);
+    expect((await call("GET", "/v1/acl/policies", root)).json.map((x: { Name: string }) => x.Name).sort()).toEqual(["global-management", "ops"]);
+    expect((await call("DELETE", "/v1/acl/policy/00000000-0000-0000-0000-000000000001", root)).text).toBe("Deletion of the builtin global-management policy is not permitted\n");
+  });
+
+  test("with ACLs off every ACL route answers 401 ACL support disabled", async () => {
+    const { call } = await cluster(false);
+    for (const [method, path] of [["PUT", "/v1/acl/bootstrap"], ["GET", "/v1/acl/tokens"], ["GET", "/v1/acl/policy/name/x"], ["GET", "/v1/acl/replication"]]) {
+      expect([(await call(method!, path!)).status, (await call(method!, path!)).text]).toEqual([401, "ACL support disabled\n"]);
+    }
+  });
+});
