@@ -37,6 +37,8 @@ describe("what a token sees of a read", () => {
     expect(read(`acl = "write"`, { type: "prepared-query-list" }, qs)).toEqual({ value: qs });
     expect(read(`operator = "read"`, { type: "ca-config" }, { Provider: "consul" })).toEqual({ value: { Provider: "consul" } });
     expect(read(``, { type: "federation-state-list" }, [])).toEqual({ denied: "Permission denied" });
+    expect(read(`operator = "write" key_prefix "" { policy = "write" }`, { type: "snapshot" }, {})).toEqual({ denied: "Permission denied" });
+    expect(read(`acl = "write"`, { type: "snapshot" }, {})).toEqual({ value: {} });
   });
 
   test("a read transaction's check ops need key:read; its KV results are filtered", () => {

@@ -11,8 +11,8 @@
  *   the source or the destination (a point read of neither is denied);
  * - prepared queries: query:read on the name prefix (unnamed ones only with acl:write), and their
  *   captured Token shown as `<hidden>` without acl:write; executions are filtered as health reads;
- * - CA configuration, autopilot configuration and federation states need operator:read; CA roots and
- *   snapshots are not checked here (the snapshot API itself needs acl:write);
+ * - CA configuration, autopilot configuration and federation states need operator:read; CA roots need nothing;
+ *   a snapshot needs acl:write, as the snapshot API does;
  * - ACL objects need acl:read, a token's secret shows as `<hidden>` without acl:write, and the write
  *   context (secrets included) needs acl:write; a token read by its own secret and the bootstrap state
  *   need nothing.
@@ -128,8 +128,9 @@ function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions):
     case "federation-state-list":
     case "federation-state-mesh-gateways":
       return operator() ? ok(v) : DENIED;
-    case "ca-roots":
     case "snapshot":
+      return a.snapshot() === "allow" ? ok(v) : DENIED;
+    case "ca-roots":
     case "acl-token-self":
     case "acl-bootstrap-state":
       return ok(v);

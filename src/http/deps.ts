@@ -270,7 +270,7 @@ export interface SnapshotApi {
    * starting "not a snapshot", "snapshot is damaged" or "unsupported snapshot" for a bad file, in which
    * case nothing changed.
    */
-  restore(archive: Uint8Array, datacenter: string | undefined): Promise<void>;
+  restore(archive: Uint8Array, datacenter: string | undefined, token?: string): Promise<void>;
 }
 
 /**

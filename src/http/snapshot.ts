@@ -8,7 +8,7 @@ import type { HttpApiDeps } from "./deps.ts";
 import { BODY_LIMITS, readBodyBytes } from "./body.ts";
 import { parseReadOptions, setQueryMeta } from "./query_options.ts";
 import { errorResponse, textError } from "./respond.ts";
-import { query } from "./request.ts";
+import { query, requestToken } from "./request.ts";
 
 export function mountSnapshot(app: Hono, deps: HttpApiDeps): void {
   app.get("/v1/snapshot", async (c) => {
@@ -32,7 +32,7 @@ export function mountSnapshot(app: Hono, deps: HttpApiDeps): void {
     }
     if (archive.length === 0) return textError(c, 400, "Missing snapshot: the request body is empty");
     try {
-      await deps.snapshots.restore(archive, query(c, "dc") || undefined);
+      await deps.snapshots.restore(archive, query(c, "dc") || undefined, requestToken(c));
     } catch (err) {
       // A file that is not a snapshot, or a damaged one, is the client's mistake; nothing was restored.
       if (err instanceof Error && /^(not a snapshot|snapshot is damaged|unsupported snapshot)/.test(err.message)) return textError(c, 400, err.message);

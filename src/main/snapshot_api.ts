@@ -17,7 +17,7 @@ export function snapshotApiOver(state: StateAccess, clock: Clock): NonNullable<H
       const pause = () => nextTimerTurn(clock);
       return { archive: await writeSnapshotArchiveAsync(value.state, { index: value.index, term: value.term, nowMs: clock.now() }, pause), meta };
     },
-    async restore(archive, datacenter) {
+    async restore(archive, datacenter, token) {
       let data: Uint8Array;
       try {
         data = (await readSnapshotArchiveStreaming(archive)).state;
@@ -25,7 +25,7 @@ export function snapshotApiOver(state: StateAccess, clock: Clock): NonNullable<H
         if (err instanceof SnapshotArchiveError) throw Object.assign(err, { statusCode: err.reason === "too-large" ? 413 : 400 });
         throw err;
       }
-      const result = await state.write({ type: "restore", data }, datacenter);
+      const result = await state.write({ type: "restore", data }, datacenter, token);
       if (result.type === "error") throw new Error(`restore failed: ${result.error}`);
     },
   };
