@@ -132,6 +132,7 @@ function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions):
       return a.snapshot() === "allow" ? ok(v) : DENIED;
     case "ca-roots":
     case "acl-token-self":
+    case "acl-token-resolve":
     case "acl-bootstrap-state":
       return ok(v);
     case "acl-token-get":

@@ -21,3 +21,4 @@ export {
 } from "./requests.ts";
 export { commandDenial, PERMISSION_DENIED, txnDenials } from "./enforce_writes.ts";
 export { authorizeRead, REDACTED_TOKEN, type ReadAuthorizeOptions, type ReadDecision } from "./enforce_reads.ts";
+export { AclResolveError, createTokenResolver, type ResolvedToken, type TokenResolver, type TokenResolverOptions } from "./token_resolver.ts";

@@ -119,6 +119,12 @@ export interface Reads {
     args: { ids: readonly string[] };
     value: { readonly policies: readonly AclPolicy[]; readonly roles: readonly AclRole[]; readonly authMethods: readonly AclAuthMethod[]; readonly tokens: readonly AclTokenRecord[] };
   };
+  /**
+   * What an agent needs to build a token's authorizer itself (Consul's ACL.TokenRead plus
+   * PolicyResolve and RoleResolve): the token by its secret, the roles it links and the policies it
+   * links directly or through them; null when the secret is unknown or expired. Holding the secret is enough.
+   */
+  "acl-token-resolve": { args: { secret: string }; value: { readonly token: AclTokenRecord; readonly policies: readonly AclPolicy[]; readonly roles: readonly AclRole[] } | null };
   /** Whether ACL bootstrap is still allowed, and the index it was used up at. */
   "acl-bootstrap-state": { args: Record<never, never>; value: { readonly allowed: boolean; readonly resetIndex: number } };
   /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */

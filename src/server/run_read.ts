@@ -107,6 +107,7 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
     case "acl-role-list":
     case "acl-write-context":
     case "acl-bootstrap-state":
+    case "acl-token-resolve":
       return runAclRead(store, ws, q, ctx.now());
     case "ca-config": {
       const { index, value } = caRoots(store, ws);

@@ -11,6 +11,9 @@ import {
 
 type AclQuery = Extract<ReadQuery, { type: `acl-${string}` }>;
 
+/** The highest index of the tables a token's authorizer depends on. */
+const maxIndex = (store: StateStore) => Math.max(...["acl-tokens", "acl-policies", "acl-roles"].map((t) => store.db.indexes.get(t) ?? 0));
+
 export function runAclRead(store: StateStore, ws: WatchSet, q: AclQuery, nowMs: number): QueryResult<unknown> {
   const live = (t: AclTokenRecord | null) => (t && (t.ExpirationTime === undefined || Date.parse(t.ExpirationTime) > nowMs) ? withLinkNames(store, t) : null);
   // Link names come from the policy and role tables: a rename there changes what a token read shows.
@@ -57,6 +60,15 @@ export function runAclRead(store: StateStore, ws: WatchSet, q: AclQuery, nowMs: 
         index: Math.max(policies.index, roles.index, methods.index),
         value: { policies: policies.value, roles: roles.value, authMethods: methods.value, tokens },
       };
+    }
+    case "acl-token-resolve": {
+      watchLinks();
+      const t = live(aclTokenGetBySecret(store, ws, q.secret).value);
+      if (!t) return { index: maxIndex(store), value: null };
+      const roles = (t.Roles ?? []).map((l) => aclRoleGet(store, ws, l.ID).value).filter((r) => r !== null);
+      const ids = new Set([...(t.Policies ?? []), ...roles.flatMap((r) => r.Policies ?? [])].map((l) => l.ID.toLowerCase()));
+      const policies = [...ids].map((id) => aclPolicyGet(store, ws, id).value).filter((p) => p !== null);
+      return { index: maxIndex(store), value: { token: t, policies, roles } };
     }
     case "acl-bootstrap-state": {
       const tokens = aclTokenList(store, ws); // the bootstrap entry moves with the tokens table
