@@ -3,6 +3,7 @@ import { mountAgent } from "./agent.ts";
 import { mountAgentMetrics } from "./agent_metrics.ts";
 import { mountAcl } from "./acl.ts";
 import { mountAclPolicies } from "./acl_policies.ts";
+import { agentAclMiddleware } from "./acl_agent_rules.ts";
 import { mountAgentMonitor } from "./agent_monitor.ts";
 import { mountAgentServices } from "./agent_services.ts";
 import { mountCatalog } from "./catalog.ts";
@@ -53,6 +54,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
     if (err !== undefined) deps.logError?.(err, { method: c.req.method, path: c.req.path });
   });
   app.onError((err, c) => errorResponse(c, err));
+  app.use(agentAclMiddleware(deps));
   mountAgent(app, deps.agent, deps.membership, deps.coordinates);
   mountAgentMetrics(app, deps.metrics);
   mountAcl(app, deps);

@@ -9,6 +9,7 @@ import type { DatacenterMap, NetworkCoordinate, ReadQuery, ReadValue, Session } 
 import type { Clock, LogTap } from "../platform/index.ts";
 import type { StateCommand, StateResult } from "../state/index.ts";
 import type { MetricsRegistry } from "../telemetry/index.ts";
+import type { Authorizer } from "../acl/index.ts";
 import type { QueryMeta, ReadOptions } from "./query_options.ts";
 
 /** The agent's user events (src/agent/user_events.ts), as `/v1/event/*` uses them. */
@@ -84,6 +85,11 @@ export interface HttpApiDeps {
   readonly connectCa?: ConnectCaApi;
   /** ACLs (`acl.enabled`): absent or off, every /v1/acl route answers 401 "ACL support disabled". */
   readonly acl?: { readonly enabled: boolean };
+  /**
+   * With ACLs on: the authorizer of a request's token (undefined: none given), resolved by the agent
+   * for the endpoints no server checks (acl_agent_rules.ts); rejects with an error carrying its status.
+   */
+  readonly aclAuthorizer?: (token: string | undefined) => Promise<Authorizer>;
   /** The agent's log for /v1/agent/monitor; absent: that route answers 500. */
   readonly monitor?: MonitorApi;
   /** Metrics (/v1/agent/metrics, request timings); absent: that route answers 500 and nothing is timed. */

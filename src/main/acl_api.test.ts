@@ -12,6 +12,8 @@ import { createReplicatedState } from "../server/replicated_state.ts";
 import type { StateResult } from "../state/index.ts";
 import { flushMacrotask, simClock } from "../../test/harness/sim_clock.ts";
 import { createStateAccess } from "./state_access.ts";
+import { agentTokenResolver } from "./acl_resolver.ts";
+import { DEFAULT_ACL } from "./config.ts";
 
 const agent: AgentInfo = {
   datacenter: "dc1", primaryDatacenter: "dc1", nodeName: "s1", nodeId: "id", server: true, version: "1.8.0", revision: "", advertiseAddr: "127.0.0.1",
@@ -34,7 +36,12 @@ async function cluster(enabled = true) {
     servers: { lookup: () => undefined },
   };
   const state = createStateAccess(createServerStateCaller(ctx, rs.backend), "");
-  const app = createHttpApi({ agent, raft: { leader: () => "", peers: () => [] }, state, newId: () => uuidFrom(rng), now: () => clock.now(), clock, acl: { enabled } });
+  const settings = { datacenter: "dc1", nodeName: "s1", acl: { ...DEFAULT_ACL, enabled, defaultPolicy: "deny" as const, tokens: { ...DEFAULT_ACL.tokens, agentMaster: "am" } } };
+  const resolver = agentTokenResolver(settings, state);
+  const app = createHttpApi({
+    agent, raft: { leader: () => "", peers: () => [] }, state, newId: () => uuidFrom(rng), now: () => clock.now(), clock, acl: { enabled },
+    ...(enabled ? { aclAuthorizer: resolver.authorizer } : {}),
+  });
   const call = async (method: string, path: string, token?: string, body?: unknown) => {
     const res = await app.request(path, { method, ...(token ? { headers: { "X-Consul-Token": token } } : {}), ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}) });
     const text = await res.text();
@@ -105,6 +112,19 @@ describe("ACLs through the HTTP API", () => {
     expect([(await call("GET", "/v1/acl/role/name/nope", root)).status, (await call("GET", "/v1/acl/role/name/nope", root)).text]).toEqual([404, ""]);
     expect((await call("GET", "/v1/acl/policies", root)).json.map((x: { Name: string }) => x.Name).sort()).toEqual(["global-management", "ops"]);
     expect((await call("DELETE", "/v1/acl/policy/00000000-0000-0000-0000-000000000001", root)).text).toBe("Deletion of the builtin global-management policy is not permitted\n");
+  });
+
+  test("agent endpoints: agent:read for /v1/agent/self, operator for the CA configuration, agent_master locally, unknown tokens 403", async () => {
+    const { call } = await cluster();
+    const root = (await call("PUT", "/v1/acl/bootstrap")).json.SecretID as string;
+    const p = (await call("PUT", "/v1/acl/policy", root, { Name: "agent-read", Rules: `agent_prefix "" { policy = "read" }` })).json;
+    const reader = (await call("PUT", "/v1/acl/token", root, { Policies: [{ ID: p.ID }] })).json.SecretID as string;
+    expect((await call("GET", "/v1/agent/self", reader)).status).toBe(200);
+    expect((await call("GET", "/v1/agent/self")).status).toBe(403); // anonymous, default deny
+    expect((await call("GET", "/v1/agent/self", "am")).status).toBe(200); // agent_master, resolved locally
+    expect([(await call("GET", "/v1/agent/self", "nope")).status, (await call("GET", "/v1/agent/self", "nope")).text]).toEqual([403, "ACL not found\n"]);
+    expect([(await call("PUT", "/v1/connect/ca/configuration", reader, {})).status, (await call("PUT", "/v1/connect/ca/configuration", reader, {})).text]).toEqual([403, "Permission denied\n"]);
+    expect((await call("PUT", "/v1/agent/leave", reader)).status).toBe(403);
   });
 
   test("with ACLs off every ACL route answers 401 ACL support disabled", async () => {

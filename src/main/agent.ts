@@ -27,6 +27,7 @@ import { snapshotApiOver } from "./snapshot_api.ts";
 import { autopilotHealthOver, operatorApiOver, raftStatusOver } from "./operator_api.ts";
 import { debugConfig } from "./debug_config.ts";
 import { startAgentMetrics } from "./metrics.ts";
+import { agentTokenResolver } from "./acl_resolver.ts";
 import { startXds } from "./xds.ts";
 import { createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
 import type { RegisterServiceOptions, ServiceRegistration } from "../agent/index.ts";
@@ -406,6 +407,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         newId: () => crypto.randomUUID(),
         metrics: metrics.api,
         acl: { enabled: config.acl.enabled },
+        ...(config.acl.enabled && stateAccess ? { aclAuthorizer: agentTokenResolver(config, stateAccess).authorizer } : {}),
         // The logger's taps (commands/agent.ts): /v1/agent/monitor reads every line at its own level.
         ...(hooks.logTaps ? {
           monitor: {
