@@ -6,8 +6,10 @@
 import type { Hono } from "hono";
 import { HEALTH_CHECK_SCHEMA } from "../connect/index.ts";
 import { decodeGoStruct, GoError, struct } from "../lib/index.ts";
-import { plain, readBody, withLocalAgent, write } from "./agent_local.ts";
-import type { HttpApiDeps } from "./deps.ts";
+import { failure, plain, readBody, withLocalAgent, write } from "./agent_local.ts";
+import type { HttpApiDeps, LocalAgentApi } from "./deps.ts";
+import { checkDenial, readableChecks, withAgentAcl } from "./agent_acl.ts";
+import { requestAuthorizer } from "./acl_agent_rules.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 import { applyRecordFilter, badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
 import { query } from "./request.ts";
@@ -31,24 +33,38 @@ const CHECK_UPDATE = struct("agent.checkUpdate", { Status: "string", Output: "st
  */
 export function mountAgentChecks(app: Hono, deps: HttpApiDeps): void {
   const route = (handler: Parameters<typeof withLocalAgent>[1]) => withLocalAgent(deps, handler);
+  /** vetCheckUpdate: the existing check's service, or this node (an unknown check is the route's to refuse). */
+  const checkUpdateDenial = (a: Parameters<typeof checkDenial>[0], agent: LocalAgentApi, id: string) => {
+    const existing = agent.agentChecks()[id];
+    return existing ? checkDenial(a, agent, deps.agent.nodeName, { serviceId: existing.ServiceID }) : undefined;
+  };
 
-  app.get("/v1/agent/checks", route((c, agent) => {
+  app.get("/v1/agent/checks", route(async (c, agent) => {
     const filter = filterParam(c, HEALTH_CHECK_SCHEMA);
     if (filter instanceof Response) return filter;
-    return applyRecordFilter(c, agent.agentChecks(), filter).then((kept) => jsonResponse(c, kept), (err) => errorResponse(c, err));
+    const a = await requestAuthorizer(c, deps);
+    if (a instanceof Response) return a;
+    return applyRecordFilter(c, readableChecks(a, agent.agentChecks()), filter).then((kept) => jsonResponse(c, kept), (err) => errorResponse(c, err));
   }));
 
   app.put("/v1/agent/check/register", route(async (c, agent) => {
     const body = await readBody(c);
     if (body instanceof Response) return body;
-    return write(c, () => agent.registerCheck(agent.parseCheckRegistration(body)));
+    let reg: unknown;
+    try {
+      reg = agent.parseCheckRegistration(body);
+    } catch (err) {
+      return failure(c, err);
+    }
+    const subject = agent.checkAclSubject?.(reg);
+    return withAgentAcl(c, deps, (a) => (subject ? checkDenial(a, agent, deps.agent.nodeName, subject) : undefined), () => write(c, () => agent.registerCheck(reg)));
   }));
 
   const deregister = "/v1/agent/check/deregister/";
   app.put(`${deregister}*`, route((c, agent) => {
     const id = pathTail(c, deregister);
     if (id === undefined) return badPath(c);
-    return write(c, () => agent.deregisterCheck(id));
+    return withAgentAcl(c, deps, (a) => checkUpdateDenial(a, agent, id), () => write(c, () => agent.deregisterCheck(id)));
   }));
   otherMethodsNotAllowed(app, `${deregister}*`);
 
@@ -57,7 +73,7 @@ export function mountAgentChecks(app: Hono, deps: HttpApiDeps): void {
     app.put(`${prefix}*`, route((c, agent) => {
       const id = pathTail(c, prefix);
       if (id === undefined) return badPath(c);
-      return write(c, () => agent.updateTTL(id, status, query(c, "note") ?? ""));
+      return withAgentAcl(c, deps, (a) => checkUpdateDenial(a, agent, id), () => write(c, () => agent.updateTTL(id, status, query(c, "note") ?? "")));
     }));
     otherMethodsNotAllowed(app, `${prefix}*`);
   }
@@ -79,7 +95,7 @@ export function mountAgentChecks(app: Hono, deps: HttpApiDeps): void {
     }
     const id = pathTail(c, update);
     if (id === undefined) return badPath(c);
-    return write(c, () => agent.updateTTL(id, status, args.Output ?? ""));
+    return withAgentAcl(c, deps, (a) => checkUpdateDenial(a, agent, id), () => write(c, () => agent.updateTTL(id, status, args.Output ?? "")));
   }));
   otherMethodsNotAllowed(app, `${update}*`);
 }

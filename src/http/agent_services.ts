@@ -9,6 +9,8 @@ import type { Context, Hono } from "hono";
 import { NODE_SERVICE_SCHEMA } from "../connect/index.ts";
 import { GoError, parseGoDuration } from "../lib/index.ts";
 import { mountAgentChecks } from "./agent_checks.ts";
+import { readableServices, serviceRegisterDenial, serviceUpdateDenial, withAgentAcl } from "./agent_acl.ts";
+import { requestAuthorizer } from "./acl_agent_rules.ts";
 import { mountAgentHealth } from "./agent_health.ts";
 import { emptyOk, enableParam, failure, plain, readBody, refusalKind, withLocalAgent, write } from "./agent_local.ts";
 import type { HttpApiDeps, LocalAgentApi, LocalAgentServiceView } from "./deps.ts";
@@ -33,17 +35,26 @@ const MAINTENANCE_PREFIX = "/v1/agent/service/maintenance/";
 export function mountAgentServices(app: Hono, deps: HttpApiDeps): void {
   const route = (handler: Parameters<typeof withLocalAgent>[1]) => withLocalAgent(deps, handler);
 
-  app.get("/v1/agent/services", route((c, agent) => {
+  app.get("/v1/agent/services", route(async (c, agent) => {
     const filter = filterParam(c, NODE_SERVICE_SCHEMA);
     if (filter instanceof Response) return filter;
-    return applyRecordFilter(c, agent.agentServices(), filter).then((kept) => jsonResponse(c, kept), (err) => errorResponse(c, err));
+    const a = await requestAuthorizer(c, deps);
+    if (a instanceof Response) return a;
+    return applyRecordFilter(c, readableServices(a, agent.agentServices()), filter).then((kept) => jsonResponse(c, kept), (err) => errorResponse(c, err));
   }));
 
   app.put("/v1/agent/service/register", route(async (c, agent) => {
     const body = await readBody(c);
     if (body instanceof Response) return body;
     const replaceExistingChecks = replaceExisting(c);
-    return write(c, () => agent.registerService(agent.parseServiceRegistration(body), { replaceExistingChecks }));
+    let reg: unknown;
+    try {
+      reg = agent.parseServiceRegistration(body);
+    } catch (err) {
+      return failure(c, err);
+    }
+    return withAgentAcl(c, deps, (a) => serviceRegisterDenial(a, agent, agent.serviceAclSubjects?.(reg) ?? []), () =>
+      write(c, () => agent.registerService(reg, { replaceExistingChecks })));
   }));
   // Registered before the GET wildcard below, which would otherwise read "register" as a service ID.
   otherMethodsNotAllowed(app, "/v1/agent/service/register");
@@ -51,11 +62,14 @@ export function mountAgentServices(app: Hono, deps: HttpApiDeps): void {
   app.put(`${DEREGISTER_PREFIX}*`, route((c, agent) => {
     const id = pathTail(c, DEREGISTER_PREFIX);
     if (id === undefined) return badPath(c);
-    return write(c, () => agent.deregisterService(id));
+    return withAgentAcl(c, deps, (a) => serviceUpdateDenial(a, agent, id), () => write(c, () => agent.deregisterService(id)));
   }));
   otherMethodsNotAllowed(app, `${DEREGISTER_PREFIX}*`);
 
-  app.put(`${MAINTENANCE_PREFIX}*`, route((c, agent) => serviceMaintenance(c, agent)));
+  app.put(`${MAINTENANCE_PREFIX}*`, route((c, agent) => {
+    const id = pathTail(c, MAINTENANCE_PREFIX);
+    return withAgentAcl(c, deps, (a) => (id === undefined ? undefined : serviceUpdateDenial(a, agent, id)), () => serviceMaintenance(c, agent));
+  }));
   otherMethodsNotAllowed(app, `${MAINTENANCE_PREFIX}*`);
 
   app.get(`${SERVICE_PREFIX}*`, route((c, agent) => serviceById(c, agent, deps)));

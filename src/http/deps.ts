@@ -313,6 +313,10 @@ export interface LocalAgentApi {
   agentChecks(): Readonly<Record<string, LocalAgentCheckView>>;
   /** Calls fn (synchronously) after every visible change of services or checks; returns the unsubscribe. */
   onChange(fn: () => void): () => void;
+  /** The services a parsed registration writes (its sidecar too), for ACL checks (agent_acl.ts). */
+  serviceAclSubjects?(registration: unknown): readonly { readonly id: string; readonly name: string; readonly destination?: string }[];
+  /** The check a parsed check registration writes: its ID and its service's ID ("" for a node check). */
+  checkAclSubject?(registration: unknown): { readonly checkId: string; readonly serviceId: string };
 }
 
 /** The fields of an api.AgentService the routes read; the whole value is written out as JSON. */

@@ -28,9 +28,10 @@ import { autopilotHealthOver, operatorApiOver, raftStatusOver } from "./operator
 import { debugConfig } from "./debug_config.ts";
 import { startAgentMetrics } from "./metrics.ts";
 import { agentTokenResolver } from "./acl_resolver.ts";
+import { checkAclSubject, serviceAclSubjects } from "./acl_subjects.ts";
 import { startXds } from "./xds.ts";
 import { createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
-import type { RegisterServiceOptions, ServiceRegistration } from "../agent/index.ts";
+import type { CheckRegistration, RegisterServiceOptions, ServiceRegistration } from "../agent/index.ts";
 import { parseServer, serfStatsOf, type PoolMember } from "../membership/index.ts";
 import { agentStateFiles } from "./agent_state_files.ts";
 import { loadTlsFiles } from "./tls_files.ts";
@@ -385,6 +386,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
             ...localAgent,
             parseServiceRegistration,
             parseCheckRegistration,
+            serviceAclSubjects: (reg: unknown) => serviceAclSubjects(reg as ServiceRegistration),
+            checkAclSubject: (reg: unknown) => checkAclSubject(reg as CheckRegistration),
             // Consul's AddService waits for the service's central config before registering it.
             registerService: (reg: unknown, opts: RegisterServiceOptions) => localAgent.registerServiceWithCentralConfig(reg as ServiceRegistration, opts),
           }
