@@ -34,3 +34,16 @@ describe("the local agent's ACL checks", () => {
     expect(Object.keys(readableChecks(authz(`service "web" { policy = "read" }`), checks))).toEqual(["service:web-1"]);
   });
 });
+
+describe("members with ACLs", () => {
+  test("only the nodes the token may read", async () => {
+    const { Hono } = await import("hono");
+    const { mountMembers } = await import("./members.ts");
+    const app = new Hono();
+    const member = (name: string) => ({ name, addr: "10.0.0.1", port: 8301, tags: {}, status: "alive" as const });
+    mountMembers(app, { members: () => [member("n1"), member("n2")], join: async () => 1, leave: async () => {}, forceLeave: async () => {} } as never, { server: true },
+      async () => authz(`node "n1" { policy = "read" }`));
+    const body = (await (await app.request("/v1/agent/members")).json()) as { Name: string }[];
+    expect(body.map((m) => m.Name)).toEqual(["n1"]);
+  });
+});

@@ -3,7 +3,7 @@ import { mountAgent } from "./agent.ts";
 import { mountAgentMetrics } from "./agent_metrics.ts";
 import { mountAcl } from "./acl.ts";
 import { mountAclPolicies } from "./acl_policies.ts";
-import { agentAclMiddleware } from "./acl_agent_rules.ts";
+import { agentAclMiddleware, requestAuthorizer } from "./acl_agent_rules.ts";
 import { mountAgentMonitor } from "./agent_monitor.ts";
 import { mountAgentServices } from "./agent_services.ts";
 import { mountCatalog } from "./catalog.ts";
@@ -62,7 +62,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   mountAgentMonitor(app, deps.monitor);
   mountAgentServices(app, deps);
   mountStatus(app, deps.raft);
-  mountMembers(app, deps.membership, deps.agent);
+  mountMembers(app, deps.membership, deps.agent, (c) => requestAuthorizer(c, deps));
   mountCatalog(app, deps);
   mountHealth(app, deps);
   mountCoordinate(app, deps);

@@ -10,6 +10,7 @@ import type { UserEventView } from "../model/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { BODY_LIMITS, readBodyBytes } from "./body.ts";
 import { parseReadOptions } from "./query_options.ts";
+import { requestAuthorizer } from "./acl_agent_rules.ts";
 import { query } from "./request.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
 
@@ -59,7 +60,11 @@ export function mountEvents(app: Hono, deps: HttpApiDeps): void {
       const outcome = await deps.events.waitForEvent(deadline, c.req.raw.signal);
       if (outcome === "changed") listed = deps.events.list(name);
     }
+    // With ACLs, only the events the token may read (Consul's filterEvents: event:read on the name).
+    const a = await requestAuthorizer(c, deps);
+    if (a instanceof Response) return a;
+    const visible = a ? listed.events.filter((e) => a.check("event", "read", e.Name) === "allow") : listed.events;
     c.header("X-Consul-Index", String(listed.index));
-    return jsonResponse(c, listed.events.map(eventBody));
+    return jsonResponse(c, visible.map(eventBody));
   });
 }

@@ -5,6 +5,7 @@
  * AgentLeave, AgentForceLeave.
  */
 import type { Context, Hono } from "hono";
+import type { Authorizer } from "../acl/index.ts";
 import type { AgentInfo, MemberStatus, MemberView, MembershipApi } from "./deps.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { query } from "./request.ts";
@@ -43,17 +44,26 @@ export function memberBody(m: MemberView): Record<string, unknown> {
  * answer for the WAN pool is served. Without `membership` every route answers 500 with
  * `MEMBERSHIP_UNAVAILABLE`.
  */
-export function mountMembers(app: Hono, membership: MembershipApi | undefined, agent?: Pick<AgentInfo, "server">): void {
+/**
+ * `authorize`: the request's authorizer (undefined without ACLs) or the Response refusing it; with one,
+ * members list only the nodes the token may read (Consul's filterMembers).
+ */
+export function mountMembers(
+  app: Hono, membership: MembershipApi | undefined, agent?: Pick<AgentInfo, "server">, authorize?: (c: Context) => Promise<Authorizer | Response | undefined>,
+): void {
   const isClient = agent !== undefined && !agent.server;
 
-  app.get("/v1/agent/members", (c) => {
+  app.get("/v1/agent/members", async (c) => {
+    const a = authorize ? await authorize(c) : undefined;
+    if (a instanceof Response) return a;
+    const readable = (list: readonly MemberView[]) => (a ? list.filter((m) => a.check("node", "read", m.name) === "allow") : list);
     const wan = hasValue(c, "wan");
     const segment = query(c, "segment") ?? "";
     if (wan && segment !== "" && segment !== ALL_SEGMENTS) return consulError(c, 400, "Cannot provide a segment with wan=true");
     if (!membership) return consulError(c, 500, MEMBERSHIP_UNAVAILABLE);
-    if (wan) return jsonResponse(c, isClient ? null : membership.members(true).map(memberBody));
+    if (wan) return jsonResponse(c, isClient ? null : readable(membership.members(true)).map(memberBody));
     if (segment !== "" && segment !== ALL_SEGMENTS) return consulError(c, 400, SEGMENTS_NOT_SUPPORTED);
-    return jsonResponse(c, membership.members(false).map(memberBody));
+    return jsonResponse(c, readable(membership.members(false)).map(memberBody));
   });
 
   app.put("/v1/agent/join/:address{.+}", async (c) => {
