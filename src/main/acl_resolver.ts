@@ -4,6 +4,8 @@
  * unknown secret, which is a definite answer, not an outage), cached for `acl.token_ttl`.
  */
 import { createTokenResolver, type TokenResolver } from "../acl/index.ts";
+import type { AgentService } from "../agent/index.ts";
+import type { StreamAuth } from "../xds/index.ts";
 import type { StateAccess } from "../http/index.ts";
 import { systemClock } from "../platform/index.ts";
 import type { RuntimeConfig } from "./config.ts";
@@ -29,4 +31,24 @@ export function agentTokenResolver(config: Pick<RuntimeConfig, "acl" | "datacent
     defaultToken: config.acl.tokens.default,
     agentMasterToken: config.acl.tokens.agentMaster,
   });
+}
+
+/**
+ * Consul's checkStreamACLs for the xDS server: a stream's token needs service:write on what the proxy
+ * represents (a connect-proxy's destination service, a gateway's or a proxyless client's own service);
+ * an unknown token is Unauthenticated "ACL not found", a refusal PermissionDenied "permission denied".
+ */
+export function xdsStreamAuthorizer(resolver: TokenResolver, services: () => Readonly<Record<string, AgentService>>): (nodeId: string, token: string | undefined) => Promise<StreamAuth> {
+  return async (nodeId, token) => {
+    let a;
+    try {
+      a = await resolver.authorizer(token);
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 403) return { ok: false, code: "unauthenticated", message: "ACL not found" };
+      throw err;
+    }
+    const svc = services()[nodeId];
+    const target = svc ? (svc.Kind === "connect-proxy" ? svc.Proxy?.DestinationServiceName ?? svc.Service : svc.Service) : nodeId;
+    return a.check("service", "write", target) === "allow" ? { ok: true } : { ok: false, code: "permission-denied", message: "permission denied" };
+  };
 }

@@ -27,7 +27,7 @@ import { snapshotApiOver } from "./snapshot_api.ts";
 import { autopilotHealthOver, operatorApiOver, raftStatusOver } from "./operator_api.ts";
 import { debugConfig } from "./debug_config.ts";
 import { startAgentMetrics } from "./metrics.ts";
-import { agentTokenResolver } from "./acl_resolver.ts";
+import { agentTokenResolver, xdsStreamAuthorizer } from "./acl_resolver.ts";
 import { checkAclSubject, serviceAclSubjects } from "./acl_subjects.ts";
 import { startXds } from "./xds.ts";
 import { createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
@@ -227,6 +227,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     // The replicated state as this agent reaches it, and the local agent that syncs into it.
     const stateCaller = server?.state ?? clientRpc?.state;
     const stateAccess = stateCaller ? createStateAccess(stateCaller, config.acl.tokens.default) : undefined;
+    /** With ACLs on: the tokens of requests and xDS streams, resolved by this agent (acl_resolver.ts). */
+    const aclResolver = config.acl.enabled && stateAccess ? agentTokenResolver(config, stateAccess) : undefined;
     if (wanfedOn && stateAccess && server) {
       const serverState = server.state;
       const runningServer = server;
@@ -332,6 +334,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       // Envoy's ADS on the gRPC port: proxycfg over the agent cache, for the local connect proxies.
       const xds = await startXds({
         metrics: metrics.registry,
+        ...(aclResolver && localAgent ? { authorize: xdsStreamAuthorizer(aclResolver, () => localAgent.agentServices()) } : {}),
         datacenter: config.datacenter,
         nodeName: config.nodeName,
         domain: config.domain,
@@ -410,7 +413,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         newId: () => crypto.randomUUID(),
         metrics: metrics.api,
         acl: { enabled: config.acl.enabled },
-        ...(config.acl.enabled && stateAccess ? { aclAuthorizer: agentTokenResolver(config, stateAccess).authorizer } : {}),
+        ...(aclResolver ? { aclAuthorizer: aclResolver.authorizer } : {}),
         // The logger's taps (commands/agent.ts): /v1/agent/monitor reads every line at its own level.
         ...(hooks.logTaps ? {
           monitor: {

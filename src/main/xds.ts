@@ -30,7 +30,7 @@ import {
   type SidecarCacheTypes,
 } from "../proxycfg/index.ts";
 import {
-  createAdsService, createXdsCache, meshGatewayResources, proxylessResources, resolveByProxyId, serveAds, sidecarResources, toResourceMap, type XdsCache,
+  createAdsService, createXdsCache, type AdsServiceOptions, meshGatewayResources, proxylessResources, resolveByProxyId, serveAds, sidecarResources, toResourceMap, type XdsCache,
 } from "../xds/index.ts";
 
 export interface StartXdsOptions {
@@ -61,6 +61,8 @@ export interface StartXdsOptions {
   readonly updatesPerSecond?: number;
   /** Where the ADS server's metrics go. */
   readonly metrics?: MetricsRegistry;
+  /** With ACLs: whether a stream's token may configure a proxy (xds service.ts `authorize`). */
+  readonly authorize?: AdsServiceOptions["authorize"];
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -159,6 +161,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
     logger: log,
     ...(o.updatesPerSecond !== undefined ? { updatesPerSecond: o.updatesPerSecond } : {}),
     ...(o.metrics ? { metrics: o.metrics } : {}),
+    ...(o.authorize ? { authorize: o.authorize } : {}),
   });
   let server;
   try {

@@ -18,7 +18,7 @@ export {
 export { resourceVersion, typeVersion } from "./cache/hash.ts";
 export { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, TYPE_URL_PREFIX, sendOrder } from "./types.ts";
 export { CAUSEWAY_GATEWAY_USER_AGENT, describeNode, isEnvoy, resolveByProxyId, type NodeIdentity, type NodeResolution, type NodeTarget, type ResolveNode } from "./node.ts";
-export { createAdsService, TOO_MANY_STREAMS, type AdsService, type AdsServiceOptions } from "./service.ts";
+export { AUTH_CHECK_MS, createAdsService, TOO_MANY_STREAMS, type AdsService, type AdsServiceOptions, type StreamAuth } from "./service.ts";
 export { serveAds, type AdsServer, type ServeAdsOptions } from "./serve.ts";
 export { createUpdateLimiter, DEFAULT_UPDATES_PER_SECOND, type UpdateLimiter } from "./rate_limit.ts";
 export type { RequestOutcome } from "./protocol/common.ts";

@@ -34,7 +34,7 @@ import { resolveByProxyId, type NodeIdentity, type ResolveNode } from "./node.ts
 import { serveAds } from "./serve.ts";
 import type { AdsServer } from "./serve.ts";
 import { createAdsService, TOO_MANY_STREAMS } from "./service.ts";
-import type { AdsService } from "./service.ts";
+import type { AdsService, AdsServiceOptions } from "./service.ts";
 import { CLUSTER_TYPE as CDS, ENDPOINT_TYPE as EDS, LISTENER_TYPE as LDS } from "./types.ts";
 
 const HOST = "127.0.0.1";
@@ -62,7 +62,7 @@ interface Started {
   readonly log: ReturnType<typeof watchedLogger>;
 }
 
-async function start(o: { clock?: Clock; updatesPerSecond?: number; maxStreams?: number; tls?: boolean; resolveNode?: (cache: XdsCache) => ResolveNode; metrics?: MetricsRegistry } = {}): Promise<Started> {
+async function start(o: { clock?: Clock; updatesPerSecond?: number; maxStreams?: number; tls?: boolean; resolveNode?: (cache: XdsCache) => ResolveNode; metrics?: MetricsRegistry; authorize?: AdsServiceOptions["authorize"] } = {}): Promise<Started> {
   const cache = createXdsCache();
   const log = watchedLogger();
   const service = createAdsService({
@@ -73,6 +73,7 @@ async function start(o: { clock?: Clock; updatesPerSecond?: number; maxStreams?:
     updatesPerSecond: o.updatesPerSecond ?? 0,
     maxStreams: o.maxStreams,
     ...(o.metrics ? { metrics: o.metrics } : {}),
+    ...(o.authorize ? { authorize: o.authorize } : {}),
   });
   const pki = testPki();
   const server = await serveAds({
@@ -115,8 +116,8 @@ function reader<Req, T>(call: grpc.ClientDuplexStream<Req, T>) {
   };
 }
 
-function sotw(server: AdsServer, creds = grpc.credentials.createInsecure(), opts: grpc.ChannelOptions = {}) {
-  const { client, call } = openAdsStream(`${HOST}:${server.port}`, creds, opts);
+function sotw(server: AdsServer, creds = grpc.credentials.createInsecure(), opts: grpc.ChannelOptions = {}, metadata: Record<string, string> = {}) {
+  const { client, call } = openAdsStream(`${HOST}:${server.port}`, creds, opts, metadata);
   cleanup.push(() => client.close());
   const r = reader(call);
   const send = (o: Partial<Pick<DiscoveryRequest, "typeUrl" | "resourceNames" | "responseNonce" | "versionInfo">> & { nack?: string; node?: NodeInit }) =>
@@ -386,5 +387,31 @@ describe("ADS service over a real grpc-js client", () => {
     expect(value("xds.server.push_latency")?.count).toBe(2);
     expect(value("xds.server.refused")?.total).toBe(1);
     expect(value("xds.server.streams", "sotw")?.value).toBe(0);
+  });
+
+  test("ACLs: the stream's x-consul-token is checked when it opens and before each snapshot; a revoked token ends it", async () => {
+    const allowed = new Set(["good"]);
+    const seen: (string | undefined)[] = [];
+    const { cache, server } = await start({
+      authorize: async (_node, token) => {
+        seen.push(token);
+        if (token === undefined) return { ok: false, code: "unauthenticated", message: "ACL not found" };
+        return allowed.has(token) ? { ok: true } : { ok: false, code: "permission-denied", message: "permission denied" };
+      },
+    });
+    cache.set(PROXY, resources({ [CDS]: { a: cluster("a") } }));
+    const bad = sotw(server, undefined, {}, { "x-consul-token": "bad" });
+    bad.send({ typeUrl: CDS, node: NODE });
+    expect(await bad.status).toMatchObject({ code: grpc.status.PERMISSION_DENIED, details: "permission denied" });
+    const none = sotw(server);
+    none.send({ typeUrl: CDS, node: NODE });
+    expect((await none.status).code).toBe(grpc.status.UNAUTHENTICATED);
+    const s = sotw(server, undefined, {}, { "x-consul-token": "good" });
+    s.send({ typeUrl: CDS, node: NODE });
+    s.ack(await s.next());
+    allowed.delete("good"); // the token loses its rights
+    cache.set(PROXY, resources({ [CDS]: { a: cluster("a", "changed") } }));
+    expect(await s.status).toMatchObject({ code: grpc.status.PERMISSION_DENIED });
+    expect(seen.filter((t) => t === "good").length).toBe(2);
   });
 });

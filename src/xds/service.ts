@@ -55,7 +55,19 @@ export interface AdsServiceOptions {
   readonly maxStreams?: number;
   /** Where streams, responses, ACKs, NACKs and push latency are recorded (xds_metrics.ts). */
   readonly metrics?: MetricsRegistry;
+  /**
+   * With ACLs (Consul's checkStreamACLs): whether the token a stream carries (`x-consul-token` metadata)
+   * may configure cache node `nodeId`. Asked when the stream opens, before each new snapshot is applied
+   * and every AUTH_CHECK_MS; a refusal ends the stream (a token revoked meanwhile ends it too).
+   */
+  readonly authorize?: (nodeId: string, token: string | undefined) => Promise<StreamAuth>;
 }
+
+/** A stream's authorization: allowed, or the gRPC status that ends it. */
+export type StreamAuth = { readonly ok: true } | { readonly ok: false; readonly code: "unauthenticated" | "permission-denied"; readonly message: string };
+
+/** Consul's AuthCheckFrequency. */
+export const AUTH_CHECK_MS = 5 * 60_000;
 
 export interface AdsService {
   /** The handlers, for `router.service(AggregatedDiscoveryService, impl)`. */
@@ -83,6 +95,7 @@ type Event<Req> =
   | { readonly kind: "snapshot"; readonly snapshot: NodeSnapshot }
   | { readonly kind: "removed" }
   | { readonly kind: "token" }
+  | { readonly kind: "auth" }
   | { readonly kind: "end" }
   | { readonly kind: "error"; readonly error: unknown }
   | { readonly kind: "close" };
@@ -111,6 +124,7 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
     const onAbort = () => events.push({ kind: "end" });
     let cancelWatch: (() => void) | undefined;
     let cancelToken: (() => void) | undefined;
+    let cancelAuthTimer: (() => void) | undefined;
     /** Whether this stream was counted open (it named a known node). */
     let counted = false;
     open.add(close);
@@ -135,6 +149,14 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
         throw new ConnectError(resolved.message, resolved.code === "not_found" ? Code.NotFound : Code.InvalidArgument);
       }
       const nodeId = resolved.nodeId;
+      const token = ctx.requestHeader.get("x-consul-token") ?? undefined;
+      const authorize = async () => {
+        if (!options.authorize) return;
+        const auth = await options.authorize(nodeId, token);
+        if (!auth.ok) throw new ConnectError(auth.message, auth.code === "unauthenticated" ? Code.Unauthenticated : Code.PermissionDenied);
+      };
+      await authorize();
+      if (options.authorize) cancelAuthTimer = clock.setInterval(AUTH_CHECK_MS, () => events.push({ kind: "auth" }));
       const slog = log.named(variant);
       slog.debug("xds: stream opened", { node_id: nodeId, node: who });
       metrics.streamsChanged(variant, 1);
@@ -165,7 +187,11 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
             else if (outcome.kind === "nack") metrics.of(outcome.typeUrl).nacks.add();
             break;
           }
+          case "auth":
+            await authorize();
+            break;
           case "snapshot":
+            await authorize();
             if (changedAt < 0) changedAt = clock.monotonic();
             if (!haveSnapshot) {
               machine.onSnapshot(ev.snapshot);
@@ -209,6 +235,7 @@ export function createAdsService(options: AdsServiceOptions): AdsService {
       open.delete(close);
       cancelWatch?.();
       cancelToken?.();
+      cancelAuthTimer?.();
       ctx.signal.removeEventListener("abort", onAbort);
     }
   }

@@ -197,13 +197,17 @@ export function openAdsStream(
   target: string,
   creds: grpc.ChannelCredentials,
   channelOptions: grpc.ChannelOptions = {},
+  metadata: Readonly<Record<string, string>> = {},
 ): AdsStream {
   const Client = grpc.makeGenericClientConstructor({}, "ads");
   const client = new Client(target, creds, channelOptions);
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(metadata)) md.set(k, v);
   const call = client.makeBidiStreamRequest(
     ADS_PATH,
     (m: DiscoveryRequest) => Buffer.from(toBinary(DiscoveryRequestSchema, m)),
     (b: Buffer) => fromBinary(DiscoveryResponseSchema, b),
+    md,
   );
   return { client, call };
 }

@@ -1,0 +1,26 @@
+import { describe, expect, test } from "bun:test";
+import { AclResolveError, chainAuthorizers, parseRules, policyAuthorizer, staticAuthorizer, type TokenResolver } from "../acl/index.ts";
+import type { AgentService } from "../agent/index.ts";
+import { xdsStreamAuthorizer } from "./acl_resolver.ts";
+
+const resolver: TokenResolver = {
+  authorizer: async (token) => {
+    if (token !== "web-writer") throw new AclResolveError("ACL not found", 403);
+    return chainAuthorizers([policyAuthorizer(parseRules(`service "web" { policy = "write" }`)), staticAuthorizer("deny")]);
+  },
+};
+const services = {
+  "web-sidecar-proxy": { ID: "web-sidecar-proxy", Service: "web-sidecar-proxy", Kind: "connect-proxy", Proxy: { DestinationServiceName: "web" } },
+  "db-sidecar-proxy": { ID: "db-sidecar-proxy", Service: "db-sidecar-proxy", Kind: "connect-proxy", Proxy: { DestinationServiceName: "db" } },
+  gw: { ID: "gw", Service: "mesh-gateway", Kind: "mesh-gateway" },
+} as unknown as Record<string, AgentService>;
+
+describe("xDS stream authorization", () => {
+  test("a proxy needs service:write on its destination, a gateway on its own name; unknown tokens are unauthenticated", async () => {
+    const auth = xdsStreamAuthorizer(resolver, () => services);
+    expect(await auth("web-sidecar-proxy", "web-writer")).toEqual({ ok: true });
+    expect(await auth("db-sidecar-proxy", "web-writer")).toEqual({ ok: false, code: "permission-denied", message: "permission denied" });
+    expect(await auth("gw", "web-writer")).toEqual({ ok: false, code: "permission-denied", message: "permission denied" });
+    expect(await auth("web-sidecar-proxy", "nope")).toEqual({ ok: false, code: "unauthenticated", message: "ACL not found" });
+  });
+});
