@@ -111,7 +111,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           ? {
             acl: {
               masterToken: config.acl.tokens.master, defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.tokens.default,
-              enableKeyListPolicy: config.acl.enableKeyListPolicy,
+              enableKeyListPolicy: config.acl.enableKeyListPolicy, replicationToken: config.acl.tokens.replication,
             },
           }
           : {}),

@@ -64,7 +64,11 @@ export interface ServerOptions {
   /** Where Raft, RPC, write and leader-routine metrics go; absent: none are recorded. */
   readonly metrics?: MetricsRegistry;
   /** With ACLs enabled (`acl.enabled`): the settings the server enforces them with. */
-  readonly acl?: { readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean };
+  readonly acl?: {
+    readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean;
+    /** `acl.tokens.replication`: what this server's duties present to other datacenters. */
+    readonly replicationToken: string;
+  };
   /** `connect { enabled }`: run the Connect CA. */
   readonly connectEnabled: boolean;
   /**
@@ -311,7 +315,9 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       metrics: rpcMetrics,
     };
     const stateCaller = createServerStateCaller(ctx, replicated.backend);
-    stateForLeader = stateCaller;
+    // Leader routines call other datacenters (federation-state replication and anti-entropy toward the
+    // primary) with the replication token, as Consul's do; calls in this datacenter stay the server's own.
+    stateForLeader = o.acl ? crossDcToken(stateCaller, o.datacenter, o.acl.replicationToken) : stateCaller;
     const routes = (r: ConnectRouter) => {
       registerStatusServices(r, ctx, { node: consensus, clock });
       registerStateService(r, stateCaller);
@@ -380,4 +386,14 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     await close();
     throw err;
   }
+}
+
+/** `caller` with `token` on the calls to datacenters other than `localDc` that carry none of their own. */
+export function crossDcToken(caller: StateCaller, localDc: string, token: string): StateCaller {
+  const remote = (dc: string | undefined) => dc !== undefined && dc !== "" && dc !== localDc;
+  return {
+    ...caller,
+    apply: (command, datacenter, own) => caller.apply(command, datacenter, own ?? (remote(datacenter) ? token : undefined)),
+    query: (q, options = {}) => caller.query(q, options.token === undefined && remote(options.datacenter) ? { ...options, token } : options),
+  };
 }
