@@ -24,6 +24,7 @@ import { intentionCommand } from "./commands/intention.ts";
 import { rttCommand } from "./commands/rtt.ts";
 import { gatewayCommand } from "./commands/gateway.ts";
 import { monitorCommand } from "./commands/monitor.ts";
+import { aclCommand } from "./commands/acl.ts";
 
 export const COMMANDS: readonly Command[] = [
   agentCommand, forceLeaveCommand, joinCommand, keygenCommand, keyringCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
@@ -38,6 +39,7 @@ export const COMMANDS: readonly Command[] = [
   intentionCommand,
   rttCommand,
   monitorCommand,
+  aclCommand,
 ];
 
 function usage(): string {
