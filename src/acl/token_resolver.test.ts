@@ -18,7 +18,7 @@ function setup(over: Partial<TokenResolverOptions> = {}) {
       if (down) throw new Error("no servers");
       return known.get(secret) ?? null;
     },
-    now: () => now, ttlMs: 30_000, datacenter: "dc1", nodeName: "n1", defaultPolicy: "deny", downPolicy: "extend-cache", defaultToken: "", agentMasterToken: "am",
+    now: () => now, ttlMs: 30_000, datacenter: "dc1", nodeName: "n1", defaultPolicy: "deny", downPolicy: "extend-cache", defaultToken: () => "", agentMasterToken: () => "am",
     ...over,
   });
   return { r, fetched, advance: (ms: number) => void (now += ms), setDown: (d: boolean) => void (down = d) };

@@ -39,8 +39,9 @@ export interface TokenResolverOptions {
   readonly nodeName: string;
   readonly defaultPolicy: "allow" | "deny";
   readonly downPolicy: "allow" | "deny" | "extend-cache" | "async-cache";
-  readonly defaultToken: string;
-  readonly agentMasterToken: string;
+  /** The agent's default and agent_master tokens now (they may be replaced at run time). */
+  defaultToken(): string;
+  agentMasterToken(): string;
 }
 
 export interface TokenResolver {
@@ -65,9 +66,10 @@ export function createTokenResolver(o: TokenResolverOptions): TokenResolver {
 
   return {
     async authorizer(token) {
-      const secret = token || o.defaultToken || ANONYMOUS_TOKEN_SECRET;
+      const secret = token || o.defaultToken() || ANONYMOUS_TOKEN_SECRET;
       if (ROOT_TOKEN_NAMES.has(secret)) throw new AclResolveError("Cannot resolve root ACL", 500);
-      if (o.agentMasterToken && secret === o.agentMasterToken) return agentMaster;
+      const agentMasterToken = o.agentMasterToken();
+      if (agentMasterToken && secret === agentMasterToken) return agentMaster;
       const hit = cache.get(secret);
       if (hit && hit.expiresAt > o.now()) return hit.authz;
       let resolved: ResolvedToken | null;

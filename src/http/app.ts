@@ -5,6 +5,7 @@ import { mountAcl } from "./acl.ts";
 import { mountAclPolicies } from "./acl_policies.ts";
 import { agentAclMiddleware, requestAuthorizer } from "./acl_agent_rules.ts";
 import { mountAgentMonitor } from "./agent_monitor.ts";
+import { mountAgentToken } from "./agent_token.ts";
 import { mountAgentServices } from "./agent_services.ts";
 import { mountCatalog } from "./catalog.ts";
 import { mountCoordinate } from "./coordinate.ts";
@@ -60,6 +61,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   mountAcl(app, deps);
   mountAclPolicies(app, deps);
   mountAgentMonitor(app, deps.monitor);
+  mountAgentToken(app, deps);
   mountAgentServices(app, deps);
   mountStatus(app, deps.raft);
   mountMembers(app, deps.membership, deps.agent, (c) => requestAuthorizer(c, deps));

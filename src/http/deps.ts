@@ -90,6 +90,13 @@ export interface HttpApiDeps {
    * for the endpoints no server checks (acl_agent_rules.ts); rejects with an error carrying its status.
    */
   readonly aclAuthorizer?: (token: string | undefined) => Promise<Authorizer>;
+  /** With ACLs on: the agent's own tokens, set by `PUT /v1/agent/token/<name>` (agent_token.ts). */
+  readonly agentTokens?: {
+    /** Persists (when configured) and sets the token; throws when it cannot be persisted, changing nothing. */
+    set(name: "default" | "agent" | "agentMaster" | "replication", secret: string): void;
+    /** Told after a change, with the name the request used (for the log). */
+    onUpdated?(pathName: string): void;
+  };
   /** The agent's log for /v1/agent/monitor; absent: that route answers 500. */
   readonly monitor?: MonitorApi;
   /** Metrics (/v1/agent/metrics, request timings); absent: that route answers 500 and nothing is timed. */

@@ -8,9 +8,10 @@ import type { AgentService } from "../agent/index.ts";
 import type { StreamAuth } from "../xds/index.ts";
 import type { StateAccess } from "../http/index.ts";
 import { systemClock } from "../platform/index.ts";
+import type { AgentTokens } from "./agent_tokens.ts";
 import type { RuntimeConfig } from "./config.ts";
 
-export function agentTokenResolver(config: Pick<RuntimeConfig, "acl" | "datacenter" | "nodeName">, state: StateAccess): TokenResolver {
+export function agentTokenResolver(config: Pick<RuntimeConfig, "acl" | "datacenter" | "nodeName">, state: StateAccess, tokens: Pick<AgentTokens, "default" | "agentMaster">): TokenResolver {
   const clock = systemClock();
   return createTokenResolver({
     async fetch(secret) {
@@ -28,8 +29,8 @@ export function agentTokenResolver(config: Pick<RuntimeConfig, "acl" | "datacent
     nodeName: config.nodeName,
     defaultPolicy: config.acl.defaultPolicy,
     downPolicy: config.acl.downPolicy,
-    defaultToken: config.acl.tokens.default,
-    agentMasterToken: config.acl.tokens.agentMaster,
+    defaultToken: tokens.default,
+    agentMasterToken: tokens.agentMaster,
   });
 }
 

@@ -16,6 +16,7 @@ import {
   cryptoRng, dockerEngineClient, grpcHealthProbe, httpHealthProbe, readFileIfExists, serveHttp, spawnCheckProcess, systemClock,
   tcpHealthProbe, writeFileDurably, type HttpServerHandle,
 } from "../platform/index.ts";
+import { agentTokensOf } from "./agent_tokens.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { serverStats, startServer, wanCoordinates, type RunningServer, type SeenServer } from "../server/index.ts";
 import { startGossip } from "./gossip.ts";
@@ -71,6 +72,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     cleanups.push(() => metrics.stop());
     const dataDir = prepareDataDir(config, cleanups);
     const nodeId = loadNodeId(config, dataDir);
+    const agentTokens = agentTokensOf(config, dataDir, logger.named("agent"));
     const advertiseAddr = config.advertiseAddr || pickAdvertiseAddr(config.bindAddr);
     const addresses: { -readonly [K in keyof AgentAddresses]: AgentAddresses[K] } = {};
 
@@ -111,7 +113,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           ? {
             acl: {
               masterToken: config.acl.tokens.master, defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.tokens.default,
-              enableKeyListPolicy: config.acl.enableKeyListPolicy, replicationToken: config.acl.tokens.replication,
+              enableKeyListPolicy: config.acl.enableKeyListPolicy, replicationToken: agentTokens.replication,
             },
           }
           : {}),
@@ -226,9 +228,9 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     };
     // The replicated state as this agent reaches it, and the local agent that syncs into it.
     const stateCaller = server?.state ?? clientRpc?.state;
-    const stateAccess = stateCaller ? createStateAccess(stateCaller, config.acl.tokens.default) : undefined;
+    const stateAccess = stateCaller ? createStateAccess(stateCaller, agentTokens.default) : undefined;
     /** With ACLs on: the tokens of requests and xDS streams, resolved by this agent (acl_resolver.ts). */
-    const aclResolver = config.acl.enabled && stateAccess ? agentTokenResolver(config, stateAccess) : undefined;
+    const aclResolver = config.acl.enabled && stateAccess ? agentTokenResolver(config, stateAccess, agentTokens) : undefined;
     if (wanfedOn && stateAccess && server) {
       const serverState = server.state;
       const runningServer = server;
@@ -278,7 +280,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           enableLocalScriptChecks: config.enableLocalScriptChecks,
           sidecarPorts: { min: config.ports.sidecarMin, max: config.ports.sidecarMax },
           exposePorts: { min: config.ports.exposeMin, max: config.ports.exposeMax },
-          catalog: catalogPortOver(stateAccess, config.acl.tokens.agent),
+          catalog: catalogPortOver(stateAccess, agentTokens.agent),
           clusterSize: () => gossip.lan.members().length,
           // Service manager: central config (proxy-defaults, service-defaults) of proxies and gateways, read through the agent's one cache.
           ...(connectCa ? { centralConfig: { cache: connectCa.shared.cache, configEntry: connectCa.shared.configEntry } } : {}),
@@ -295,7 +297,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         memberCount: () => gossip.lan.members().length,
         localCoordinate: () => gossip.lan.coordinate(),
         send: async (update) => {
-          const r = await stateAccess.write({ type: "coordinate-batch", updates: [update] }, undefined);
+          const r = await stateAccess.write({ type: "coordinate-batch", updates: [update] }, undefined, agentTokens.agent() || undefined);
           if (r.type === "error") throw new Error(r.error);
         },
         rateTarget: config.syncCoordinateRateTarget,
@@ -414,6 +416,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         metrics: metrics.api,
         acl: { enabled: config.acl.enabled },
         ...(aclResolver ? { aclAuthorizer: aclResolver.authorizer } : {}),
+        ...(config.acl.enabled ? { agentTokens: { set: agentTokens.set, onUpdated: (name: string) => logger.named("agent").info("Updated agent's ACL token", { token: name }) } } : {}),
         // The logger's taps (commands/agent.ts): /v1/agent/monitor reads every line at its own level.
         ...(hooks.logTaps ? {
           monitor: {

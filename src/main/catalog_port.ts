@@ -7,22 +7,22 @@ import type { ReadOptions, StateAccess } from "../http/index.ts";
 import type { StateCommand } from "../state/index.ts";
 
 /**
- * `agentToken`: what anti-entropy reads and writes with (Consul's `acl.tokens.agent`, falling back to
- * the default token when empty).
+ * `agentToken()`: what anti-entropy reads and writes with now (Consul's `acl.tokens.agent`, falling
+ * back to the default token when empty; "" leaves the choice to `state`).
  */
-export function catalogPortOver(state: StateAccess, agentToken?: string): CatalogPort {
-  const DEFAULT_READ: ReadOptions = { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0, ...(agentToken ? { token: agentToken } : {}) };
+export function catalogPortOver(state: StateAccess, agentToken: () => string = () => ""): CatalogPort {
+  const read = (): ReadOptions => ({ datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0, ...(agentToken() ? { token: agentToken() } : {}) });
   const write = async (command: StateCommand) => {
-    const result = await state.write(command, undefined, agentToken || undefined);
+    const result = await state.write(command, undefined, agentToken() || undefined);
     if (result.type === "error") throw new Error(result.error);
   };
   return {
     async nodeServices(node) {
-      const { value, meta } = await state.read({ type: "catalog-node-services", node }, DEFAULT_READ);
+      const { value, meta } = await state.read({ type: "catalog-node-services", node }, read());
       return value ? { index: meta.index, node: value.Node, services: Object.values(value.Services) } : undefined;
     },
     async nodeChecks(node) {
-      return (await state.read({ type: "health-node-checks", node }, DEFAULT_READ)).value;
+      return (await state.read({ type: "health-node-checks", node }, read())).value;
     },
     register: (req) => write({ type: "register", req }),
     deregister: (req) => write({ type: "deregister", req }),

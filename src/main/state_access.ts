@@ -9,11 +9,11 @@ import { decodeWire, encodeWire, plainRpcError as plain, type StateCaller } from
 import { encodeCommand, type StateResult } from "../state/index.ts";
 
 /**
- * `defaultToken` (the agent's `acl.tokens.default`, "" for the anonymous token) stands in for a request
+ * `defaultToken()` (the agent's default token now, "" for the anonymous token) stands in for a request
  * that carries no token, so every call made through this access carries one: a call without a token
  * is one of the server's own duties, which only the server itself may make.
  */
-export function createStateAccess(caller: StateCaller, defaultToken = ""): StateAccess & { renewSession(id: string, dc: string | undefined): Promise<readonly Session[]> } {
+export function createStateAccess(caller: StateCaller, defaultToken: () => string = () => ""): StateAccess & { renewSession(id: string, dc: string | undefined): Promise<readonly Session[]> } {
   return {
     async read(query, options) {
       try {
@@ -23,7 +23,7 @@ export function createStateAccess(caller: StateCaller, defaultToken = ""): State
           minIndex: options.minIndex,
           maxWaitMs: options.maxWaitMs,
           signal: options.signal,
-          token: options.token ?? defaultToken,
+          token: options.token ?? defaultToken(),
         });
         return { value: decodeWire(out.result), meta: { index: out.index, knownLeader: out.knownLeader, lastContactMs: out.lastContactMs } };
       } catch (err) {
@@ -32,7 +32,7 @@ export function createStateAccess(caller: StateCaller, defaultToken = ""): State
     },
     async write(command, datacenter, token) {
       try {
-        return decodeWire<StateResult>(await caller.apply(encodeCommand(command), datacenter, token ?? defaultToken));
+        return decodeWire<StateResult>(await caller.apply(encodeCommand(command), datacenter, token ?? defaultToken()));
       } catch (err) {
         throw plain(err);
       }

@@ -9,7 +9,7 @@ describe("the replication token on a server's own calls to other datacenters", (
       apply: async (_c: Uint8Array, _dc?: string, token?: string) => (seen.push(token), new Uint8Array()),
       query: async (_q: Uint8Array, o: { token?: string } = {}) => (seen.push(o.token), { result: new Uint8Array(), index: 1, knownLeader: true, lastContactMs: 0 }),
     } as unknown as StateCaller;
-    const c = crossDcToken(base, "dc2", "repl");
+    const c = crossDcToken(base, "dc2", () => "repl");
     await c.apply(new Uint8Array(), "dc1");
     await c.apply(new Uint8Array(), "dc2");
     await c.apply(new Uint8Array(), undefined);

@@ -66,8 +66,8 @@ export interface ServerOptions {
   /** With ACLs enabled (`acl.enabled`): the settings the server enforces them with. */
   readonly acl?: {
     readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean;
-    /** `acl.tokens.replication`: what this server's duties present to other datacenters. */
-    readonly replicationToken: string;
+    /** `acl.tokens.replication` now (it may be replaced at run time): what this server's duties present to other datacenters. */
+    readonly replicationToken: () => string;
   };
   /** `connect { enabled }`: run the Connect CA. */
   readonly connectEnabled: boolean;
@@ -388,12 +388,12 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   }
 }
 
-/** `caller` with `token` on the calls to datacenters other than `localDc` that carry none of their own. */
-export function crossDcToken(caller: StateCaller, localDc: string, token: string): StateCaller {
+/** `caller` with `token()` on the calls to datacenters other than `localDc` that carry none of their own. */
+export function crossDcToken(caller: StateCaller, localDc: string, token: () => string): StateCaller {
   const remote = (dc: string | undefined) => dc !== undefined && dc !== "" && dc !== localDc;
   return {
     ...caller,
-    apply: (command, datacenter, own) => caller.apply(command, datacenter, own ?? (remote(datacenter) ? token : undefined)),
-    query: (q, options = {}) => caller.query(q, options.token === undefined && remote(options.datacenter) ? { ...options, token } : options),
+    apply: (command, datacenter, own) => caller.apply(command, datacenter, own ?? (remote(datacenter) ? token() : undefined)),
+    query: (q, options = {}) => caller.query(q, options.token === undefined && remote(options.datacenter) ? { ...options, token: token() } : options),
   };
 }

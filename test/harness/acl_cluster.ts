@@ -1,7 +1,8 @@
 /**
  * An ACL-enabled server in one process for tests: the HTTP API over the agent's StateAccess, the
  * State service and the replicated state with ACL enforcement (default deny), on a consensus of one.
- * `call` makes HTTP requests; `fetch` is the same app as a fetch function (for CLI commands).
+ * `call` makes HTTP requests; `fetch` is the same app as a fetch function (for CLI commands); `tokens`
+ * are the agent's tokens (agent_master is "am"), set through `PUT /v1/agent/token/<name>`.
  */
 import type { ConsensusNode, ConsensusStatus } from "../../src/consensus/index.ts";
 import { createHttpApi, type AgentInfo } from "../../src/http/index.ts";
@@ -13,6 +14,7 @@ import type { StateResult } from "../../src/state/index.ts";
 import { flushMacrotask, simClock } from "./sim_clock.ts";
 import { createStateAccess } from "../../src/main/state_access.ts";
 import { agentTokenResolver } from "../../src/main/acl_resolver.ts";
+import { createAgentTokens } from "../../src/main/agent_tokens.ts";
 import { DEFAULT_ACL } from "../../src/main/config.ts";
 
 const agent: AgentInfo = {
@@ -35,12 +37,13 @@ export async function aclCluster(enabled = true) {
     raft: { status: () => ({ role: "Leader", leader: "s1", lastLeaderContactMs: 0 }) as unknown as ConsensusStatus, changeMembership: () => Promise.reject(new Error("unused")) },
     servers: { lookup: () => undefined },
   };
-  const state = createStateAccess(createServerStateCaller(ctx, rs.backend), "");
+  const tokens = createAgentTokens({ ...DEFAULT_ACL.tokens, agentMaster: "am" }, undefined, () => {});
+  const state = createStateAccess(createServerStateCaller(ctx, rs.backend), tokens.default);
   const settings = { datacenter: "dc1", nodeName: "s1", acl: { ...DEFAULT_ACL, enabled, defaultPolicy: "deny" as const, tokens: { ...DEFAULT_ACL.tokens, agentMaster: "am" } } };
-  const resolver = agentTokenResolver(settings, state);
+  const resolver = agentTokenResolver(settings, state, tokens);
   const app = createHttpApi({
     agent, raft: { leader: () => "", peers: () => [] }, state, newId: () => uuidFrom(rng), now: () => clock.now(), clock, acl: { enabled },
-    ...(enabled ? { aclAuthorizer: resolver.authorizer } : {}),
+    ...(enabled ? { aclAuthorizer: resolver.authorizer, agentTokens: tokens } : {}),
   });
   const call = async (method: string, path: string, token?: string, body?: unknown) => {
     const res = await app.request(path, { method, ...(token ? { headers: { "X-Consul-Token": token } } : {}), ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}) });
@@ -53,6 +56,6 @@ export async function aclCluster(enabled = true) {
     }
     return { status: res.status, text, json: json as Record<string, unknown> & unknown[] };
   };
-  return { call, fetch: (url: string, init: RequestInit) => app.request(url, init) };
+  return { call, fetch: (url: string, init: RequestInit) => app.request(url, init), tokens };
 }
 
