@@ -1,20 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { aclCluster } from "../../../../test/harness/acl_cluster.ts";
-import { createAclCommand } from "../acl.ts";
 import { goTime } from "./format.ts";
-
-async function cli() {
-  const c = await aclCluster();
-  const run = async (argv: string[], env: Record<string, string> = {}) => {
-    let out = "", err = "";
-    const code = await createAclCommand({ env: () => ({ CONSUL_HTTP_ADDR: "http://agent", ...env }), fetch: (url, init) => c.fetch(url, init as RequestInit), readStdin: async () => new Uint8Array() })
-      .run(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
-    return { code, out, err };
-  };
-  return { run };
-}
-
-const field = (out: string, name: string) => new RegExp(`^${name}:\\s+(.*)$`, "m").exec(out)?.[1];
+import { aclCli as cli, field } from "./fixtures.test.ts";
 
 describe("causeway acl", () => {
   test("bootstrap, then policy and token commands with the management token from CONSUL_HTTP_TOKEN", async () => {
@@ -54,6 +40,15 @@ describe("causeway acl", () => {
     expect(await run(["policy", "create"])).toMatchObject({ code: 1, err: "Missing required '-name' flag\n" });
     expect(await run(["token", "list", "-format", "yaml"])).toMatchObject({ code: 1, err: "Invalid format: yaml\n" });
     expect(await run(["policy", "list"])).toMatchObject({ code: 1, err: "Failed to retrieve the policy list: Unexpected response code: 403 (Permission denied)\n" });
+  });
+
+  test("the role, token and policy groups list Consul 1.8's verbs", async () => {
+    const { run } = await cli();
+    const verbs = async (group: string) => [...(await run([group, "-h"])).out.matchAll(/^ {4}(\S+) {4}/gm)].map((m) => m[1]);
+    expect(await verbs("role")).toEqual(["create", "delete", "list", "read", "update"]);
+    expect(await verbs("token")).toEqual(["clone", "create", "delete", "list", "read", "update"]);
+    expect(await verbs("policy")).toEqual(["create", "delete", "list", "read", "update"]);
+    expect(await run(["role"])).toMatchObject({ code: 1, out: "" });
   });
 
   test("times print as Go's time.Time String", () => {

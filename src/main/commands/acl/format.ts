@@ -1,6 +1,6 @@
 /**
- * Consul 1.8's `consul acl` pretty output (command/acl/token/formatter.go, command/acl/policy/formatter.go),
- * and `-format=json` (Go's MarshalIndent with 4 spaces). Times print as Go's time.Time String does.
+ * Consul 1.8's `consul acl` pretty output (command/acl/token/formatter.go, command/acl/policy/formatter.go,
+ * command/acl/role/formatter.go), and `-format=json` (Go's MarshalIndent with 4 spaces). Times print as Go's time.Time String does.
  */
 import { fromBase64, stringifyExact } from "../../../lib/index.ts";
 
@@ -9,6 +9,10 @@ type Token = {
   AccessorID: string; SecretID?: string; Description: string; Local: boolean; AuthMethod?: string; CreateTime: string; ExpirationTime?: string;
   Hash?: string; CreateIndex?: number; ModifyIndex?: number; Policies?: Link[]; Roles?: Link[]; ServiceIdentities?: { ServiceName: string; Datacenters?: string[] }[];
   NodeIdentities?: { NodeName: string; Datacenter: string }[]; Rules?: string; Legacy?: boolean;
+};
+type Role = {
+  ID: string; Name: string; Description: string; Hash?: string; CreateIndex?: number; ModifyIndex?: number; Policies?: Link[];
+  ServiceIdentities?: Token["ServiceIdentities"]; NodeIdentities?: Token["NodeIdentities"];
 };
 type Policy = { ID: string; Name: string; Description: string; Datacenters: string[] | null; Hash?: string; CreateIndex?: number; ModifyIndex?: number; Rules?: string };
 
@@ -23,15 +27,14 @@ export function goTime(rfc3339: string): string {
 
 const hex = (b64 = "") => Array.from(fromBase64(b64), (x) => x.toString(16).padStart(2, "0")).join("");
 
-function links(t: Token): string {
-  let out = "";
-  if (t.Policies?.length) out += `Policies:\n${t.Policies.map((p) => `   ${p.ID} - ${p.Name}\n`).join("")}`;
-  if (t.Roles?.length) out += `Roles:\n${t.Roles.map((r) => `   ${r.ID} - ${r.Name}\n`).join("")}`;
-  if (t.ServiceIdentities?.length) {
-    out += `Service Identities:\n${t.ServiceIdentities.map((s) => `   ${s.ServiceName} (Datacenters: ${s.Datacenters?.length ? s.Datacenters.join(", ") : "all"})\n`).join("")}`;
-  }
-  if (t.NodeIdentities?.length) out += `Node Identities:\n${t.NodeIdentities.map((n) => `   ${n.NodeName} (Datacenter: ${n.Datacenter})\n`).join("")}`;
-  return out;
+/** The Policies, Roles, Service Identities and Node Identities sections, headers after `indent`, entries 3 further. */
+function links(t: Pick<Token, "Policies" | "Roles" | "ServiceIdentities" | "NodeIdentities">, indent = ""): string {
+  const section = <T>(title: string, items: T[] | undefined, line: (x: T) => string) =>
+    items?.length ? `${indent}${title}:\n${items.map((x) => `${indent}   ${line(x)}\n`).join("")}` : "";
+  return section("Policies", t.Policies, (p) => `${p.ID} - ${p.Name}`) +
+    section("Roles", t.Roles, (r) => `${r.ID} - ${r.Name}`) +
+    section("Service Identities", t.ServiceIdentities, (s) => `${s.ServiceName} (Datacenters: ${s.Datacenters?.length ? s.Datacenters.join(", ") : "all"})`) +
+    section("Node Identities", t.NodeIdentities, (n) => `${n.NodeName} (Datacenter: ${n.Datacenter})`);
 }
 
 /** The -meta lines: Hash (hex), Create Index, Modify Index, labels padded to `width`, each after `indent`. */
@@ -74,6 +77,21 @@ export function formatPolicyList(policies: readonly Policy[], showMeta: boolean)
     let out = `${p.Name}:\n   ID:           ${p.ID}\n   Description:  ${p.Description}\n   Datacenters:  ${(p.Datacenters ?? []).join(", ")}\n`;
     if (showMeta) out += meta(p, 14, "   ");
     return out;
+  }).join("");
+}
+
+export function formatRole(r: Role, showMeta: boolean): string {
+  let out = `ID:           ${r.ID}\nName:         ${r.Name}\nDescription:  ${r.Description}\n`;
+  if (showMeta) out += meta(r, 14);
+  return out + links(r);
+}
+
+/** Consul's role list: the entries back to back, each headed by the role's name. */
+export function formatRoleList(roles: readonly Role[], showMeta: boolean): string {
+  return roles.map((r) => {
+    let out = `${r.Name}:\n   ID:           ${r.ID}\n   Description:  ${r.Description}\n`;
+    if (showMeta) out += meta(r, 14, "   ");
+    return out + links(r, "   ");
   }).join("");
 }
 
