@@ -14,8 +14,8 @@
  * - CA configuration, autopilot configuration and federation states need operator:read; CA roots need nothing;
  *   a snapshot needs acl:write, as the snapshot API does;
  * - ACL objects need acl:read, a token's secret shows as `<hidden>` without acl:write, and the write
- *   context (secrets included) needs acl:write; a token read by its own secret and the bootstrap state
- *   need nothing.
+ *   context (secrets included) needs acl:write; a token read by its own secret, the bootstrap state
+ *   and the login view of an auth method (its Name and Type, never its Config) need nothing.
  */
 import type { CheckServiceNode, HealthCheck, PreparedQuery, ReadQuery, ReadValue, TxnResult } from "../model/index.ts";
 import type { Authorizer } from "./authorizer.ts";
@@ -134,6 +134,7 @@ function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions):
     case "acl-token-self":
     case "acl-token-resolve":
     case "acl-bootstrap-state":
+    case "auth-method-login": // Name and Type only: ACL.Login needs no token
       return ok(v);
     case "acl-token-get":
     case "acl-token-list": {
@@ -147,6 +148,10 @@ function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions):
     case "acl-policy-list":
     case "acl-role-get":
     case "acl-role-list":
+    case "auth-method-get":
+    case "auth-method-list":
+    case "binding-rule-get":
+    case "binding-rule-list":
       return a.check("acl", "read") === "allow" ? ok(v) : DENIED;
     case "acl-write-context":
       return manage() ? ok(v) : DENIED;

@@ -19,6 +19,10 @@ export {
   AclRequestError, buildBootstrapToken, buildPolicyWrite, buildRoleWrite, buildTokenClone, buildTokenCreate, buildTokenUpdate, isUuid, TOKEN_MAX_EXPIRATION_MS, TOKEN_MIN_EXPIRATION_MS,
   type AclLookup, type AclRequestContext, type LinkInput, type PolicyInput, type RoleInput, type TokenInput,
 } from "./requests.ts";
+export {
+  AUTH_METHOD_TYPES, buildAuthMethodWrite, buildBindingRuleWrite, projectedVarNames, type AuthMethodContext, type AuthMethodInput, type BindingRuleContext,
+  type BindingRuleInput,
+} from "./requests_auth.ts";
 export { commandDenial, PERMISSION_DENIED, txnDenials } from "./enforce_writes.ts";
 export { authorizeRead, REDACTED_TOKEN, type ReadAuthorizeOptions, type ReadDecision } from "./enforce_reads.ts";
 export { AclResolveError, createTokenResolver, type ResolvedToken, type TokenResolver, type TokenResolverOptions } from "./token_resolver.ts";

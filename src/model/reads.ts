@@ -15,7 +15,7 @@ import type { AutopilotConfig } from "./autopilot.ts";
 import type { CoordinateEntry } from "./coordinate.ts";
 import type { PreparedQuery, PreparedQueryExecuteResult, PreparedQueryOutcome, QuerySource } from "./prepared_query.ts";
 import type { DatacenterMeshGateways, FederationState } from "./federation_state.ts";
-import type { AclAuthMethod, AclPolicy, AclRole, AclTokenRecord } from "./acl.ts";
+import type { AclAuthMethod, AclBindingRule, AclPolicy, AclRole, AclTokenRecord } from "./acl.ts";
 
 export type NodeMetaFilter = Readonly<Record<string, string>>;
 
@@ -125,6 +125,20 @@ export interface Reads {
    * links directly or through them; null when the secret is unknown or expired. Holding the secret is enough.
    */
   "acl-token-resolve": { args: { secret: string }; value: { readonly token: AclTokenRecord; readonly policies: readonly AclPolicy[]; readonly roles: readonly AclRole[] } | null };
+  /*
+   * Auth methods and binding rules (served by src/state runAclAuthRead). Their names have no `acl-`
+   * prefix: the server's runAclRead serves exactly the `acl-*` reads.
+   */
+  /** An auth method by name (case-insensitive), or null. Index: the auth-methods table. Needs acl:read. */
+  "auth-method-get": { args: { name: string }; value: AclAuthMethod | null };
+  /** Every auth method, by name. Index: the auth-methods table. Needs acl:read. */
+  "auth-method-list": { args: Record<never, never>; value: readonly AclAuthMethod[] };
+  /** A binding rule by ID, or null. Index: the binding-rules table. Needs acl:read. */
+  "binding-rule-get": { args: { id: string }; value: AclBindingRule | null };
+  /** Binding rules by ID, those of `authMethod` (by name) only when given. Index: the binding-rules table. Needs acl:read. */
+  "binding-rule-list": { args: { authMethod?: string }; value: readonly AclBindingRule[] };
+  /** What `POST /v1/acl/login` needs of a method: its Name and Type only (never its Config), or null. Needs no ACL. */
+  "auth-method-login": { args: { name: string }; value: { readonly Name: string; readonly Type: string } | null };
   /** Whether ACL bootstrap is still allowed, and the index it was used up at. */
   "acl-bootstrap-state": { args: Record<never, never>; value: { readonly allowed: boolean; readonly resetIndex: number } };
   /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */

@@ -6,7 +6,7 @@ import {
   catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServices, healthChecksInState, healthNodeChecks,
   healthServiceChecks, healthServiceNodes, healthServicesOfKind, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
   caRoots, configEntryGet, configEntryList, intentionGet, intentionList, preparedQueryGet, preparedQueryList, autopilotConfigGet,
-  coordinateList, coordinateNode, federationStateGet, federationStateList, type QueryResult, type StateStore, type WatchSet,
+  coordinateList, coordinateNode, federationStateGet, federationStateList, runAclAuthRead, type QueryResult, type StateStore, type WatchSet,
 } from "../state/index.ts";
 import { trustDomain } from "../connect/index.ts";
 import { meshGatewaysByDatacenter, type CAConfiguration, type ReadQuery } from "../model/index.ts";
@@ -109,6 +109,12 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
     case "acl-bootstrap-state":
     case "acl-token-resolve":
       return runAclRead(store, ws, q, ctx.now());
+    case "auth-method-get":
+    case "auth-method-list":
+    case "binding-rule-get":
+    case "binding-rule-list":
+    case "auth-method-login":
+      return runAclAuthRead(store, ws, q);
     case "ca-config": {
       const { index, value } = caRoots(store, ws);
       return { index, value: value.config ? redactCaConfig(value.config) : null };

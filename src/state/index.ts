@@ -47,6 +47,7 @@ export {
   aclAuthMethodGet, aclAuthMethodList, aclBindingRuleGet, aclBindingRuleList, aclBootstrapState, aclPolicyGet, aclPolicyGetByName, aclPolicyList, aclRoleGet,
   aclRoleGetByName, aclRoleList, aclTokenGetByAccessor, aclTokenGetBySecret, aclTokenList, withLinkNames, type AclTokenFilter,
 } from "./queries_acl.ts";
+export { ACL_AUTH_READ_TYPES, isAclAuthRead, runAclAuthRead, type AclAuthQuery } from "./queries_acl_auth.ts";
 export { autopilotConfigGet, preparedQueryGet, preparedQueryList, preparedQueryResolve, type PreparedQueryResolution } from "./queries_prepared.ts";
 export { ERR_MISSING_QUERY_ID, isUuid } from "./prepared_query_write.ts";
 export { coordinateList, coordinateNode } from "./queries_coordinate.ts";
