@@ -23,6 +23,10 @@ export {
   AUTH_METHOD_TYPES, buildAuthMethodWrite, buildBindingRuleWrite, projectedVarNames, type AuthMethodContext, type AuthMethodInput, type BindingRuleContext,
   type BindingRuleInput,
 } from "./requests_auth.ts";
+export {
+  AclPermissionError, buildLegacySet, checkLegacyDelete, LEGACY_CREATE_TIME, legacyAcl, usesNonLegacyFields, type LegacyAcl, type LegacyAclInput,
+} from "./legacy.ts";
+export { TranslateError, translateLegacyRules } from "./translate.ts";
 export { commandDenial, PERMISSION_DENIED, txnDenials } from "./enforce_writes.ts";
 export { authorizeRead, REDACTED_TOKEN, type ReadAuthorizeOptions, type ReadDecision } from "./enforce_reads.ts";
 export { AclResolveError, createTokenResolver, type ResolvedToken, type TokenResolver, type TokenResolverOptions } from "./token_resolver.ts";

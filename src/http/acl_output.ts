@@ -1,8 +1,10 @@
 /**
  * ACL objects in Consul 1.8's JSON (agent/structs/acl.go field order and omitempty rules): tokens (the
  * legacy Type never shown), token list stubs (no SecretID in 1.8, `Legacy` when it has Rules), policies
- * (`Datacenters` null when none), policy stubs (no Rules), roles. Hash is base64, as Go writes []byte.
+ * (`Datacenters` null when none), policy stubs (no Rules), roles, legacy ACLs (`structs.ACL`). Hash is
+ * base64, as Go writes []byte.
  */
+import type { LegacyAcl } from "../acl/index.ts";
 import type { AclPolicy, AclRole, AclTokenRecord } from "../model/index.ts";
 
 const some = <T>(list: readonly T[] | undefined, key: string) => (list && list.length ? { [key]: list } : {});
@@ -49,4 +51,9 @@ export function roleJson(r: AclRole): Record<string, unknown> {
     ID: r.ID, Name: r.Name, Description: r.Description, ...some(r.Policies, "Policies"), ...some(r.ServiceIdentities, "ServiceIdentities"),
     ...some(r.NodeIdentities, "NodeIdentities"), Hash: r.Hash, CreateIndex: r.CreateIndex, ModifyIndex: r.ModifyIndex,
   };
+}
+
+/** A legacy token as `structs.ACL`: ID (the secret), Name, Type, Rules, then its Raft indexes. */
+export function legacyAclJson(a: LegacyAcl): Record<string, unknown> {
+  return { ID: a.ID, Name: a.Name, Type: a.Type, Rules: a.Rules, CreateIndex: a.CreateIndex, ModifyIndex: a.ModifyIndex };
 }

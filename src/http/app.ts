@@ -3,6 +3,7 @@ import { mountAgent } from "./agent.ts";
 import { mountAgentMetrics } from "./agent_metrics.ts";
 import { mountAcl } from "./acl.ts";
 import { mountAclPolicies } from "./acl_policies.ts";
+import { mountAclLegacy } from "./acl_legacy.ts";
 import { mountAclAuthMethods } from "./acl_auth_methods.ts";
 import { agentAclMiddleware, requestAuthorizer } from "./acl_agent_rules.ts";
 import { mountAgentMonitor } from "./agent_monitor.ts";
@@ -61,6 +62,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   mountAgentMetrics(app, deps.metrics);
   mountAcl(app, deps);
   mountAclPolicies(app, deps);
+  mountAclLegacy(app, deps);
   mountAclAuthMethods(app, deps);
   mountAgentMonitor(app, deps.monitor);
   mountAgentToken(app, deps);
