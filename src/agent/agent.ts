@@ -70,6 +70,12 @@ export interface RegisterServiceOptions {
    * back on restart; "config" ones come from the config files, which are read again anyway. Default "api".
    */
   readonly source?: "api" | "config";
+  /**
+   * The ACL token of the registration (the request's, or a definition's `token`): anti-entropy syncs the
+   * service, its sidecar and its checks with it, and a proxy's xDS watches read with it. Default "" (the
+   * agent's default token).
+   */
+  readonly token?: string;
 }
 
 /**
@@ -78,9 +84,10 @@ export interface RegisterServiceOptions {
  * the implementation's to report (a registration does not fail because its file could not be written).
  */
 export interface AgentPersistence {
-  saveService(id: string, reg: ServiceRegistration): void;
+  /** `token`: the registration's ACL token ("" none), persisted with it as Consul does. */
+  saveService(id: string, reg: ServiceRegistration, token: string): void;
   removeService(id: string): void;
-  saveCheck(id: string, reg: CheckRegistration): void;
+  saveCheck(id: string, reg: CheckRegistration, token: string): void;
   removeCheck(id: string): void;
   /** A TTL check's status, kept until `expiresAtMs` (wall clock) like Consul's persisted check state. */
   saveCheckState(id: string, state: PersistedCheckState): void;
@@ -101,6 +108,8 @@ export interface PersistedAgentState {
   readonly checkStates: ReadonlyMap<string, PersistedCheckState>;
   /** Maintenance modes that were on; absent means none. */
   readonly maintenance?: readonly MaintenanceRecord[];
+  /** The registration tokens persisted with services and checks, by service ID and check ID; absent means none. */
+  readonly tokens?: { readonly services: ReadonlyMap<string, string>; readonly checks: ReadonlyMap<string, string> };
 }
 
 export interface LocalAgent extends Maintenance {
@@ -131,7 +140,7 @@ export interface LocalAgent extends Maintenance {
    * Registers (or replaces) a check. Throws AgentError("bad-request"), writing nothing, when it may not run here (Consul's
    * "Scripts are disabled on this agent..." texts by source, no Docker socket, a missing port) or its ServiceID is unknown.
    */
-  registerCheck(reg: CheckRegistration, opts?: Pick<RegisterServiceOptions, "source">): string[];
+  registerCheck(reg: CheckRegistration, opts?: Pick<RegisterServiceOptions, "source" | "token">): string[];
   /**
    * Registers what a previous run persisted (after the config files' definitions): services and checks
    * as "api" registrations, then each TTL check's status where its saved state has not expired (Consul's
@@ -148,6 +157,8 @@ export interface LocalAgent extends Maintenance {
   /** Live services and checks, sorted by ID. */
   services(): LocalService[];
   service(id: string): LocalService | undefined;
+  /** The ACL token a live service was registered with ("": the agent's default token). */
+  serviceToken(id: string): string;
   checks(): LocalCheck[];
   check(id: string): LocalCheck | undefined;
   /** `GET /v1/agent/services` body. */
@@ -205,10 +216,10 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
     : undefined;
 
   /** Starts a check's runner; an HTTP or gRPC check of a service whose proxy exposes its checks runs through the proxy. */
-  const addCheck = (check: LocalCheck, type: CheckType): string[] => {
+  const addCheck = (check: LocalCheck, type: CheckType, token?: string): string[] => {
     runtime.stop(check.CheckID);
     const run = routes.add(check.ServiceID, check.CheckID, type, state.services());
-    state.addCheck(check);
+    state.addCheck(check, token);
     return runtime.start(check.CheckID, run);
   };
 
@@ -242,7 +253,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
   };
 
   /** Adds a service and its checks; check statuses of a re-registered service carry over (Consul's snapshot restore). */
-  const addService = (service: LocalService, types: readonly CheckType[], replace: boolean, sidecarOf?: string, seed?: CentralConfigValues): string[] => {
+  const addService = (service: LocalService, types: readonly CheckType[], replace: boolean, token: string, sidecarOf?: string, seed?: CentralConfigValues): string[] => {
     order.touch(service.ID);
     const previous = new Map(state.checks().filter((c) => c.ServiceID === service.ID).map((c) => [c.CheckID, c]));
     const checks = types.map((t, i) => {
@@ -252,8 +263,8 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       return { check: healthCheckOf(o.nodeName, id, type, service, prev?.Status, prev?.Output ?? ""), type };
     });
     // The local state holds the service merged with its central config (Consul 1.8's addServiceInternal gets the merged NodeService).
-    state.addService(central ? central.track(service, seed) : service, sidecarOf);
-    const warnings = checks.flatMap(({ check, type }) => addCheck(check, type));
+    state.addService(central ? central.track(service, seed) : service, sidecarOf, token);
+    const warnings = checks.flatMap(({ check, type }) => addCheck(check, type, token));
     if (replace) {
       const keep = new Set(checks.map((c) => c.check.CheckID));
       for (const id of previous.keys()) if (!keep.has(id)) removeCheck(id);
@@ -285,12 +296,13 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
     const { service, sidecar } = expand(reg);
     const replace = opts.replaceExistingChecks ?? false;
     admit([...reg.Checks, ...(sidecar?.checks ?? [])], opts.source ?? "api");
-    const warnings = addService(service, reg.Checks, replace, undefined, seed);
+    const token = opts.token ?? "";
+    const warnings = addService(service, reg.Checks, replace, token, undefined, seed);
     // As in Consul, a sidecar left out of a re-registration stays until its parent is deregistered.
-    if (sidecar) warnings.push(...addService(sidecar.service, sidecar.checks, replace, service.ID, seed));
+    if (sidecar) warnings.push(...addService(sidecar.service, sidecar.checks, replace, token, service.ID, seed));
     rerouteChecks();
     // The registration as given (its sidecar with it) is what comes back on restart.
-    if ((opts.source ?? "api") === "api") o.persistence?.saveService(service.ID, reg);
+    if ((opts.source ?? "api") === "api") o.persistence?.saveService(service.ID, reg, token);
     return warnings;
   };
 
@@ -344,8 +356,8 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       admit([reg], opts.source ?? "api");
       if (reg.ServiceID && !service) throw badRequest(`ServiceID ${JSON.stringify(reg.ServiceID)} does not exist`);
       const id = reg.CheckID || reg.Name;
-      const warnings = addCheck(healthCheckOf(o.nodeName, id, reg, service), reg);
-      if ((opts.source ?? "api") === "api") o.persistence?.saveCheck(id, reg);
+      const warnings = addCheck(healthCheckOf(o.nodeName, id, reg, service), reg, opts.token ?? "");
+      if ((opts.source ?? "api") === "api") o.persistence?.saveCheck(id, reg, opts.token ?? "");
       return warnings;
     },
     restore(saved) {
@@ -357,8 +369,12 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
           problems.push(`${what}: ${(err as Error).message}`);
         }
       };
-      for (const reg of saved.services) attempt(`service ${JSON.stringify(reg.ID || reg.Name)}`, () => agent.registerService(reg));
-      for (const reg of saved.checks) attempt(`check ${JSON.stringify(reg.CheckID || reg.Name)}`, () => agent.registerCheck(reg));
+      for (const reg of saved.services) {
+        attempt(`service ${JSON.stringify(reg.ID || reg.Name)}`, () => agent.registerService(reg, { token: saved.tokens?.services.get(reg.ID || reg.Name) ?? "" }));
+      }
+      for (const reg of saved.checks) {
+        attempt(`check ${JSON.stringify(reg.CheckID || reg.Name)}`, () => agent.registerCheck(reg, { token: saved.tokens?.checks.get(reg.CheckID || reg.Name) ?? "" }));
+      }
       for (const [id, s] of saved.checkStates) {
         if (s.expiresAtMs > o.clock.now()) runtime.ttl(id)?.setStatus(s.status, s.output);
       }
@@ -387,6 +403,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
     ...maintenance({ state, nodeName: o.nodeName, addCheck, removeCheck, persist: (id, m) => o.persistence?.saveMaintenance(id, m), logger }),
     services: () => state.services(),
     service: (id) => state.service(id),
+    serviceToken: (id) => (state.service(id) ? state.serviceToken(id) : ""),
     checks: () => state.checks(),
     check: (id) => state.check(id),
     agentServices: () => Object.fromEntries(state.services().map((s) => [s.ID, toAgentService(s)])),

@@ -46,7 +46,7 @@ export {
 export type {
   AgentCache, AgentCacheDeps, CachedLeaf, CacheResult, CacheType, CaRoots, CaRootsRequest, CatalogServicesRequest, CompiledChainRequest,
   ConfigEntriesRequest, ConfigEntryRequest, DatacenterGateways, DatacentersRequest, FederationGatewaysRequest,
-  FetchOptions, FetchResult, GetOptions, HealthServicesRequest, IntentionMatchRequest, LeafRequest, LeafState, MeshGatewaysRequest,
+  FetchOptions, FetchResult, GetOptions, WatchOptions, HealthServicesRequest, IntentionMatchRequest, LeafRequest, LeafState, MeshGatewaysRequest,
   PreparedQueryRequest, PreparedQueryTypeDeps, StateReader, StateReadOptions, WatchHandlers,
 } from "./cache/index.ts";
 export { createConnectAccess } from "./connect_signing.ts";

@@ -23,6 +23,8 @@ export interface ServiceEntry {
   version: number;
   /** The parent service ID when registered from its `sidecar_service` block. */
   sidecarOf: string | undefined;
+  /** The ACL token it was registered with ("": the agent's default token), used to sync it (Consul's serviceToken). */
+  token: string;
 }
 
 /** A check record and its sync status. */
@@ -35,6 +37,8 @@ export interface CheckEntry {
   criticalSince: number | undefined;
   /** Pending deferred sync of an output-only change (Consul's DeferCheck). */
   deferTimer: Cancel | undefined;
+  /** The ACL token it was registered with ("": the agent's default token), used to sync it (Consul's checkToken). */
+  token: string;
 }
 
 export interface LocalStateOptions {
@@ -110,11 +114,14 @@ export class LocalState {
     this.changed(true);
   }
 
-  /** Adds or replaces a service. Re-adding an identical, in-sync service keeps it in sync. */
-  addService(service: LocalService, sidecarOf?: string): void {
+  /**
+   * Adds or replaces a service, registered with `token` (undefined: keep the one it had, else ""). Re-adding
+   * an identical, in-sync service keeps it in sync; a new token alone changes nothing in the catalog.
+   */
+  addService(service: LocalService, sidecarOf?: string, token?: string): void {
     const old = this.serviceEntries.get(service.ID);
     const same = !!old && !old.deleted && !!old.service && old.inSync && sameService(old.service, service);
-    this.serviceEntries.set(service.ID, { service, inSync: same, deleted: false, version: (old?.version ?? 0) + 1, sidecarOf });
+    this.serviceEntries.set(service.ID, { service, inSync: same, deleted: false, version: (old?.version ?? 0) + 1, sidecarOf, token: token ?? (old && !old.deleted ? old.token : "") });
     this.changed(!same);
   }
 
@@ -125,6 +132,16 @@ export class LocalState {
     Object.assign(e, { inSync: false, deleted: true, version: e.version + 1 });
     this.changed(true);
     return true;
+  }
+
+  /** The token a service was registered with ("" for the default token; also for a deleted one, which is deregistered with it). */
+  serviceToken(id: string): string {
+    return this.serviceEntries.get(id)?.token ?? "";
+  }
+
+  /** The token a check was registered with ("" for the default token). */
+  checkToken(id: string): string {
+    return this.checkEntries.get(id)?.token ?? "";
   }
 
   service(id: string): LocalService | undefined {
@@ -148,7 +165,7 @@ export class LocalState {
    * Adds or replaces a check (Node is forced to this node). Throws if its ServiceID is not a live local
    * service. A check added as critical counts as critical from now (for DeregisterCriticalServiceAfter).
    */
-  addCheck(input: LocalCheck): void {
+  addCheck(input: LocalCheck, token?: string): void {
     if (input.ServiceID !== "" && !this.service(input.ServiceID)) {
       throw new Error(`Check ${JSON.stringify(input.CheckID)} refers to non-existent service ${JSON.stringify(input.ServiceID)}`);
     }
@@ -164,6 +181,7 @@ export class LocalState {
       version: (old?.version ?? 0) + 1,
       criticalSince: check.Status === "critical" ? (wasCritical ?? this.clock.monotonic()) : undefined,
       deferTimer: undefined,
+      token: token ?? (old && !old.deleted ? old.token : ""),
     });
     this.changed(!same);
   }

@@ -8,18 +8,19 @@ import { parseCheckRegistration, parseServiceRegistration } from "./registration
 /** A persistence that records calls and keeps the records in maps. */
 function recording() {
   const services = new Map<string, ServiceRegistration>();
+  const tokens = new Map<string, string>();
   const checks = new Map<string, CheckRegistration>();
   const states = new Map<string, PersistedCheckState>();
   const maintenance = new Map<string, MaintenanceRecord>();
   const p: AgentPersistence = {
-    saveService: (id, reg) => void services.set(id, reg),
+    saveService: (id, reg, token) => void (services.set(id, reg), tokens.set(`service ${id}`, token)),
     removeService: (id) => void services.delete(id),
-    saveCheck: (id, reg) => void checks.set(id, reg),
+    saveCheck: (id, reg, token) => void (checks.set(id, reg), tokens.set(`check ${id}`, token)),
     removeCheck: (id) => void (checks.delete(id), states.delete(id), maintenance.delete(id)),
     saveCheckState: (id, s) => void states.set(id, s),
     saveMaintenance: (id, m) => void maintenance.set(id, m),
   };
-  return { p, services, checks, states, maintenance };
+  return { p, services, checks, states, maintenance, tokens };
 }
 
 describe("agent state across restarts", () => {
@@ -88,5 +89,20 @@ describe("agent state across restarts", () => {
     const b = kit();
     expect(b.agent.restore({ services: [], checks: [], checkStates: new Map(), maintenance: [{ serviceId: "gone", reason: "x" }] }))
       .toEqual(['maintenance of service "gone": No service registered with ID "gone"']);
+  });
+
+  test("a registration's ACL token is persisted with it and comes back on restore", async () => {
+    const r = recording();
+    const a = kit({ persistence: r.p });
+    a.agent.registerService(parseServiceRegistration({ Name: "web", Port: 80 }), { token: "web-secret" });
+    a.agent.registerCheck(parseCheckRegistration({ Name: "mem", TTL: "30s" }), { token: "check-secret" });
+    expect([...r.tokens]).toEqual([["service web", "web-secret"], ["check mem", "check-secret"]]);
+    const b = kit({});
+    const problems = b.agent.restore({
+      services: [...r.services.values()], checks: [...r.checks.values()], checkStates: new Map(),
+      tokens: { services: new Map([["web", "web-secret"]]), checks: new Map([["mem", "check-secret"]]) },
+    });
+    expect(problems).toEqual([]);
+    expect([b.agent.serviceToken("web"), b.agent.state.checkToken("mem")]).toEqual(["web-secret", "check-secret"]);
   });
 });

@@ -134,6 +134,10 @@ export interface CatalogPort {
   nodeServices(node: string): Promise<CatalogNodeServices | undefined>;
   /** The node's checks; [] when none or no such node. */
   nodeChecks(node: string): Promise<readonly HealthCheck[]>;
-  register(req: RegisterRequest): Promise<void>;
-  deregister(req: DeregisterRequest): Promise<void>;
+  /**
+   * Writes with `token`: a service's or check's registration token ("" for the agent's default token),
+   * or, when undefined, the agent's own token (node info), as Consul's anti-entropy chooses them.
+   */
+  register(req: RegisterRequest, token?: string): Promise<void>;
+  deregister(req: DeregisterRequest, token?: string): Promise<void>;
 }

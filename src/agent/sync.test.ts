@@ -97,3 +97,44 @@ describe("sync passes", () => {
     expect(state.serviceEntries.get("web")!.inSync).toBe(false);
   });
 });
+
+describe("sync with ACL tokens", () => {
+  test("a service and its checks sync with their registration tokens, node info with the agent's (undefined); deletes with the entry's", async () => {
+    const { state, catalog } = setup();
+    const seen: string[] = [];
+    const register = catalog.register.bind(catalog);
+    const deregister = catalog.deregister.bind(catalog);
+    catalog.register = async (req: RegisterRequest, token?: string) => {
+      seen.push(`register ${req.Service?.ID ?? (req.Check ? `check ${req.Check.CheckID}` : "node")} ${token ?? "agent"}`);
+      return register(req);
+    };
+    catalog.deregister = async (req, token?: string) => {
+      seen.push(`deregister ${req.ServiceID ?? req.CheckID} ${token ?? "agent"}`);
+      return deregister(req);
+    };
+    state.setNodeInfo({ address: "10.0.0.2" });
+    state.addService(service("web"), undefined, "web-secret");
+    state.addCheck(check("mem"), "check-secret");
+    state.addService(service("db"));
+    await syncFull(state, catalog, logger);
+    expect(seen).toEqual(["register db ", "register web web-secret", "register check mem check-secret"]);
+    expect([state.serviceToken("web"), state.checkToken("mem"), state.serviceToken("db")]).toEqual(["web-secret", "check-secret", ""]);
+    seen.length = 0;
+    state.addService(service("web", { Port: 81 })); // a re-registration without a token keeps the one it had
+    state.removeService("db");
+    await syncChanges(state, catalog, logger);
+    expect(seen).toEqual(["deregister db ", "register web web-secret"]);
+  });
+
+  test("node info alone syncs with the agent's token", async () => {
+    const { state, catalog } = setup();
+    const tokens: (string | undefined)[] = [];
+    const register = catalog.register.bind(catalog);
+    catalog.register = async (req: RegisterRequest, token?: string) => {
+      tokens.push(token);
+      return register(req);
+    };
+    await syncFull(state, catalog, logger);
+    expect(tokens).toEqual([undefined]);
+  });
+});

@@ -37,7 +37,7 @@ export function reconcile(state: LocalState, remote: CatalogNodeServices | undef
     if (!ls) {
       // The leader manages the consul service of servers.
       if (id === CONSUL_SERVICE) continue;
-      state.serviceEntries.set(id, { service: undefined, inSync: false, deleted: true, version: 0, sidecarOf: undefined });
+      state.serviceEntries.set(id, { service: undefined, inSync: false, deleted: true, version: 0, sidecarOf: undefined, token: "" });
       continue;
     }
     if (ls.deleted || !ls.service) continue;
@@ -53,7 +53,7 @@ export function reconcile(state: LocalState, remote: CatalogNodeServices | undef
     if (!lc) {
       // Gossip health is maintained by the servers, not by the agent.
       if (id === SERF_CHECK_ID) continue;
-      state.checkEntries.set(id, { check: undefined, inSync: false, deleted: true, version: 0, criticalSince: undefined, deferTimer: undefined });
+      state.checkEntries.set(id, { check: undefined, inSync: false, deleted: true, version: 0, criticalSince: undefined, deferTimer: undefined, token: "" });
       continue;
     }
     if (lc.deleted || !lc.check) continue;
@@ -110,7 +110,7 @@ export async function syncChanges(state: LocalState, catalog: CatalogPort, logge
 async function deleteService(state: LocalState, catalog: CatalogPort, logger: Logger, id: string): Promise<void> {
   const entry = state.serviceEntries.get(id)!;
   try {
-    await catalog.deregister({ Datacenter: state.datacenter, Node: state.nodeName, ServiceID: id });
+    await catalog.deregister({ Datacenter: state.datacenter, Node: state.nodeName, ServiceID: id }, entry.token);
   } catch (err) {
     if (isAclError(err)) {
       entry.inSync = true;
@@ -130,7 +130,7 @@ async function deleteService(state: LocalState, catalog: CatalogPort, logger: Lo
 async function deleteCheck(state: LocalState, catalog: CatalogPort, logger: Logger, id: string): Promise<void> {
   const entry = state.checkEntries.get(id)!;
   try {
-    await catalog.deregister({ Datacenter: state.datacenter, Node: state.nodeName, CheckID: id });
+    await catalog.deregister({ Datacenter: state.datacenter, Node: state.nodeName, CheckID: id }, entry.token);
   } catch (err) {
     if (isAclError(err)) {
       entry.inSync = true;
@@ -159,7 +159,7 @@ async function syncService(state: LocalState, catalog: CatalogPort, logger: Logg
     ...(riders.length === 1 ? { Check: riders[0]!.check } : riders.length > 1 ? { Checks: riders.map((r) => r.check) } : {}),
   };
   try {
-    await catalog.register(req);
+    await catalog.register(req, entry.token);
   } catch (err) {
     if (!isAclError(err)) throw err;
     logger.warn("service registration blocked by ACLs", { service: id });
@@ -185,7 +185,7 @@ async function syncCheck(state: LocalState, catalog: CatalogPort, logger: Logger
     Check: check,
   };
   try {
-    await catalog.register(req);
+    await catalog.register(req, entry.token);
   } catch (err) {
     if (!isAclError(err)) throw err;
     logger.warn("check registration blocked by ACLs", { check: id });

@@ -28,7 +28,7 @@ describe("PUT /v1/agent/check/register", () => {
     expect([res.status, await res.text()]).toEqual([200, ""]);
     expect(calls).toEqual([
       { op: "parseCheckRegistration", args: [{ Name: "mem", TTL: "10s" }] },
-      { op: "registerCheck", args: [{ parsed: { Name: "mem", TTL: "10s" } }] },
+      { op: "registerCheck", args: [{ parsed: { Name: "mem", TTL: "10s" } }, { token: "" }] },
     ]);
   });
 

@@ -12,7 +12,7 @@ import { checkDenial, readableChecks, withAgentAcl } from "./agent_acl.ts";
 import { requestAuthorizer } from "./acl_agent_rules.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 import { applyRecordFilter, badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
-import { query } from "./request.ts";
+import { query, requestToken } from "./request.ts";
 
 /** The TTL verbs and the status each sets (api.HealthPassing, HealthWarning, HealthCritical). */
 const TTL_VERBS = [["pass", "passing"], ["warn", "warning"], ["fail", "critical"]] as const;
@@ -57,7 +57,7 @@ export function mountAgentChecks(app: Hono, deps: HttpApiDeps): void {
       return failure(c, err);
     }
     const subject = agent.checkAclSubject?.(reg);
-    return withAgentAcl(c, deps, (a) => (subject ? checkDenial(a, agent, deps.agent.nodeName, subject) : undefined), () => write(c, () => agent.registerCheck(reg)));
+    return withAgentAcl(c, deps, (a) => (subject ? checkDenial(a, agent, deps.agent.nodeName, subject) : undefined), () => write(c, () => agent.registerCheck(reg, { token: requestToken(c) ?? "" })));
   }));
 
   const deregister = "/v1/agent/check/deregister/";

@@ -39,15 +39,22 @@ describe("PUT /v1/agent/service/register", () => {
     expect(await res.text()).toBe("");
     expect(calls).toEqual([
       { op: "parseServiceRegistration", args: [{ Name: "web", Port: 80 }] },
-      { op: "registerService", args: [{ parsed: { Name: "web", Port: 80 } }, { replaceExistingChecks: false }] },
+      { op: "registerService", args: [{ parsed: { Name: "web", Port: 80 } }, { replaceExistingChecks: false, token: "" }] },
     ]);
+  });
+
+  test("the request's token goes with the registration (anti-entropy and the proxy's watches use it)", async () => {
+    const { api, calls } = fakeAgent();
+    const res = await apiWith(api).request("/v1/agent/service/register", { method: "PUT", body: '{"Name":"web"}', headers: { "X-Consul-Token": "web-secret" } });
+    expect(res.status).toBe(200);
+    expect(calls[1]).toEqual({ op: "registerService", args: [{ parsed: { Name: "web" } }, { replaceExistingChecks: false, token: "web-secret" }] });
   });
 
   test("?replace-existing-checks counts without a value or as \"true\", as in Consul", async () => {
     for (const [query, expected] of [["?replace-existing-checks", true], ["?replace-existing-checks=true", true], ["?replace-existing-checks=1", false], ["?replace-existing-checks=false", false], ["", false]] as const) {
       const { api, calls } = fakeAgent();
       await put(apiWith(api), `/v1/agent/service/register${query}`, "{}");
-      expect([query, calls[1]!.args[1]]).toEqual([query, { replaceExistingChecks: expected }]);
+      expect([query, calls[1]!.args[1]]).toEqual([query, { replaceExistingChecks: expected, token: "" }]);
     }
   });
 

@@ -17,7 +17,7 @@ import type { HttpApiDeps, LocalAgentApi, LocalAgentServiceView } from "./deps.t
 import { DEFAULT_WAIT_MS, JITTER_FRACTION, MAX_WAIT_MS } from "./query_options.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 import { applyRecordFilter, badPath, filterParam, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
-import { query } from "./request.ts";
+import { query, requestToken } from "./request.ts";
 
 const SERVICE_PREFIX = "/v1/agent/service/";
 const DEREGISTER_PREFIX = "/v1/agent/service/deregister/";
@@ -54,7 +54,7 @@ export function mountAgentServices(app: Hono, deps: HttpApiDeps): void {
       return failure(c, err);
     }
     return withAgentAcl(c, deps, (a) => serviceRegisterDenial(a, agent, agent.serviceAclSubjects?.(reg) ?? []), () =>
-      write(c, () => agent.registerService(reg, { replaceExistingChecks })));
+      write(c, () => agent.registerService(reg, { replaceExistingChecks, token: requestToken(c) ?? "" })));
   }));
   // Registered before the GET wildcard below, which would otherwise read "register" as a service ID.
   otherMethodsNotAllowed(app, "/v1/agent/service/register");

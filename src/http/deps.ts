@@ -300,11 +300,14 @@ export interface LocalAgentApi {
   parseServiceRegistration(body: unknown): unknown;
   /** Decodes and validates a parsed `PUT /v1/agent/check/register` body. */
   parseCheckRegistration(body: unknown): unknown;
-  /** Registers (or replaces) a service with its checks and sidecar; returns warnings (ignored). */
-  registerService(registration: unknown, options: { readonly replaceExistingChecks?: boolean }): unknown;
+  /**
+   * Registers (or replaces) a service with its checks and sidecar; returns warnings (ignored). `token`:
+   * the request's ACL token, kept with the service (anti-entropy and its proxy's watches use it).
+   */
+  registerService(registration: unknown, options: { readonly replaceExistingChecks?: boolean; readonly token?: string }): unknown;
   deregisterService(serviceId: string): void;
-  /** Registers (or replaces) a check; returns warnings (ignored). */
-  registerCheck(registration: unknown): unknown;
+  /** Registers (or replaces) a check; returns warnings (ignored). `token` as for registerService. */
+  registerCheck(registration: unknown, options?: { readonly token?: string }): unknown;
   deregisterCheck(checkId: string): void;
   /** Sets a TTL check's status ("passing" | "warning" | "critical") and output. */
   updateTTL(checkId: string, status: string, output: string): void;

@@ -14,8 +14,8 @@ describe("agent state files", () => {
       const files = agentStateFiles(dir, logger);
       const web = parseServiceRegistration({ Name: "web", ID: "web/1 é", Port: 80, Tags: ["a"] });
       const mem = parseCheckRegistration({ Name: "mem", TTL: "30s" });
-      files.saveService("web/1 é", web);
-      files.saveCheck("mem", mem);
+      files.saveService("web/1 é", web, "web-secret");
+      files.saveCheck("mem", mem, "");
       files.saveCheckState("mem", { status: "warning", output: "low", expiresAtMs: 123 });
       files.saveMaintenance("_service_maintenance:web/1 é", { serviceId: "web/1 é", reason: "upgrade" });
       writeFileSync(join(dir, "services", "garbage.json"), "{not json");
@@ -24,6 +24,7 @@ describe("agent state files", () => {
       expect(loaded.checks).toEqual([JSON.parse(JSON.stringify(mem))]);
       expect([...loaded.checkStates]).toEqual([["mem", { status: "warning", output: "low", expiresAtMs: 123 }]]);
       expect(loaded.maintenance).toEqual([{ serviceId: "web/1 é", reason: "upgrade" }]);
+      expect(loaded.tokens).toEqual({ services: new Map([["web/1 é", "web-secret"]]), checks: new Map() });
       expect(logger.lines.some((l) => l.includes("garbage.json"))).toBe(true);
       files.removeService("web/1 é");
       files.removeCheck("mem");

@@ -1,7 +1,9 @@
 /**
  * The agent's API registrations across restarts, laid out in the data dir as Consul keeps them:
  * `services/`, `checks/` and `checks/state/` (TTL check statuses), one record per ID. A maintenance
- * mode is a record in `checks/` under its check ID with `Maintenance` in place of `Check`.
+ * mode is a record in `checks/` under its check ID with `Maintenance` in place of `Check`. A
+ * registration's ACL token is kept in its record as `Token`, as Consul's persistedService does (the
+ * records are written readable by the owner only).
  */
 import { join } from "node:path";
 import type { AgentPersistence, CheckRegistration, MaintenanceRecord, PersistedAgentState, PersistedCheckState, ServiceRegistration } from "../agent/index.ts";
@@ -30,9 +32,9 @@ export function agentStateFiles(dataDir: string, logger: Logger): AgentStateFile
   const checkRecords = () => checks.list();
   const isMaintenance = (d: Doc) => isDoc(d.Maintenance);
   return {
-    saveService: (id, reg) => services.save(id, { ID: id, Service: reg }),
+    saveService: (id, reg, token) => services.save(id, { ID: id, Service: reg, ...(token ? { Token: token } : {}) }),
     removeService: (id) => services.remove(id),
-    saveCheck: (id, reg) => checks.save(id, { ID: id, Check: reg }),
+    saveCheck: (id, reg, token) => checks.save(id, { ID: id, Check: reg, ...(token ? { Token: token } : {}) }),
     removeCheck: (id) => {
       checks.remove(id);
       states.remove(id);
@@ -50,6 +52,17 @@ export function agentStateFiles(dataDir: string, logger: Logger): AgentStateFile
         typeof d.CheckID === "string" && typeof d.Expires === "number" && isStatus(d.Status)
           ? [d.CheckID, { status: d.Status, output: typeof d.Output === "string" ? d.Output : "", expiresAtMs: d.Expires }]
           : undefined)),
+      tokens: {
+        services: tokensOf(services.list()),
+        checks: tokensOf(checkRecords()),
+      },
     }),
   };
+}
+
+/** The `Token` of each record that has one, by its `ID`. */
+function tokensOf(records: unknown[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of records) if (isDoc(r) && typeof r.ID === "string" && typeof r.Token === "string" && r.Token !== "") out.set(r.ID, r.Token);
+  return out;
 }

@@ -12,8 +12,9 @@ import type { StateCommand } from "../state/index.ts";
  */
 export function catalogPortOver(state: StateAccess, agentToken: () => string = () => ""): CatalogPort {
   const read = (): ReadOptions => ({ datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0, ...(agentToken() ? { token: agentToken() } : {}) });
-  const write = async (command: StateCommand) => {
-    const result = await state.write(command, undefined, agentToken() || undefined);
+  /** undefined: the agent token; "": the default token (which `state` supplies for undefined). */
+  const write = async (command: StateCommand, token: string | undefined) => {
+    const result = await state.write(command, undefined, (token === undefined ? agentToken() : token) || undefined);
     if (result.type === "error") throw new Error(result.error);
   };
   return {
@@ -24,7 +25,7 @@ export function catalogPortOver(state: StateAccess, agentToken: () => string = (
     async nodeChecks(node) {
       return (await state.read({ type: "health-node-checks", node }, read())).value;
     },
-    register: (req) => write({ type: "register", req }),
-    deregister: (req) => write({ type: "deregister", req }),
+    register: (req, token) => write({ type: "register", req }, token),
+    deregister: (req, token) => write({ type: "deregister", req }, token),
   };
 }

@@ -49,7 +49,10 @@ export function watchInCache(
   request: WatchRequest,
   onUpdate: (u: WatchUpdate) => void,
   onError: (err: unknown) => void,
+  token = "",
 ): Cancel {
+  /** Reads of the proxy's data use its registration token (Consul's proxycfg uses the proxy's token); roots and leaves are the agent's. */
+  const as = token ? { token } : {};
   /** A datacenter for a read: undefined for this agent's own (no forwarding). */
   const dcOf = (dc: string) => (dc === "" || dc === ctx.datacenter ? undefined : dc);
   const on = <V>(f: (v: V) => WatchUpdate) => ({ onUpdate: (r: { value: V }) => onUpdate(f(r.value)), onError });
@@ -59,9 +62,9 @@ export function watchInCache(
     case "leaf":
       return cache.watch(types.leaf, { service: request.service }, on((value: IssuedCert) => ({ kind: "leaf", watchId, value })));
     case "intentions":
-      return cache.watch(types.intentions, { service: request.service }, on((value: readonly Intention[]) => ({ kind: "intentions", watchId, value })));
+      return cache.watch(types.intentions, { service: request.service }, on((value: readonly Intention[]) => ({ kind: "intentions", watchId, value })), as);
     case "config-entry":
-      return cache.watch(types.configEntry, { kind: request.entryKind, name: request.name }, on((value: ConfigEntry | null) => ({ kind: "config-entry", watchId, value })));
+      return cache.watch(types.configEntry, { kind: request.entryKind, name: request.name }, on((value: ConfigEntry | null) => ({ kind: "config-entry", watchId, value })), as);
     case "chain": {
       const c = request.chain;
       const req: CompiledChainRequest = {
@@ -72,20 +75,20 @@ export function watchInCache(
         overrideProtocol: c.overrideProtocol,
         overrideConnectTimeoutMs: c.overrideConnectTimeoutMs,
       };
-      return cache.watch(types.chain, req, on((value: CompiledDiscoveryChain) => ({ kind: "chain", watchId, value })));
+      return cache.watch(types.chain, req, on((value: CompiledDiscoveryChain) => ({ kind: "chain", watchId, value })), as);
     }
     case "health": {
       const dc = dcOf(request.datacenter);
       const req: HealthServicesRequest = { service: request.service, connect: true, ...(dc ? { datacenter: dc } : {}), ...(request.filter ? { filter: request.filter } : {}) };
-      return cache.watch(types.health, req, on((value: readonly CheckServiceNode[]) => ({ kind: "health", watchId, value })));
+      return cache.watch(types.health, req, on((value: readonly CheckServiceNode[]) => ({ kind: "health", watchId, value })), as);
     }
     case "mesh-gateways":
-      return cache.watch(types.meshGateways, { datacenter: request.datacenter }, on((value: readonly CheckServiceNode[]) => ({ kind: "mesh-gateways", watchId, value })));
+      return cache.watch(types.meshGateways, { datacenter: request.datacenter }, on((value: readonly CheckServiceNode[]) => ({ kind: "mesh-gateways", watchId, value })), as);
     case "prepared-query": {
       const dc = dcOf(request.datacenter);
       const source = { Datacenter: ctx.datacenter, Segment: "", Node: ctx.nodeName, Ip: "" };
       const req: PreparedQueryRequest = { idOrName: request.name, source, ...(dc ? { datacenter: dc } : {}) };
-      return cache.watch(types.preparedQuery, req, on((value: readonly CheckServiceNode[]) => ({ kind: "prepared-query", watchId, value })));
+      return cache.watch(types.preparedQuery, req, on((value: readonly CheckServiceNode[]) => ({ kind: "prepared-query", watchId, value })), as);
     }
   }
 }
@@ -109,27 +112,29 @@ export function watchMeshGatewayInCache(
   request: MeshGatewayWatchRequest,
   onUpdate: (u: MeshGatewayUpdate) => void,
   onError: (err: unknown) => void,
+  token = "",
 ): Cancel {
+  const as = token ? { token } : {};
   const on = <V>(f: (v: V) => MeshGatewayUpdate) => ({ onUpdate: (r: { value: V }) => onUpdate(f(r.value)), onError });
   switch (request.kind) {
     case "roots":
       return cache.watch(types.roots, {}, on((v: CaRoots) => ({ kind: "roots", watchId, value: indexedRoots(v) })));
     case "config-entry":
-      return cache.watch(types.configEntry, { kind: request.entryKind, name: request.name }, on((value: ConfigEntry | null) => ({ kind: "config-entry", watchId, value })));
+      return cache.watch(types.configEntry, { kind: request.entryKind, name: request.name }, on((value: ConfigEntry | null) => ({ kind: "config-entry", watchId, value })), as);
     case "service-list":
-      return cache.watch(types.catalogServices, {}, on((value: readonly string[]) => ({ kind: "service-list", watchId, value })));
+      return cache.watch(types.catalogServices, {}, on((value: readonly string[]) => ({ kind: "service-list", watchId, value })), as);
     case "datacenters":
       return cache.watch(types.datacenters, {}, on((value: readonly string[]) => ({ kind: "datacenters", watchId, value })));
     case "service-resolvers":
-      return cache.watch(types.configEntries, { kind: "service-resolver" }, on((value: readonly ConfigEntry[]) => ({ kind: "service-resolvers", watchId, value })));
+      return cache.watch(types.configEntries, { kind: "service-resolver" }, on((value: readonly ConfigEntry[]) => ({ kind: "service-resolvers", watchId, value })), as);
     case "connect-service":
-      return cache.watch(types.health, { service: request.service, connect: true }, on((value: readonly CheckServiceNode[]) => ({ kind: "connect-service", watchId, value })));
+      return cache.watch(types.health, { service: request.service, connect: true }, on((value: readonly CheckServiceNode[]) => ({ kind: "connect-service", watchId, value })), as);
     case "mesh-gateways":
-      return cache.watch(types.meshGateways, { datacenter: request.datacenter }, on((value: readonly CheckServiceNode[]) => ({ kind: "mesh-gateways", watchId, value })));
+      return cache.watch(types.meshGateways, { datacenter: request.datacenter }, on((value: readonly CheckServiceNode[]) => ({ kind: "mesh-gateways", watchId, value })), as);
     case "federation-gateways":
-      return cache.watch(types.federationGateways, {}, on((value: DatacenterGateways) => ({ kind: "federation-gateways", watchId, value })));
+      return cache.watch(types.federationGateways, {}, on((value: DatacenterGateways) => ({ kind: "federation-gateways", watchId, value })), as);
     case "consul-servers":
       // Consul's consulServerListWatchID: Health.ServiceNodes of "consul" here, not Connect, not passing-only.
-      return cache.watch(types.health, { service: CONSUL_SERVICE, connect: false }, on((value: readonly CheckServiceNode[]) => ({ kind: "consul-servers", watchId, value })));
+      return cache.watch(types.health, { service: CONSUL_SERVICE, connect: false }, on((value: readonly CheckServiceNode[]) => ({ kind: "consul-servers", watchId, value })), as);
   }
 }

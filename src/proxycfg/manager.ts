@@ -36,6 +36,8 @@ export interface LocalServices {
    * announced through onChange.
    */
   exposedCheckPaths?(proxyId: string): readonly ExposePath[];
+  /** The ACL token a service was registered with ("" or absent: the agent's default); a proxy's watches read with it. */
+  serviceToken?(serviceId: string): string;
   onChange(fn: () => void): Cancel;
 }
 
@@ -120,6 +122,8 @@ interface Driver {
 
 interface Managed {
   readonly driver: Driver;
+  /** The token its watches read with; a new one restarts the proxy (as Consul's proxycfg does). */
+  readonly token: string;
   readonly watches: Map<string, Cancel>;
   published: ProxySnapshot | undefined;
   timer: Cancel | undefined;
@@ -133,10 +137,10 @@ export function createProxyManager(d: ProxyManagerDeps): ProxyManager {
   const proxies = new Map<string, Managed>();
   let closed = false;
 
-  const sidecarDriver = (reg: SidecarRegistration): Driver => {
+  const sidecarDriver = (reg: SidecarRegistration, token: string): Driver => {
     const machine = new SidecarState(d.context, reg);
     const bind = (cmds: readonly WatchCommand[]): BoundCommand[] =>
-      bindCommands(cmds, (c, apply, onError) => watchInCache(d.cache, d.types, d.context, c.watchId, c.request, (u) => apply(() => bind(machine.handle(u))), onError));
+      bindCommands(cmds, (c, apply, onError) => watchInCache(d.cache, d.types, d.context, c.watchId, c.request, (u) => apply(() => bind(machine.handle(u))), onError, token));
     return {
       kind: "connect-proxy",
       start: () => bind(machine.start()),
@@ -146,10 +150,10 @@ export function createProxyManager(d: ProxyManagerDeps): ProxyManager {
     };
   };
 
-  const gatewayDriver = (reg: MeshGatewayRegistration): Driver => {
+  const gatewayDriver = (reg: MeshGatewayRegistration, token: string): Driver => {
     const machine = new MeshGatewayState({ datacenter: d.context.datacenter, ...(d.context.domain !== undefined ? { domain: d.context.domain } : {}) }, reg);
     const bind = (cmds: readonly MeshGatewayCommand[]): BoundCommand[] =>
-      bindCommands(cmds, (c, apply, onError) => watchMeshGatewayInCache(d.cache, d.types, c.watchId, c.request, (u) => apply(() => bind(machine.handle(u))), onError));
+      bindCommands(cmds, (c, apply, onError) => watchMeshGatewayInCache(d.cache, d.types, c.watchId, c.request, (u) => apply(() => bind(machine.handle(u))), onError, token));
     return {
       kind: "mesh-gateway",
       start: () => bind(machine.start()),
@@ -224,9 +228,10 @@ export function createProxyManager(d: ProxyManagerDeps): ProxyManager {
       const w = wantedOf(s);
       if (w) wanted.set(s.ID, w);
     }
+    const tokenOf = (id: string) => d.services.serviceToken?.(id) ?? "";
     for (const [id, m] of [...proxies]) {
-      if (wanted.get(id)?.kind === m.driver.kind) continue;
-      log.debug(wanted.has(id) ? "proxycfg: proxy changed kind; restarting it" : "proxycfg: proxy deregistered", { proxy: id });
+      if (wanted.get(id)?.kind === m.driver.kind && tokenOf(id) === m.token) continue;
+      log.debug(!wanted.has(id) ? "proxycfg: proxy deregistered" : wanted.get(id)?.kind !== m.driver.kind ? "proxycfg: proxy changed kind; restarting it" : "proxycfg: proxy's token changed; restarting it", { proxy: id });
       stop(id, m);
       try {
         d.remove(id);
@@ -242,8 +247,9 @@ export function createProxyManager(d: ProxyManagerDeps): ProxyManager {
         continue;
       }
       log.debug("proxycfg: managing proxy", { proxy: id, kind: w.kind, ...(w.kind === "connect-proxy" ? { destination: w.registration.Proxy.DestinationServiceName } : {}) });
-      const driver = w.kind === "connect-proxy" ? sidecarDriver(w.registration) : gatewayDriver(w.registration);
-      const fresh: Managed = { driver, watches: new Map(), published: undefined, timer: undefined, lastPublish: 0 };
+      const token = tokenOf(id);
+      const driver = w.kind === "connect-proxy" ? sidecarDriver(w.registration, token) : gatewayDriver(w.registration, token);
+      const fresh: Managed = { driver, token, watches: new Map(), published: undefined, timer: undefined, lastPublish: 0 };
       proxies.set(id, fresh);
       run(id, fresh, driver.start());
     }

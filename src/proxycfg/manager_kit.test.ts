@@ -2,7 +2,7 @@
  * Test kit for the proxycfg managers: an agent cache whose watches the test answers by type name and
  * request, a fake local agent whose services the test edits, and a microtask flush.
  */
-import type { AgentCache, AgentService, CacheType, WatchHandlers } from "../agent/index.ts";
+import type { AgentCache, AgentService, CacheType, WatchHandlers, WatchOptions } from "../agent/index.ts";
 import type { MeshGatewayCacheTypes, SidecarCacheTypes } from "./cache_watch.ts";
 
 /** Every cache type a manager uses, each a bare `{ name }` the fake cache below answers by. */
@@ -18,13 +18,13 @@ export const flush = async () => {
 
 /** A cache whose watches the test answers by type name and request. */
 export function fakeCache() {
-  const live = new Map<number, { type: string; req: unknown; h: WatchHandlers<unknown> }>();
+  const live = new Map<number, { type: string; req: unknown; h: WatchHandlers<unknown>; token: string | undefined }>();
   let n = 0;
   const cache: AgentCache = {
     get: () => Promise.reject(new Error("not used")),
-    watch<Req, V, S>(type: CacheType<Req, V, S>, req: Req, h: WatchHandlers<V>) {
+    watch<Req, V, S>(type: CacheType<Req, V, S>, req: Req, h: WatchHandlers<V>, options?: WatchOptions) {
       const id = ++n;
-      live.set(id, { type: type.name, req, h: h as WatchHandlers<unknown> });
+      live.set(id, { type: type.name, req, h: h as WatchHandlers<unknown>, token: options?.token });
       return () => void live.delete(id);
     },
     close: () => live.clear(),
@@ -36,15 +36,24 @@ export function fakeCache() {
     return hit;
   };
   const watching = () => [...live.values()].map((w) => `${w.type} ${JSON.stringify(w.req)}`).sort();
-  return { cache, answer, watching };
+  /** Each live watch's type and the token it reads with ("-" for none). */
+  const tokens = () => [...live.values()].map((w) => `${w.type} ${w.token ?? "-"}`).sort();
+  return { cache, answer, watching, tokens };
 }
 
 /** A local agent over `services` (edit it, then call `changed`). */
 export function agentWith(services: Record<string, AgentService>) {
   let listener: (() => void) | undefined;
+  const agentTokens: Record<string, string> = {};
   return {
     services,
-    agent: { agentServices: () => ({ ...services }), onChange: (fn: () => void) => ((listener = fn), () => (listener = undefined)) },
+    /** Registration tokens by service ID (edit it, then call `changed`). */
+    tokens: agentTokens,
+    agent: {
+      agentServices: () => ({ ...services }),
+      serviceToken: (id: string) => agentTokens[id] ?? "",
+      onChange: (fn: () => void) => ((listener = fn), () => (listener = undefined)),
+    },
     changed: () => listener?.(),
   };
 }

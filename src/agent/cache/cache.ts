@@ -1,5 +1,7 @@
 /**
- * The agent's cache of server data (Consul's agent/cache/cache.go). Entries are keyed by (type, key);
+ * The agent's cache of server data (Consul's agent/cache/cache.go). Entries are keyed by (type, key,
+ * ACL token): a request made with a token is fetched with it and never shares an entry with another
+ * token's (Consul's cache keys include the token). The key logged is the type's, never the token;
  * each one is fetched as a blocking query: on demand, or continuously in the background for refresh
  * types and while watched. An entry nobody used for its type's `lastGetTtlMs` is dropped, which stops
  * its refresh. Time only through the injected clock, so tests drive it by hand.
@@ -9,7 +11,7 @@ import type { Cancel, Clock, Logger } from "../../platform/index.ts";
 import { refreshBackoffMs } from "./backoff.ts";
 import {
   DEFAULT_GET_WAIT_MS, DEFAULT_LAST_GET_TTL_MS, DEFAULT_REFRESH_TIMEOUT_MS,
-  type AgentCache, type CacheResult, type CacheType, type FetchResult, type WatchHandlers,
+  type AgentCache, type CacheResult, type CacheType, type FetchResult, type GetOptions, type WatchHandlers, type WatchOptions,
 } from "./types.ts";
 
 /** What the cache needs. */
@@ -34,7 +36,12 @@ interface Watcher {
 interface Entry {
   readonly type: AnyType;
   readonly req: unknown;
+  /** The type's key of the request (what logs show). */
   readonly key: string;
+  /** The key in the type's table: `key` and the token. */
+  readonly tableKey: string;
+  /** The ACL token the entry is fetched with; undefined: the reader's default. */
+  readonly token: string | undefined;
   result?: FetchResult<unknown, unknown>;
   fetching: boolean;
   /** Consecutive failed fetches (for the back-off). */
@@ -59,14 +66,15 @@ export function createAgentCache(d: AgentCacheDeps): AgentCache {
   const backoff = (n: number) => (d.backoffMs ? d.backoffMs(n) : refreshBackoffMs(n, d.rng));
   let closed = false;
 
-  const entryFor = (type: AnyType, req: unknown): Entry => {
+  const entryFor = (type: AnyType, req: unknown, token: string | undefined): Entry => {
     let table = tables.get(type);
     if (!table) tables.set(type, (table = new Map()));
     const key = type.key(req);
-    let e = table.get(key);
+    const tableKey = token ? `${key}\u0000${token}` : key;
+    let e = table.get(tableKey);
     if (!e) {
-      e = { type, req, key, fetching: false, failures: 0, dropped: false, abort: new AbortController(), lastUsed: 0, waiters: new Set(), watchers: new Set() };
-      table.set(key, e);
+      e = { type, req, key, tableKey, token: token || undefined, fetching: false, failures: 0, dropped: false, abort: new AbortController(), lastUsed: 0, waiters: new Set(), watchers: new Set() };
+      table.set(tableKey, e);
     }
     return e;
   };
@@ -81,7 +89,7 @@ export function createAgentCache(d: AgentCacheDeps): AgentCache {
     if (e.dropped) return;
     e.dropped = true;
     const table = tables.get(e.type);
-    if (table?.get(e.key) === e) table.delete(e.key);
+    if (table?.get(e.tableKey) === e) table.delete(e.tableKey);
     if (table?.size === 0) tables.delete(e.type);
     e.refreshTimer?.();
     e.expiryTimer?.();
@@ -128,7 +136,7 @@ export function createAgentCache(d: AgentCacheDeps): AgentCache {
     if (e.fetching || e.dropped) return;
     e.fetching = true;
     const t = e.type;
-    const options = { minIndex: e.result?.index ?? 0, maxWaitMs: t.refreshTimeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS, signal: e.abort.signal };
+    const options = { minIndex: e.result?.index ?? 0, maxWaitMs: t.refreshTimeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS, signal: e.abort.signal, ...(e.token ? { token: e.token } : {}) };
     let p: Promise<FetchResult<unknown, unknown>>;
     try {
       p = t.fetch(e.req, options, e.result);
@@ -187,9 +195,9 @@ export function createAgentCache(d: AgentCacheDeps): AgentCache {
     });
 
   return {
-    async get<Req, V, S>(type: CacheType<Req, V, S>, req: Req, options: { minIndex?: number; maxWaitMs?: number } = {}) {
+    async get<Req, V, S>(type: CacheType<Req, V, S>, req: Req, options: GetOptions = {}) {
       if (closed) throw new Error("the agent cache is closed");
-      const e = entryFor(type as unknown as AnyType, req);
+      const e = entryFor(type as unknown as AnyType, req, options.token);
       touch(e);
       const minIndex = options.minIndex ?? 0;
       const until = d.clock.monotonic() + (options.maxWaitMs ?? DEFAULT_GET_WAIT_MS);
@@ -203,9 +211,9 @@ export function createAgentCache(d: AgentCacheDeps): AgentCache {
       }
     },
 
-    watch<Req, V, S>(type: CacheType<Req, V, S>, req: Req, handlers: WatchHandlers<V>): Cancel {
+    watch<Req, V, S>(type: CacheType<Req, V, S>, req: Req, handlers: WatchHandlers<V>, options: WatchOptions = {}): Cancel {
       if (closed) return () => {};
-      const e = entryFor(type as unknown as AnyType, req);
+      const e = entryFor(type as unknown as AnyType, req, options.token);
       const w: Watcher = { handlers: handlers as WatchHandlers<unknown>, delivered: 0 };
       e.watchers.add(w);
       touch(e);

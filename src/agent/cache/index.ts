@@ -15,7 +15,7 @@ export type { CachedLeaf, LeafCertTypeDeps, LeafRequest, LeafState } from "./ca_
 export { createLeafCache } from "./leaf_cache.ts";
 export type { LeafCache, LeafCacheDeps } from "./leaf_cache.ts";
 export { DEFAULT_GET_WAIT_MS, DEFAULT_LAST_GET_TTL_MS, DEFAULT_REFRESH_TIMEOUT_MS } from "./types.ts";
-export type { AgentCache, CacheResult, CacheType, FetchOptions, FetchResult, GetOptions, WatchHandlers } from "./types.ts";
+export type { AgentCache, CacheResult, CacheType, FetchOptions, FetchResult, GetOptions, WatchHandlers, WatchOptions } from "./types.ts";
 export { blockingRead } from "./state_reader.ts";
 export type { StateReader, StateReadOptions } from "./state_reader.ts";
 export { healthServicesType } from "./health_services.ts";

@@ -34,12 +34,13 @@ export interface PreparedQueryTypeDeps {
  * fetch with "Query not found", a query that does not render with its message.
  */
 export function preparedQueryType(d: PreparedQueryTypeDeps): CacheType<PreparedQueryRequest, readonly CheckServiceNode[]> {
-  const execute = async (r: PreparedQueryRequest): Promise<CheckServiceNode[]> => {
+  const execute = async (r: PreparedQueryRequest, token: string | undefined): Promise<CheckServiceNode[]> => {
+    const now = { minIndex: 0, maxWaitMs: 0, ...(token ? { token } : {}) };
     const outcome = await executePreparedQuery({
       local: async () =>
-        (await blockingRead(d.reader, { type: "prepared-query-execute", idOrName: r.idOrName, agent: r.source, source: r.source, limit: 0, connect: true }, r.datacenter, { minIndex: 0, maxWaitMs: 0 })).value,
+        (await blockingRead(d.reader, { type: "prepared-query-execute", idOrName: r.idOrName, agent: r.source, source: r.source, limit: 0, connect: true }, r.datacenter, now)).value,
       datacenters: async () => d.datacenters(),
-      remote: async (dc, query) => (await blockingRead(d.reader, { type: "prepared-query-execute-remote", query, limit: 0, connect: true }, dc, { minIndex: 0, maxWaitMs: 0 })).value,
+      remote: async (dc, query) => (await blockingRead(d.reader, { type: "prepared-query-execute-remote", query, limit: 0, connect: true }, dc, now)).value,
     });
     if (outcome.type === "not-found") throw new Error("Query not found");
     if (outcome.type === "error") throw new Error(outcome.error);
@@ -49,8 +50,8 @@ export function preparedQueryType(d: PreparedQueryTypeDeps): CacheType<PreparedQ
   return {
     name: "prepared-query",
     key: (r) => JSON.stringify([r.datacenter ?? "", r.idOrName, r.source.Datacenter, r.source.Node, r.source.Segment]),
-    async fetch(r, _options, prev?: FetchResult<readonly CheckServiceNode[]>) {
-      const value = await execute(r);
+    async fetch(r, options, prev?: FetchResult<readonly CheckServiceNode[]>) {
+      const value = await execute(r, options.token);
       if (!prev) return { value, index: 1 };
       return JSON.stringify(value) === JSON.stringify(prev.value) ? prev : { value, index: prev.index + 1 };
     },

@@ -12,6 +12,8 @@ export interface StateReadOptions {
   readonly consistency: "default" | "stale" | "consistent";
   readonly minIndex: number;
   readonly maxWaitMs: number;
+  /** The ACL token to read with; absent: the reader's default token. */
+  readonly token?: string;
 }
 
 /** Blocking reads of the replicated state (src/main's StateAccess has this shape). */
@@ -19,13 +21,13 @@ export interface StateReader {
   read<Q extends ReadQuery>(query: Q, options: StateReadOptions): Promise<{ readonly value: ReadValue<Q>; readonly meta: { readonly index: number } }>;
 }
 
-/** One blocking read for a cache fetch: the fetch's index and wait, default consistency, in `datacenter`. */
+/** One blocking read for a cache fetch: the fetch's index, wait and token, default consistency, in `datacenter`. */
 export async function blockingRead<Q extends ReadQuery>(
   reader: StateReader,
   query: Q,
   datacenter: string | undefined,
-  options: Pick<FetchOptions, "minIndex" | "maxWaitMs">,
+  options: Pick<FetchOptions, "minIndex" | "maxWaitMs" | "token">,
 ): Promise<CacheResult<ReadValue<Q>>> {
-  const r = await reader.read(query, { datacenter, consistency: "default", minIndex: options.minIndex, maxWaitMs: options.maxWaitMs });
+  const r = await reader.read(query, { datacenter, consistency: "default", minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, ...(options.token ? { token: options.token } : {}) });
   return { value: r.value, index: r.meta.index };
 }

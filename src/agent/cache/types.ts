@@ -19,6 +19,8 @@ export interface FetchOptions {
    * own stops them then; its result is ignored either way.
    */
   readonly signal: AbortSignal;
+  /** The ACL token to read with (the entry's); absent: the reader's default token. */
+  readonly token?: string;
 }
 
 /** What a fetch returns; `state` travels to the type's next fetch for the same entry (Consul's `FetchResult.State`). */
@@ -77,6 +79,14 @@ export interface GetOptions {
   readonly minIndex?: number;
   /** How long a blocking get waits before it answers with the value it has; default {@link DEFAULT_GET_WAIT_MS}. */
   readonly maxWaitMs?: number;
+  /** The ACL token the value is read with; each token has its own entry. Absent or "": the reader's default. */
+  readonly token?: string;
+}
+
+/** Options of {@link AgentCache.watch}. */
+export interface WatchOptions {
+  /** As {@link GetOptions.token}. */
+  readonly token?: string;
 }
 
 /** Callbacks of {@link AgentCache.watch}. */
@@ -100,7 +110,7 @@ export interface AgentCache {
    * then each value with a new index. The entry counts as in use until the returned function is called, and
    * is fetched continuously meanwhile, even for a type without `refresh`. Closing the cache ends every watch.
    */
-  watch<Req, V, S>(type: CacheType<Req, V, S>, req: Req, handlers: WatchHandlers<V>): Cancel;
+  watch<Req, V, S>(type: CacheType<Req, V, S>, req: Req, handlers: WatchHandlers<V>, options?: WatchOptions): Cancel;
   /** Stops every refresh, timer and watch; pending blocking gets answer with the value they have. */
   close(): void;
 }
