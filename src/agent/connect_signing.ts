@@ -9,10 +9,13 @@ import { decodeWire, encodeWire, plainRpcError as plain, type StateCaller } from
 
 /** Signing and CA configuration, from wherever this agent is. */
 export interface ConnectCaAccess {
-  /** A new leaf (with its private key) for `service`, signed by a server of `datacenter` (default: this one). */
-  signLeaf(service: string, datacenter?: string): Promise<IssuedCert>;
-  /** Applies a CA configuration on the leader of `datacenter` (rotating the root when the key changes). */
-  setConfiguration(config: CAConfiguration, datacenter?: string): Promise<void>;
+  /**
+   * A new leaf (with its private key) for `service`, signed by a server of `datacenter` (default: this one)
+   * for the holder of `token` (undefined: the caller's default), who needs service:write on it.
+   */
+  signLeaf(service: string, datacenter?: string, token?: string): Promise<IssuedCert>;
+  /** Applies a CA configuration on the leader of `datacenter` (rotating the root when the key changes); needs operator:write. */
+  setConfiguration(config: CAConfiguration, datacenter?: string, token?: string): Promise<void>;
 }
 
 /**
@@ -22,7 +25,7 @@ export interface ConnectCaAccess {
  */
 export function createConnectAccess(caller: StateCaller, o: { datacenter: string; trustDomain: () => Promise<string> }): ConnectCaAccess {
   return {
-    async signLeaf(service, datacenter) {
+    async signLeaf(service, datacenter, token) {
       try {
         const td = await o.trustDomain();
         if (!td) throw new Error("the CA is not initialised yet");
@@ -31,15 +34,15 @@ export function createConnectAccess(caller: StateCaller, o: { datacenter: string
           keyPem,
           uris: [spiffeServiceId({ trustDomain: td, namespace: "default", datacenter: datacenter ?? o.datacenter, service })],
         });
-        const cert = decodeWire<IssuedCert>(await caller.signLeaf(service, csr, datacenter));
+        const cert = decodeWire<IssuedCert>(await caller.signLeaf(service, csr, datacenter, token));
         return { ...cert, PrivateKeyPEM: keyPem };
       } catch (err) {
         throw plain(err);
       }
     },
-    async setConfiguration(config, datacenter) {
+    async setConfiguration(config, datacenter, token) {
       try {
-        await caller.setCAConfiguration(encodeWire(config), datacenter);
+        await caller.setCAConfiguration(encodeWire(config), datacenter, token);
       } catch (err) {
         throw plain(err);
       }

@@ -16,7 +16,7 @@ import { tooLong } from "./field_limits.ts";
 import { messageOf, serveRead } from "./read_route.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { badPath, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
-import { query } from "./request.ts";
+import { query, requestToken } from "./request.ts";
 
 /** The IndexedCARoots body: `IntermediateCerts` null when empty, as Go marshals a nil slice. */
 export function indexedRoots(v: ReadValue<{ type: "ca-roots" }>): unknown {
@@ -151,7 +151,7 @@ export function mountConnectCa(app: Hono, deps: HttpApiDeps): void {
     }
     if (!deps.connectCa) return textError(c, 500, "Connect CA is not available on this agent");
     try {
-      await deps.connectCa.setConfiguration(config, query(c, "dc") || undefined);
+      await deps.connectCa.setConfiguration(config, query(c, "dc") || undefined, requestToken(c));
     } catch (err) {
       // The CA's refusals of the configuration itself (a bad key or certificate) are the request's fault.
       if (err instanceof Error && err.message.startsWith(PROVIDER_REFUSAL)) return textError(c, 400, err.message);
@@ -176,7 +176,7 @@ export function mountConnectCa(app: Hono, deps: HttpApiDeps): void {
     if (!deps.connectCa) return textError(c, 500, "Connect CA is not available on this agent");
     let out;
     try {
-      out = await deps.connectCa.leaf(service, { minIndex: options.minIndex, maxWaitMs: options.maxWaitMs });
+      out = await deps.connectCa.leaf(service, { minIndex: options.minIndex, maxWaitMs: options.maxWaitMs, ...(requestToken(c) ? { token: requestToken(c) } : {}) });
     } catch (err) {
       return errorResponse(c, err);
     }

@@ -125,7 +125,8 @@ export interface HttpApiDeps {
  * with a message for the client on failure (Consul's Session.Renew).
  */
 export interface SessionRenewal {
-  renewSession(id: string, datacenter: string | undefined): Promise<readonly Session[] | undefined>;
+  /** As the holder of `token` (undefined: the agent's default), who needs session:write on the session's node. */
+  renewSession(id: string, datacenter: string | undefined, token?: string): Promise<readonly Session[] | undefined>;
 }
 
 /** One server of the Raft configuration in Consul's api.RaftServer shape. */
@@ -205,13 +206,17 @@ export interface KeyringApi {
 
 /** What the CA routes need beyond the replicated state's reads. */
 export interface ConnectCaApi {
-  /** Applies a CA configuration through the leader of `datacenter`; rejects with a message for the client. */
-  setConfiguration(config: CAConfiguration, datacenter: string | undefined): Promise<void>;
   /**
-   * The local agent's cached leaf for `service` with its index; with `minIndex` > 0 waits (up to
-   * `maxWaitMs`) for a newer one. Rejects with a message when no leaf can be signed.
+   * Applies a CA configuration through the leader of `datacenter` as the holder of `token` (undefined:
+   * the agent's default); rejects with a message for the client.
    */
-  leaf(service: string, options: { readonly minIndex: number; readonly maxWaitMs: number }): Promise<{ readonly cert: IssuedCert; readonly index: number }>;
+  setConfiguration(config: CAConfiguration, datacenter: string | undefined, token?: string): Promise<void>;
+  /**
+   * The local agent's cached leaf for `service` with its index, signed for the holder of `token` (each
+   * token has its own cached leaf); with `minIndex` > 0 waits (up to `maxWaitMs`) for a newer one.
+   * Rejects with a message when no leaf can be signed.
+   */
+  leaf(service: string, options: { readonly minIndex: number; readonly maxWaitMs: number; readonly token?: string }): Promise<{ readonly cert: IssuedCert; readonly index: number }>;
 }
 
 /** The catalog as far as it exists today: datacenters known through the WAN pool. */

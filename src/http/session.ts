@@ -14,6 +14,7 @@ import { FIELD_LIMITS, tooLong } from "./field_limits.ts";
 import { serveRead, serveWrite } from "./read_route.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
 import { badPath, decodeMessage, otherMethodsNotAllowed, pathTail } from "./route_params.ts";
+import { requestToken } from "./request.ts";
 
 /** Consul's lockDelayMinThreshold: a lock delay below 1000 (ns) is taken to be in seconds. */
 const LOCK_DELAY_MIN_THRESHOLD = 1000;
@@ -134,7 +135,7 @@ export function mountSession(app: Hono, deps: HttpApiDeps): void {
     if (!deps.sessionRenewal) return textError(c, 500, "Session renewal is not available on this agent");
     let sessions;
     try {
-      sessions = await deps.sessionRenewal.renewSession(id, datacenter);
+      sessions = await deps.sessionRenewal.renewSession(id, datacenter, requestToken(c));
     } catch (err) {
       return errorResponse(c, err);
     }

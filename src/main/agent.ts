@@ -255,7 +255,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       cleanups.push(() => running.close());
       server.consensus.onLeaderChange((leaderId) => running.setLeader(leaderId === nodeId));
     }
-    const connectCa = stateCaller && stateAccess ? connectCaApiOver(stateCaller, stateAccess, { clock: systemClock(), rng: cryptoRng(), logger: logger.named("leaf-cache"), datacenter: config.datacenter }) : undefined;
+    const connectCa = stateCaller && stateAccess ? connectCaApiOver(stateCaller, stateAccess, { clock: systemClock(), rng: cryptoRng(), logger: logger.named("leaf-cache"), datacenter: config.datacenter, defaultToken: agentTokens.default }) : undefined;
     if (connectCa) cleanups.push(() => connectCa.close());
     const wanAddr = config.gossip.advertiseAddrWan || advertiseAddr;
     // As in Consul, -dev keeps nothing across restarts.

@@ -34,7 +34,11 @@ export interface SharedConnectCache {
 export function connectCaApiOver(
   caller: StateCaller,
   state: StateAccess,
-  o: { readonly clock: Clock; readonly rng: UnitRandom; readonly logger: Logger; readonly datacenter: string },
+  o: {
+    readonly clock: Clock; readonly rng: UnitRandom; readonly logger: Logger; readonly datacenter: string;
+    /** The agent's default token now: what signing and CA configuration use when no token is given. */
+    readonly defaultToken?: () => string;
+  },
 ): ConnectCaApi & { readonly shared: SharedConnectCache; close(): void } {
   const access = createConnectAccess(caller, {
     datacenter: o.datacenter,
@@ -45,9 +49,10 @@ export function connectCaApiOver(
     const r = await state.read({ type: "ca-roots" }, { datacenter: req.datacenter, consistency: "default", minIndex, maxWaitMs });
     return { value: r.value, index: r.meta.index };
   });
-  const leaf = leafCertType({ cache, roots, clock: o.clock, rng: o.rng, sign: (req) => access.signLeaf(req.service) });
+  const tokenOr = (token: string | undefined) => token || o.defaultToken?.() || "";
+  const leaf = leafCertType({ cache, roots, clock: o.clock, rng: o.rng, sign: (req, token) => access.signLeaf(req.service, undefined, tokenOr(token)) });
   return {
-    setConfiguration: (config, datacenter) => access.setConfiguration(config, datacenter),
+    setConfiguration: (config, datacenter, token) => access.setConfiguration(config, datacenter, tokenOr(token)),
     leaf: (service, options) => getLeaf(cache, leaf, service, options),
     shared: { cache, roots, leaf, configEntry: configEntryType(state) },
     close: () => cache.close(),

@@ -13,7 +13,7 @@ import { encodeCommand, type StateResult } from "../state/index.ts";
  * that carries no token, so every call made through this access carries one: a call without a token
  * is one of the server's own duties, which only the server itself may make.
  */
-export function createStateAccess(caller: StateCaller, defaultToken: () => string = () => ""): StateAccess & { renewSession(id: string, dc: string | undefined): Promise<readonly Session[]> } {
+export function createStateAccess(caller: StateCaller, defaultToken: () => string = () => ""): StateAccess & { renewSession(id: string, dc: string | undefined, token?: string): Promise<readonly Session[]> } {
   return {
     async read(query, options) {
       try {
@@ -37,9 +37,9 @@ export function createStateAccess(caller: StateCaller, defaultToken: () => strin
         throw plain(err);
       }
     },
-    async renewSession(id, datacenter) {
+    async renewSession(id, datacenter, token) {
       try {
-        return decodeWire<Session[]>(await caller.renewSession(id, datacenter));
+        return decodeWire<Session[]>(await caller.renewSession(id, datacenter, token ?? defaultToken()));
       } catch (err) {
         throw plain(err);
       }

@@ -51,7 +51,7 @@ export function watchInCache(
   onError: (err: unknown) => void,
   token = "",
 ): Cancel {
-  /** Reads of the proxy's data use its registration token (Consul's proxycfg uses the proxy's token); roots and leaves are the agent's. */
+  /** Reads of the proxy's data and its leaf use its registration token (as Consul's proxycfg does); CA roots need none. */
   const as = token ? { token } : {};
   /** A datacenter for a read: undefined for this agent's own (no forwarding). */
   const dcOf = (dc: string) => (dc === "" || dc === ctx.datacenter ? undefined : dc);
@@ -60,7 +60,7 @@ export function watchInCache(
     case "roots":
       return cache.watch(types.roots, {}, on((v: CaRoots) => ({ kind: "roots", watchId, value: indexedRoots(v) })));
     case "leaf":
-      return cache.watch(types.leaf, { service: request.service }, on((value: IssuedCert) => ({ kind: "leaf", watchId, value })));
+      return cache.watch(types.leaf, { service: request.service }, on((value: IssuedCert) => ({ kind: "leaf", watchId, value })), as);
     case "intentions":
       return cache.watch(types.intentions, { service: request.service }, on((value: readonly Intention[]) => ({ kind: "intentions", watchId, value })), as);
     case "config-entry":

@@ -152,7 +152,7 @@ describe("proxycfg manager", () => {
 });
 
 describe("proxycfg manager with ACL tokens", () => {
-  test("a proxy's watches read with its registration token (roots and leaf are the agent's); a new token restarts it", async () => {
+  test("a proxy's watches and its leaf use its registration token (CA roots need none); a new token restarts it", async () => {
     const { fc, local, manager, removed } = setup();
     expect(fc.tokens().every((t) => t.endsWith(" -"))).toBe(true); // registered without a token: the agent's default
     local.tokens[SIDECAR.ID] = "proxy-secret";
@@ -161,7 +161,7 @@ describe("proxycfg manager with ACL tokens", () => {
     expect(removed).toEqual([SIDECAR.ID]);
     expect(manager.proxies()).toEqual([SIDECAR.ID]);
     expect(fc.tokens()).toEqual([
-      "configEntry proxy-secret", "configEntry proxy-secret", "configEntry proxy-secret", "intentions proxy-secret", "leaf -", "roots -",
+      "configEntry proxy-secret", "configEntry proxy-secret", "configEntry proxy-secret", "intentions proxy-secret", "leaf proxy-secret", "roots -",
     ]);
   });
 });

@@ -52,18 +52,21 @@ export interface StateBackend {
   query(query: Uint8Array, options: { readonly minIndex: number; readonly maxWaitMs: number; readonly signal?: AbortSignal; readonly token?: string }): Promise<{ result: Uint8Array; index: number }>;
   /** Resolves once everything committed before the call is applied locally (ReadIndex). */
   linearizableRead(): Promise<void>;
-  /** On the leader: restarts session `id`'s TTL timer; the encoded session, or an empty array when unknown. */
-  renewSession(id: string): Promise<Uint8Array>;
+  /**
+   * On the leader: restarts session `id`'s TTL timer; the encoded session, or an empty array when unknown.
+   * `token` as for `apply` (here and below: undefined is this server's own duty).
+   */
+  renewSession(id: string, token?: string): Promise<Uint8Array>;
   /**
    * Signs a leaf for `service` with this server's copy of the active CA root; the encoded IssuedCert.
    * Rejects (message for the client) when the CA is not initialised yet.
    */
   /** Signs `csrPem` (a CSR for `service`'s SPIFFE ID) with the active root; the encoded IssuedCert. */
-  signLeaf(service: string, csrPem: string): Promise<Uint8Array>;
+  signLeaf(service: string, csrPem: string, token?: string): Promise<Uint8Array>;
   /** On the leader: applies an encoded CAConfiguration (rotating the root when asked); an empty result. */
-  setCAConfiguration(config: Uint8Array): Promise<Uint8Array>;
+  setCAConfiguration(config: Uint8Array, token?: string): Promise<Uint8Array>;
   /** In a primary datacenter: signs a secondary's intermediate CSR with the active root; the certificate PEM. */
-  signIntermediate(csrPem: string): Promise<string>;
+  signIntermediate(csrPem: string, token?: string): Promise<string>;
   /**
    * Where an encoded command must be applied: "leader" for commands only the leader may check before
    * proposing (lock acquisitions, against lock-delays), "local" for the rest (any server proposes; Raft
@@ -104,11 +107,12 @@ export interface StateCaller {
   apply(command: Uint8Array, datacenter?: string, token?: string): Promise<Uint8Array>;
   /** Reads (blocking when `minIndex` is given); `options.signal` cancels it with an AbortError. */
   query(query: Uint8Array, options?: QueryOptions): Promise<QueryOutcome>;
-  renewSession(id: string, datacenter?: string): Promise<Uint8Array>;
-  signLeaf(service: string, csrPem: string, datacenter?: string): Promise<Uint8Array>;
+  /** The calls below, like `apply`, are made as the holder of `token`. */
+  renewSession(id: string, datacenter?: string, token?: string): Promise<Uint8Array>;
+  signLeaf(service: string, csrPem: string, datacenter?: string, token?: string): Promise<Uint8Array>;
   /** Has `datacenter`'s CA (the primary's) sign a secondary's intermediate CSR; resolves the certificate PEM. */
-  signIntermediate(csrPem: string, datacenter?: string): Promise<string>;
-  setCAConfiguration(config: Uint8Array, datacenter?: string): Promise<Uint8Array>;
+  signIntermediate(csrPem: string, datacenter?: string, token?: string): Promise<string>;
+  setCAConfiguration(config: Uint8Array, datacenter?: string, token?: string): Promise<Uint8Array>;
 }
 
 /** Extra time a forwarded blocking call is given beyond its wait, so the server answers before the caller gives up. */
@@ -126,10 +130,10 @@ const fromWire = (c: WireConsistency): Consistency =>
 export function createServerStateCaller(ctx: RpcContext, backend: StateBackend): StateCaller & {
   handleApply(command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined, token?: string): Promise<Uint8Array>;
   handleQuery(query: Uint8Array, options: QueryOptions, call: HandlerContext | undefined): Promise<QueryOutcome>;
-  handleRenew(id: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
-  handleSignLeaf(service: string, csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
-  handleSetCAConfiguration(config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined): Promise<Uint8Array>;
-  handleSignIntermediate(csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined): Promise<string>;
+  handleRenew(id: string, datacenter: string | undefined, call: HandlerContext | undefined, token?: string): Promise<Uint8Array>;
+  handleSignLeaf(service: string, csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined, token?: string): Promise<Uint8Array>;
+  handleSetCAConfiguration(config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined, token?: string): Promise<Uint8Array>;
+  handleSignIntermediate(csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined, token?: string): Promise<string>;
 } {
   // Writes are proposed where they arrive: Raft itself carries a follower's proposal to the leader.
   const handleApply = (command: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined, given?: string) => {
@@ -171,16 +175,24 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
       };
     }, (t, headers) => remoteQuery(t, query, options, withToken(headers, token)), signal);
   };
-  const handleRenew = (id: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
-    route(ctx, datacenter, "leader", call, () => backend.renewSession(id), (t, headers) => remoteRenew(t, id, datacenter, headers));
+  const handleRenew = (id: string, datacenter: string | undefined, call: HandlerContext | undefined, given?: string) => {
+    const token = tokenOf(call, given);
+    return route(ctx, datacenter, "leader", call, () => backend.renewSession(id, token), (t, headers) => remoteRenew(t, id, datacenter, withToken(headers, token)));
+  };
   // Every server holds the roots and the signing key in its replicated state, so any one signs.
-  const handleSignLeaf = (service: string, csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
-    route(ctx, datacenter, "local", call, () => backend.signLeaf(service, csrPem), (t, headers) => remoteSignLeaf(t, service, csrPem, datacenter, headers));
-  const handleSetCAConfiguration = (config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined) =>
-    route(ctx, datacenter, "leader", call, () => backend.setCAConfiguration(config), (t, headers) => remoteSetCAConfiguration(t, config, datacenter, headers));
+  const handleSignLeaf = (service: string, csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined, given?: string) => {
+    const token = tokenOf(call, given);
+    return route(ctx, datacenter, "local", call, () => backend.signLeaf(service, csrPem, token), (t, headers) => remoteSignLeaf(t, service, csrPem, datacenter, withToken(headers, token)));
+  };
+  const handleSetCAConfiguration = (config: Uint8Array, datacenter: string | undefined, call: HandlerContext | undefined, given?: string) => {
+    const token = tokenOf(call, given);
+    return route(ctx, datacenter, "leader", call, () => backend.setCAConfiguration(config, token), (t, headers) => remoteSetCAConfiguration(t, config, datacenter, withToken(headers, token)));
+  };
   // Like leaves: every server of the primary holds the root key, so any one signs.
-  const handleSignIntermediate = (csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined) =>
-    route(ctx, datacenter, "local", call, () => backend.signIntermediate(csrPem), (t, headers) => remoteSignIntermediate(t, csrPem, datacenter, headers));
+  const handleSignIntermediate = (csrPem: string, datacenter: string | undefined, call: HandlerContext | undefined, given?: string) => {
+    const token = tokenOf(call, given);
+    return route(ctx, datacenter, "local", call, () => backend.signIntermediate(csrPem, token), (t, headers) => remoteSignIntermediate(t, csrPem, datacenter, withToken(headers, token)));
+  };
   return {
     handleApply,
     handleQuery,
@@ -188,12 +200,12 @@ export function createServerStateCaller(ctx: RpcContext, backend: StateBackend):
     handleSignLeaf,
     handleSetCAConfiguration,
     handleSignIntermediate,
-    signIntermediate: (csrPem, datacenter) => handleSignIntermediate(csrPem, datacenter, undefined),
-    signLeaf: (service, csrPem, datacenter) => handleSignLeaf(service, csrPem, datacenter, undefined),
-    setCAConfiguration: (config, datacenter) => handleSetCAConfiguration(config, datacenter, undefined),
+    signIntermediate: (csrPem, datacenter, token) => handleSignIntermediate(csrPem, datacenter, undefined, token),
+    signLeaf: (service, csrPem, datacenter, token) => handleSignLeaf(service, csrPem, datacenter, undefined, token),
+    setCAConfiguration: (config, datacenter, token) => handleSetCAConfiguration(config, datacenter, undefined, token),
     apply: (command, datacenter, token) => handleApply(command, datacenter, undefined, token),
     query: (query, options = {}) => handleQuery(query, options, undefined),
-    renewSession: (id, datacenter) => handleRenew(id, datacenter, undefined),
+    renewSession: (id, datacenter, token) => handleRenew(id, datacenter, undefined, token),
   };
 }
 
@@ -237,10 +249,10 @@ export function createRemoteStateCaller(transport: () => Transport): StateCaller
   return {
     apply: (command, datacenter, token) => remoteApply(transport(), command, datacenter, withToken(new Headers(), token)),
     query: (query, options = {}) => remoteQuery(transport(), query, options, withToken(new Headers(), options.token)),
-    renewSession: (id, datacenter) => remoteRenew(transport(), id, datacenter, new Headers()),
-    signLeaf: (service, csrPem, datacenter) => remoteSignLeaf(transport(), service, csrPem, datacenter, new Headers()),
-    setCAConfiguration: (config, datacenter) => remoteSetCAConfiguration(transport(), config, datacenter, new Headers()),
-    signIntermediate: (csrPem, datacenter) => remoteSignIntermediate(transport(), csrPem, datacenter, new Headers()),
+    renewSession: (id, datacenter, token) => remoteRenew(transport(), id, datacenter, withToken(new Headers(), token)),
+    signLeaf: (service, csrPem, datacenter, token) => remoteSignLeaf(transport(), service, csrPem, datacenter, withToken(new Headers(), token)),
+    setCAConfiguration: (config, datacenter, token) => remoteSetCAConfiguration(transport(), config, datacenter, withToken(new Headers(), token)),
+    signIntermediate: (csrPem, datacenter, token) => remoteSignIntermediate(transport(), csrPem, datacenter, withToken(new Headers(), token)),
   };
 }
 

@@ -31,7 +31,7 @@ function server(defaultToken = "", resetFile = { index: 0, removed: 0 }) {
   ] });
   const apply = async (cmd: StateCommand, tok?: string) => decodeWire<StateResult>(await rs.backend.apply(encodeCommand(cmd), tok));
   const read = async (q: object, tok?: string) => decodeWire<unknown>((await rs.backend.query(encodeWire(q), { minIndex: 0, maxWaitMs: 0, ...(tok !== undefined ? { token: tok } : {}) })).result);
-  return { apply, read };
+  return { apply, read, backend: rs.backend, direct };
 }
 
 const refusal = async (p: Promise<unknown>) => {
@@ -106,5 +106,22 @@ describe("ACL enforcement on a server", () => {
   test("the server's default token stands in for an empty one", async () => {
     const s = server("app-secret");
     expect(await s.apply(put("app/y"), "")).toEqual({ type: "kv", ok: true });
+  });
+
+  test("session renewal needs session:write on the session's node; CA calls check after Connect", async () => {
+    const s = server();
+    s.direct({ type: "acl-policy", op: "set", policies: [{ ID: "p-sess", Name: "sess", Description: "", Rules: `session "n1" { policy = "write" }`, Hash: "" }] });
+    s.direct({ type: "acl-token", op: "set", tokens: [{ AccessorID: "aaaaaaaa-0000-4000-8000-000000000003", SecretID: "sess-secret", Description: "", Local: false, CreateTime: "x", Hash: "", Policies: [{ ID: "p-sess", Name: "" }] }] });
+    expect(await s.apply({ type: "register", req: { Node: "n1", Address: "10.0.0.1" } })).toEqual({ type: "ok" });
+    const created = await s.apply({ type: "session", op: "create", session: { ID: "0b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c", Name: "", Node: "n1", LockDelay: 0, Behavior: "release", TTL: "10s", NodeChecks: [], ServiceChecks: null } });
+    expect(created).toEqual({ type: "session", id: "0b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c" });
+    const renew = async (tok?: string) => decodeWire<{ ID: string }[]>(await s.backend.renewSession("0b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c", tok)).map((x) => x.ID);
+    expect(await renew("sess-secret")).toEqual(["0b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c"]);
+    expect(await renew()).toEqual(["0b5e9a1c-8d6f-4f51-9d3a-2c4e6f7a8b9c"]); // the server's own duty
+    expect(await refusal(renew("app-secret"))).toEqual([7, "Permission denied"]);
+    expect(await refusal(renew(""))).toEqual([7, "Permission denied"]);
+    expect(await refusal(s.backend.renewSession("unknown", "nope"))).toEqual([7, "ACL not found"]);
+    expect(decodeWire(await s.backend.renewSession("unknown", "sess-secret"))).toEqual([]);
+    expect(await refusal(s.backend.signLeaf("web", "csr", "app-secret"))).toEqual([9, "Connect must be enabled in order to use this endpoint"]);
   });
 });

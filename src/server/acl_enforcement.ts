@@ -8,7 +8,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
-  authorizeRead, commandDenial, ParsedPolicyCache, ROOT_TOKEN_NAMES, tokenAuthorizer, txnDenials, type Authorizer,
+  authorizeRead, commandDenial, ParsedPolicyCache, PERMISSION_DENIED, ROOT_TOKEN_NAMES, tokenAuthorizer, txnDenials, type AclAccess, type AclResource, type Authorizer,
 } from "../acl/index.ts";
 import { ANONYMOUS_TOKEN_SECRET, type ReadQuery, type ReadValue } from "../model/index.ts";
 import type { Clock } from "../platform/index.ts";
@@ -39,6 +39,8 @@ export interface AclEnforcement {
   checkCommand(cmd: StateCommand, token: string | undefined): StateResult | undefined;
   /** What `token` may see of `value`, the result of `q`; throws ConnectError(PermissionDenied) for a denied point read. */
   filterRead<Q extends ReadQuery>(q: Q, value: ReadValue<Q>, token: string | undefined): ReadValue<Q>;
+  /** Throws ConnectError(PermissionDenied, "Permission denied") unless `token` has `access` on `resource` (`segment`). */
+  require(token: string | undefined, resource: AclResource, access: AclAccess, segment?: string): void;
 }
 
 export function createAclEnforcement(o: AclEnforcementOptions): AclEnforcement {
@@ -83,6 +85,9 @@ export function createAclEnforcement(o: AclEnforcementOptions): AclEnforcement {
       const d = authorizeRead(q, value, authorizer(token), { enableKeyListPolicy: o.enableKeyListPolicy });
       if ("denied" in d) throw new ConnectError(d.denied, Code.PermissionDenied);
       return d.value;
+    },
+    require(token, resource, access, segment) {
+      if (authorizer(token).check(resource, access, segment) !== "allow") throw new ConnectError(PERMISSION_DENIED, Code.PermissionDenied);
     },
   };
 }

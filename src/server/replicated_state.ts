@@ -228,26 +228,35 @@ export function createReplicatedState(o: {
       return { result: encodeWire(enforce ? enforce.filterRead(q, r.value as never, token) : r.value), index: r.index };
     },
     linearizableRead: () => consensus!.read(),
-    async renewSession(id) {
+    // The calls below check their token as Consul 1.8's endpoints do (Session.Renew, ConnectCA.Sign,
+    // ConnectCA.ConfigurationSet, ConnectCA.SignIntermediate); an undefined token is the server's own duty.
+    async renewSession(id, token) {
       const session = sessionGet(store, new WatchSet(), id).value;
+      if (token !== undefined && aclEnforcement) {
+        aclEnforcement.authorizer(token);
+        if (session) aclEnforcement.require(token, "session", "write", session.Node);
+      }
       if (!session) return encodeWire([]);
       sessions.renewed(session);
       return encodeWire([session]);
     },
-    async signLeaf(service, csrPem) {
+    async signLeaf(service, csrPem, token) {
       requireConnect();
+      if (token !== undefined) aclEnforcement?.require(token, "service", "write", service);
       const startedAt = o.clock.monotonic();
       const leaf = await ca.signLeaf(service, csrPem);
       leafSign?.observe(o.clock.monotonic() - startedAt);
       return encodeWire(leaf);
     },
-    async setCAConfiguration(bytes) {
+    async setCAConfiguration(bytes, token) {
       requireConnect();
+      if (token !== undefined) aclEnforcement?.require(token, "operator", "write");
       await ca.setConfiguration(decodeWire(bytes));
       return new Uint8Array();
     },
-    async signIntermediate(csrPem) {
+    async signIntermediate(csrPem, token) {
       requireConnect();
+      if (token !== undefined) aclEnforcement?.require(token, "operator", "write");
       return ca.signIntermediate(csrPem);
     },
   };

@@ -395,5 +395,6 @@ export function crossDcToken(caller: StateCaller, localDc: string, token: () => 
     ...caller,
     apply: (command, datacenter, own) => caller.apply(command, datacenter, own ?? (remote(datacenter) ? token() : undefined)),
     query: (q, options = {}) => caller.query(q, options.token === undefined && remote(options.datacenter) ? { ...options, token: token() } : options),
+    signIntermediate: (csr, datacenter, own) => caller.signIntermediate(csr, datacenter, own ?? (remote(datacenter) ? token() : undefined)),
   };
 }

@@ -35,8 +35,11 @@ export interface LeafCertTypeDeps<R extends SigningRoots> {
   readonly roots: CacheType<CaRootsRequest, R>;
   readonly clock: Clock;
   readonly rng: UnitRandom;
-  /** Signs a new leaf for the request (through a server: the State service's SignLeaf). */
-  sign(req: LeafRequest): Promise<IssuedCert>;
+  /**
+   * Signs a new leaf for the request (through a server: the State service's SignLeaf), as the holder of
+   * `token` (the entry's: the proxy's or the HTTP request's; undefined: the agent's default).
+   */
+  sign(req: LeafRequest, token: string | undefined): Promise<IssuedCert>;
   /** The key ID that signed a leaf; default: the authority key ID of its first certificate. */
   signingKeyIdOf?(cert: IssuedCert): string;
 }
@@ -60,7 +63,7 @@ export function leafCertType<R extends SigningRoots>(d: LeafCertTypeDeps<R>): Ca
   const keyIdOf = d.signingKeyIdOf ?? ((c: IssuedCert) => leafSigningKeyId(c.CertPEM));
   let lastIndex = 0;
 
-  const fetch = (req: LeafRequest, options: { maxWaitMs: number; signal: AbortSignal }, prev?: FetchResult<IssuedCert, LeafState>) =>
+  const fetch = (req: LeafRequest, options: { maxWaitMs: number; signal: AbortSignal; token?: string }, prev?: FetchResult<IssuedCert, LeafState>) =>
     new Promise<FetchResult<IssuedCert, LeafState>>((resolve, reject) => {
       if (options.signal.aborted) return reject(options.signal.reason);
       let active = "";
@@ -86,7 +89,7 @@ export function leafCertType<R extends SigningRoots>(d: LeafCertTypeDeps<R>): Ca
         signing = true;
         timer?.();
         deadline?.();
-        d.sign(req).then((cert) => {
+        d.sign(req, options.token).then((cert) => {
           const index = Math.max(lastIndex + 1, cert.ModifyIndex);
           lastIndex = index;
           const keyId = keyIdOf(cert);
