@@ -4,15 +4,8 @@ import { debugConfig } from "./debug_config.ts";
 
 const base = { ...defaultConfig("h"), dataDir: "/d" };
 const build = (...docs: unknown[]) => buildConfig(base, docs.map((d, i) => parseConfigJson(`${i}.json`, d)));
-/** The settings as parsed and merged, before validation (which refuses acl.enabled until enforcement exists). */
-const parsed = (...docs: unknown[]) => {
-  try {
-    return build(...docs).acl;
-  } catch (err) {
-    expect((err as Error).message).toBe("acl.enabled: this build does not enforce ACLs yet; refusing to start rather than serve without them");
-    return buildConfig(base, [...docs.map((d, i) => parseConfigJson(`${i}.json`, d)), { acl: { enabled: false } }]).acl;
-  }
-};
+/** The settings as parsed, merged and validated. */
+const parsed = (...docs: unknown[]) => build(...docs).acl;
 
 describe("acl settings", () => {
   test("Consul 1.8's defaults: off, default allow, extend-cache, 30 s TTLs, no tokens", () => {
@@ -41,8 +34,12 @@ describe("acl settings", () => {
     expect(source.acl).toMatchObject({ enabled: true, defaultPolicy: "deny", tokenTtlMs: 10_000, roleTtlMs: 10_000, tokens: { master: "m", default: "t" } });
   });
 
-  test("acl.enabled is refused until this build enforces ACLs: no agent runs unprotected believing otherwise", () => {
-    expect(() => build({ acl: { enabled: true } })).toThrow("acl.enabled: this build does not enforce ACLs yet");
+  test("acl.enabled runs in the primary datacenter and is refused in a secondary until ACLs replicate", () => {
+    expect(build({ acl: { enabled: true } }).acl.enabled).toBe(true);
+    expect(build({ acl: { enabled: true }, datacenter: "dc1", primary_datacenter: "dc1" }).acl.enabled).toBe(true);
+    expect(() => build({ acl: { enabled: true }, datacenter: "dc2", primary_datacenter: "dc1" }))
+      .toThrow('acl.enabled in datacenter "dc2", a secondary of "dc1": this build does not replicate ACLs to secondary datacenters yet');
+    expect(build({ acl: { enabled: false }, datacenter: "dc2", primary_datacenter: "dc1" }).acl.enabled).toBe(false);
   });
 
   test("bad values and keys name the file and the key", () => {

@@ -73,6 +73,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     const dataDir = prepareDataDir(config, cleanups);
     const nodeId = loadNodeId(config, dataDir);
     const agentTokens = agentTokensOf(config, dataDir, logger.named("agent"));
+    /** Told when this server's leader wrote the builtin ACL objects or the master token (acl.onInitialized). */
+    const aclInitialized: (() => void)[] = [];
     const advertiseAddr = config.advertiseAddr || pickAdvertiseAddr(config.bindAddr);
     const addresses: { -readonly [K in keyof AgentAddresses]: AgentAddresses[K] } = {};
 
@@ -114,6 +116,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
             acl: {
               masterToken: config.acl.tokens.master, defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.tokens.default,
               enableKeyListPolicy: config.acl.enableKeyListPolicy, replicationToken: agentTokens.replication,
+              onInitialized: () => aclInitialized.forEach((f) => f()),
             },
           }
           : {}),
@@ -328,6 +331,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           localAgent.antiEntropy.triggerFullSync();
         }
       });
+      // With ACLs: a first sync may have been refused because the master token was not written yet.
+      aclInitialized.push(() => localAgent.antiEntropy.triggerFullSync());
       server?.consensus.onLeaderChange((leader) => {
         if (leader) localAgent.antiEntropy.triggerFullSync();
       });

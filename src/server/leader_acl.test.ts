@@ -54,6 +54,20 @@ describe("ACL initialization on the primary's leader", () => {
     again.stop();
   });
 
+  test("onInitialized is told after a run that wrote something, not after one that found everything in place", async () => {
+    const t = setup({ master: MASTER });
+    let told = 0;
+    const r = aclInitRoutine({ ...t.opts, onInitialized: () => void told++ });
+    r.start();
+    await flushMacrotask();
+    expect(told).toBe(1);
+    r.stop();
+    r.start(); // leadership again: nothing left to write
+    await flushMacrotask();
+    expect(told).toBe(1);
+    r.stop();
+  });
+
   test("a secondary initializes nothing", () => {
     expect(aclInitCommands({ ...setup().opts, primary: false }, 0)).toEqual([]);
   });

@@ -35,6 +35,11 @@ export interface AclLeaderOptions {
   readonly newUuid: () => string;
   readonly clock: Clock;
   readonly logger: Logger;
+  /**
+   * Called after a run that wrote something (a fresh cluster's policy, anonymous token or master token):
+   * the agent then syncs at once, since a sync made just before with the master token was refused.
+   */
+  readonly onInitialized?: () => void;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -72,7 +77,8 @@ export function aclInitRoutine(o: AclLeaderOptions): LeaderRoutine {
     retry = undefined;
     try {
       await o.barrier();
-      for (const step of aclInitCommands(o, o.clock.now())) {
+      const steps = aclInitCommands(o, o.clock.now());
+      for (const step of steps) {
         if (!active) return;
         let r = await o.propose(step.command);
         // Bootstrap already used up: the master token is written as a plain token (Consul does the same).
@@ -82,6 +88,7 @@ export function aclInitRoutine(o: AclLeaderOptions): LeaderRoutine {
         if (r.type === "error") throw new Error(`${step.what}: ${r.error}`);
         o.logger.info(`ACLs: ${step.what.replace(/^creating/, "created")}`);
       }
+      if (steps.length > 0 && active) o.onInitialized?.();
     } catch (err) {
       if (!active) return;
       o.logger.warn("ACL initialization failed; will retry", { error: err, retryInMs: INIT_RETRY_MS });

@@ -73,6 +73,8 @@ export function createReplicatedState(o: {
     readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean;
     /** The data dir's bootstrap reset file (acl_bootstrap_file.ts); absent: no reset is possible. */
     readonly bootstrapReset?: BootstrapResetFile;
+    /** Told when the leader has just written the builtin ACL objects or the master token. */
+    readonly onInitialized?: () => void;
   };
 }): ReplicatedState {
   const log = o.logger;
@@ -265,7 +267,7 @@ export function createReplicatedState(o: {
     if (!o.acl) return [];
     const acl = {
       store, propose, barrier, primary: (o.primaryDatacenter ?? o.datacenter) === o.datacenter, masterToken: o.acl.masterToken,
-      newUuid: () => uuidFrom(rng), clock: o.clock, logger: log.named("acl"),
+      newUuid: () => uuidFrom(rng), clock: o.clock, logger: log.named("acl"), ...(o.acl.onInitialized ? { onInitialized: o.acl.onInitialized } : {}),
     };
     return [aclInitRoutine(acl), aclTokenReaperRoutine(acl)];
   }

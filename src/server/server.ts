@@ -68,6 +68,8 @@ export interface ServerOptions {
     readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean;
     /** `acl.tokens.replication` now (it may be replaced at run time): what this server's duties present to other datacenters. */
     readonly replicationToken: () => string;
+    /** Told when this server, as leader, has just written the builtin ACL objects or the master token. */
+    readonly onInitialized?: () => void;
   };
   /** `connect { enabled }`: run the Connect CA. */
   readonly connectEnabled: boolean;

@@ -24,11 +24,14 @@ export interface AdsTestClient {
 /**
  * Opens an ADS stream to `target` as node `nodeId` (node.cluster `cluster`); plaintext unless `tls`
  * gives the CA to verify the server with, as the name `serverName` (grpc-js refuses IP names).
+ * `metadata` goes with the stream (`x-consul-token` for ACLs).
  */
-export function adsClient(target: string, nodeId: string, cluster = nodeId, tls?: { readonly caPem: string; readonly serverName: string }): AdsTestClient {
+export function adsClient(
+  target: string, nodeId: string, cluster = nodeId, tls?: { readonly caPem: string; readonly serverName: string }, metadata: Readonly<Record<string, string>> = {},
+): AdsTestClient {
   const { client, call } = tls
-    ? openAdsStream(target, grpc.credentials.createSsl(Buffer.from(tls.caPem)), { "grpc.ssl_target_name_override": tls.serverName })
-    : openAdsStream(target, grpc.credentials.createInsecure());
+    ? openAdsStream(target, grpc.credentials.createSsl(Buffer.from(tls.caPem)), { "grpc.ssl_target_name_override": tls.serverName }, metadata)
+    : openAdsStream(target, grpc.credentials.createInsecure(), {}, metadata);
   /** Responses not taken yet, in arrival order; waiters take the first one they match. */
   const queue: DiscoveryResponse[] = [];
   const waiters: { readonly match: (r: DiscoveryResponse) => boolean; readonly take: (r: DiscoveryResponse) => void }[] = [];
