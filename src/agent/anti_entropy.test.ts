@@ -214,3 +214,17 @@ describe("anti-entropy", () => {
     });
   });
 });
+
+describe("anti-entropy: a full sync asked for while one is in flight", () => {
+  test("is not postponed by the in-flight run's failure retry (the ACL master token written meanwhile)", async () => {
+    const k = kit();
+    k.catalog.failWith = "ACL not found";
+    k.agent.start(); // the first full sync starts and fails; its retry is about 15 s away
+    k.agent.antiEntropy.triggerFullSync(); // asked for while it is in flight: due within the 3 s stagger
+    k.catalog.failWith = undefined;
+    await run(k.clock, 3_000);
+    expect(k.agent.antiEntropy.stats()).toMatchObject({ failures: 1, fullSyncs: 1 });
+    expect(k.catalog.nodeOf("node-1")).toBeDefined();
+    k.agent.stop();
+  });
+});

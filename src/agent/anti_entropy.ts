@@ -89,8 +89,18 @@ export function createAntiEntropy(opts: AntiEntropyOptions): AntiEntropy {
   /** Callers of syncChanges(), each waiting for run number `minRun` to finish. */
   let waiters: { minRun: number; resolve: () => void }[] = [];
 
+  /** Monotonic time the scheduled full sync is due (with fullTimer). */
+  let fullDueAt = 0;
+  /**
+   * Schedules the next full sync in `ms`, unless one is already due sooner: a retry or the regular
+   * interval set when a run ends must not postpone a full sync asked for meanwhile (triggerFullSync
+   * while that run was in flight, e.g. once the leader wrote the ACL master token the run lacked).
+   */
   const scheduleFull = (ms: number) => {
+    const at = clock.monotonic() + ms;
+    if (fullTimer && fullDueAt <= at) return;
     fullTimer?.();
+    fullDueAt = at;
     fullTimer = clock.setTimer(ms, () => {
       fullTimer = undefined;
       request("full");

@@ -80,8 +80,14 @@ function baseRequest(state: LocalState): RegisterRequest {
   };
 }
 
-/** Pushes entries that are out of sync or deleted, then node info if still needed. Rejects on the first failed RPC. */
+/**
+ * Pushes node info when it is out of sync, then entries that are out of sync or deleted. Rejects on the
+ * first failed RPC. Consul 1.8 pushes node info last, so a service written first carries it and needs
+ * node:write with its own token, which a service token rarely has ("service registration blocked by
+ * ACLs"); here node info goes first with the agent token, and services follow with SkipNodeUpdate.
+ */
 export async function syncChanges(state: LocalState, catalog: CatalogPort, logger: Logger): Promise<void> {
+  if (!state.nodeInfoInSync) await syncNodeInfo(state, catalog, logger);
   for (const [id, e] of byKey(state.serviceEntries)) {
     if (state.serviceEntries.get(id) !== e) continue;
     if (e.deleted) await deleteService(state, catalog, logger, id);
@@ -96,7 +102,9 @@ export async function syncChanges(state: LocalState, catalog: CatalogPort, logge
       await syncCheck(state, catalog, logger, id);
     }
   }
-  if (state.nodeInfoInSync) return;
+}
+
+async function syncNodeInfo(state: LocalState, catalog: CatalogPort, logger: Logger): Promise<void> {
   try {
     await catalog.register(baseRequest(state));
     logger.info("synced node info");
