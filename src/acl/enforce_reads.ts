@@ -131,6 +131,7 @@ function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions):
     case "snapshot":
       return a.snapshot() === "allow" ? ok(v) : DENIED;
     case "ca-roots":
+    case "acl-replication-status":
     case "acl-token-self":
     case "acl-token-resolve":
     case "acl-bootstrap-state":

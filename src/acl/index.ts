@@ -30,3 +30,4 @@ export { TranslateError, translateLegacyRules } from "./translate.ts";
 export { commandDenial, PERMISSION_DENIED, txnDenials } from "./enforce_writes.ts";
 export { authorizeRead, REDACTED_TOKEN, type ReadAuthorizeOptions, type ReadDecision } from "./enforce_reads.ts";
 export { AclResolveError, createTokenResolver, type ResolvedToken, type TokenResolver, type TokenResolverOptions } from "./token_resolver.ts";
+export { ACL_REPLICATION, diffReplicated, type ReplicationDiff } from "./replication_diff.ts";

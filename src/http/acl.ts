@@ -45,12 +45,35 @@ export async function decodeAclBody<T>(c: Context, what: string, shape: Paramete
   }
 }
 
-/** One read made for a route (not blocking), answered as the read's value; an error is answered as errorResponse does. */
-export async function readOnce<Q extends ReadQuery>(c: Context, deps: HttpApiDeps, q: Q, consistent = false): Promise<ReadValue<Q> | Response> {
+/**
+ * Where an ACL write (and the reads that prepare it and read it back) goes: `?dc=` when given, else in a
+ * secondary datacenter the primary, which holds the global ACL objects (Consul forwards ACL writes
+ * there), except for a `local` token, which lives where it is made. Undefined: this datacenter.
+ */
+export function aclDc(c: Context, deps: HttpApiDeps, local = false): string | undefined {
+  return aclWhere(c, deps, local).dc;
+}
+
+/** A datacenter chosen by aclDc (an object, so that "this datacenter", undefined, is not mistaken for "not given"). */
+export interface AclWhere {
+  readonly dc: string | undefined;
+}
+
+export function aclWhere(c: Context, deps: HttpApiDeps, local = false): AclWhere {
+  const primary = deps.agent.primaryDatacenter;
+  return { dc: query(c, "dc") || (!local && primary && primary !== deps.agent.datacenter ? primary : undefined) };
+}
+
+/**
+ * One read made for a route (not blocking), answered as the read's value; an error is answered as
+ * errorResponse does. A `consistent` read (the read-back of a write) is made where the write went (`dc`).
+ */
+export async function readOnce<Q extends ReadQuery>(c: Context, deps: HttpApiDeps, q: Q, consistent = false, where?: AclWhere): Promise<ReadValue<Q> | Response> {
   if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
+  const dc = where ? where.dc : consistent ? aclDc(c, deps) : undefined;
   try {
     const base = parseReadOptions(c, () => 0.5);
-    const options: ReadOptions = { ...base, minIndex: 0, maxWaitMs: 0, ...(consistent ? { consistency: "consistent" as const } : {}) };
+    const options: ReadOptions = { ...base, minIndex: 0, maxWaitMs: 0, ...(consistent ? { consistency: "consistent" as const } : {}), ...(dc !== undefined ? { datacenter: dc } : {}) };
     return (await deps.state.read(q, options)).value;
   } catch (err) {
     return errorResponse(c, err);
@@ -58,8 +81,8 @@ export async function readOnce<Q extends ReadQuery>(c: Context, deps: HttpApiDep
 }
 
 /** The builders' view of the state, from an acl-write-context read. */
-export async function writeContext(c: Context, deps: HttpApiDeps, ids: readonly string[]): Promise<AclRequestContext | Response> {
-  const ctx = await readOnce(c, deps, { type: "acl-write-context", ids: ids.filter((x) => x !== "") });
+export async function writeContext(c: Context, deps: HttpApiDeps, ids: readonly string[], where = aclWhere(c, deps)): Promise<AclRequestContext | Response> {
+  const ctx = await readOnce(c, deps, { type: "acl-write-context", ids: ids.filter((x) => x !== "") }, false, where);
   if (ctx instanceof Response) return ctx;
   const lower = (s: string) => s.toLowerCase();
   const lookup: AclLookup = {
@@ -79,11 +102,11 @@ export async function writeContext(c: Context, deps: HttpApiDeps, ids: readonly 
 /** Wall-clock ms for CreateTime and expiry. */
 const nowOf = (deps: HttpApiDeps) => deps.now ?? (() => deps.clock?.now() ?? 0);
 
-/** Proposes `command` with the request's token; a refusal is 400 with its text. Undefined when it was applied. */
-export async function writeAcl(c: Context, deps: HttpApiDeps, command: StateCommand): Promise<Response | undefined> {
+/** Proposes `command` in `dc` with the request's token; a refusal is 400 with its text. Undefined when it was applied. */
+export async function writeAcl(c: Context, deps: HttpApiDeps, command: StateCommand, where = aclWhere(c, deps)): Promise<Response | undefined> {
   if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
   try {
-    const r = await deps.state.write(command, query(c, "dc") || undefined, requestToken(c));
+    const r = await deps.state.write(command, where.dc, requestToken(c));
     return r.type === "error" ? stateRefusal(c, r.error) : undefined;
   } catch (err) {
     return errorResponse(c, err);
@@ -104,11 +127,8 @@ export function mountAcl(app: Hono, deps: HttpApiDeps): void {
   // Every ACL route answers 401 with ACLs off (checkACLDisabled).
   app.use("/v1/acl/*", async (c, next) => (on ? next() : textError(c, 401, ACL_DISABLED)));
 
-  app.get("/v1/acl/replication", (c) =>
-    jsonResponse(c, {
-      Enabled: false, Running: false, SourceDatacenter: "", ReplicationType: "", ReplicatedIndex: 0, ReplicatedRoleIndex: 0, ReplicatedTokenIndex: 0,
-      LastSuccess: "0001-01-01T00:00:00Z", LastError: "0001-01-01T00:00:00Z",
-    }));
+  // The leader's replication routine answers (a primary: not enabled); ?dc= asks another datacenter's.
+  app.get("/v1/acl/replication", (c) => serveRead(c, deps, () => ({ type: "acl-replication-status" }), (v) => jsonResponse(c, v)));
 
   app.put("/v1/acl/bootstrap", async (c) => {
     if (!deps.newId) return textError(c, 500, "this agent cannot generate IDs");
@@ -142,7 +162,10 @@ export function mountAcl(app: Hono, deps: HttpApiDeps): void {
       const self = await readOnce(c, deps, { type: "acl-token-self", secret: requestToken(c)! });
       if (!(self instanceof Response) && self && self.AccessorID.toLowerCase() === id.toLowerCase()) return textError(c, 400, "Deletion of the request's authorization token is not permitted");
     }
-    const refused = await writeAcl(c, deps, { type: "acl-token", op: "delete", accessorIds: [id] });
+    // A local token is deleted where it lives; any other in the primary (Consul's TokenDelete forwarding).
+    const here = aclDc(c, deps) === undefined ? undefined : await readOnce(c, deps, { type: "acl-token-get", accessor: id }, false, aclWhere(c, deps, true));
+    if (here instanceof Response) return here;
+    const refused = await writeAcl(c, deps, { type: "acl-token", op: "delete", accessorIds: [id] }, aclWhere(c, deps, here?.Local === true));
     return refused ?? jsonResponse(c, true);
   });
   app.put("/v1/acl/token/:id/clone", async (c) => {
@@ -168,7 +191,7 @@ async function writeToken(c: Context, deps: HttpApiDeps, accessor: string | unde
   if (body instanceof Response) return body;
   if (accessor !== undefined && body.AccessorID && body.AccessorID !== accessor) return textError(c, 400, "Token Accessor ID in URL and payload do not match");
   const input = tokenInput({ ...body, ...(accessor !== undefined ? { AccessorID: accessor } : {}) });
-  const ctx = await writeContext(c, deps, [input.AccessorID ?? "", input.SecretID ?? ""]);
+  const ctx = await writeContext(c, deps, [input.AccessorID ?? "", input.SecretID ?? ""], aclWhere(c, deps, input.Local === true));
   if (ctx instanceof Response) return ctx;
   let token;
   try {
@@ -180,9 +203,10 @@ async function writeToken(c: Context, deps: HttpApiDeps, accessor: string | unde
 }
 
 async function storeToken(c: Context, deps: HttpApiDeps, token: Omit<AclTokenRecord, "CreateIndex" | "ModifyIndex">): Promise<Response> {
-  const refused = await writeAcl(c, deps, { type: "acl-token", op: "set", tokens: [token] });
+  const where = aclWhere(c, deps, token.Local);
+  const refused = await writeAcl(c, deps, { type: "acl-token", op: "set", tokens: [token] }, where);
   if (refused) return refused;
-  const stored = await readOnce(c, deps, { type: "acl-token-get", accessor: token.AccessorID }, true);
+  const stored = await readOnce(c, deps, { type: "acl-token-get", accessor: token.AccessorID }, true, where);
   if (stored instanceof Response) return stored;
   return stored ? jsonResponse(c, tokenJson(stored)) : textError(c, 500, "the token was not stored");
 }

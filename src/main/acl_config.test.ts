@@ -34,12 +34,9 @@ describe("acl settings", () => {
     expect(source.acl).toMatchObject({ enabled: true, defaultPolicy: "deny", tokenTtlMs: 10_000, roleTtlMs: 10_000, tokens: { master: "m", default: "t" } });
   });
 
-  test("acl.enabled runs in the primary datacenter and is refused in a secondary until ACLs replicate", () => {
+  test("acl.enabled runs in the primary datacenter and in secondaries", () => {
     expect(build({ acl: { enabled: true } }).acl.enabled).toBe(true);
-    expect(build({ acl: { enabled: true }, datacenter: "dc1", primary_datacenter: "dc1" }).acl.enabled).toBe(true);
-    expect(() => build({ acl: { enabled: true }, datacenter: "dc2", primary_datacenter: "dc1" }))
-      .toThrow('acl.enabled in datacenter "dc2", a secondary of "dc1": this build does not replicate ACLs to secondary datacenters yet');
-    expect(build({ acl: { enabled: false }, datacenter: "dc2", primary_datacenter: "dc1" }).acl.enabled).toBe(false);
+    expect(build({ acl: { enabled: true }, datacenter: "dc2", primary_datacenter: "dc1" }).acl.enabled).toBe(true);
   });
 
   test("bad values and keys name the file and the key", () => {

@@ -117,6 +117,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
               masterToken: config.acl.tokens.master, defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.tokens.default,
               enableKeyListPolicy: config.acl.enableKeyListPolicy, replicationToken: agentTokens.replication,
               onInitialized: () => aclInitialized.forEach((f) => f()),
+              tokenTtlMs: config.acl.tokenTtlMs, downPolicy: config.acl.downPolicy, enableTokenReplication: config.acl.enableTokenReplication,
             },
           }
           : {}),

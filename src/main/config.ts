@@ -521,11 +521,6 @@ export function validateConfig(cfg: RuntimeConfig): void {
   }
   const federation = federationProblem(cfg);
   if (federation) throw new ConfigError(federation);
-  // ACL objects are not replicated to secondary datacenters yet: a secondary would know none of the
-  // primary's tokens and refuse every request. Refuse to start rather than run half-working.
-  if (cfg.acl.enabled && cfg.primaryDatacenter && cfg.primaryDatacenter !== cfg.datacenter) {
-    throw new ConfigError(`acl.enabled in datacenter "${cfg.datacenter}", a secondary of "${cfg.primaryDatacenter}": this build does not replicate ACLs to secondary datacenters yet; refusing to start rather than refuse every token`);
-  }
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -141,6 +141,17 @@ export interface Reads {
   "auth-method-login": { args: { name: string }; value: { readonly Name: string; readonly Type: string } | null };
   /** Whether ACL bootstrap is still allowed, and the index it was used up at. */
   "acl-bootstrap-state": { args: Record<never, never>; value: { readonly allowed: boolean; readonly resetIndex: number } };
+  /**
+   * `/v1/acl/replication` (structs.ACLReplicationStatus) as the serving server's leader duties know it;
+   * served by the state backend (not from the store), on the leader. Needs no token, as in Consul 1.8.
+   */
+  "acl-replication-status": {
+    args: Record<never, never>;
+    value: {
+      readonly Enabled: boolean; readonly Running: boolean; readonly SourceDatacenter: string; readonly ReplicationType: string; readonly ReplicatedIndex: number;
+      readonly ReplicatedRoleIndex: number; readonly ReplicatedTokenIndex: number; readonly LastSuccess: string; readonly LastError: string;
+    };
+  };
   /** The whole state as of `index` (for /v1/snapshot), with the Raft term of the serving server. */
   /** The state in parts (joined: the state store's snapshot bytes), so that no step needs one 150 MB buffer. */
   "snapshot": { args: Record<never, never>; value: { readonly state: readonly Uint8Array[]; readonly index: number; readonly term: number } };

@@ -5,10 +5,16 @@
  * authorizeRead). Resolution: no token is the server's default token (`acl.tokens.default`, else the
  * anonymous token); an unknown or expired secret is "ACL not found" (403); the root names are
  * "Cannot resolve root ACL". Authorizers are cached by secret until a token, policy or role changes.
+ *
+ * In a secondary datacenter (`remote` given) a token this server does not hold is resolved through the
+ * primary, as Consul 1.8's ResolveIdentityFromToken does: always without token replication, and with it
+ * only until the first tokens have replicated. `resolve(token)` does that asynchronously (cached for the
+ * resolver's TTL, `down_policy` when the primary cannot be reached); the synchronous checks then use it.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
-  authorizeRead, commandDenial, ParsedPolicyCache, PERMISSION_DENIED, ROOT_TOKEN_NAMES, tokenAuthorizer, txnDenials, type AclAccess, type AclResource, type Authorizer,
+  AclResolveError, authorizeRead, commandDenial, ParsedPolicyCache, PERMISSION_DENIED, ROOT_TOKEN_NAMES, tokenAuthorizer, txnDenials, type AclAccess, type AclResource,
+  type Authorizer, type TokenResolver,
 } from "../acl/index.ts";
 import { ANONYMOUS_TOKEN_SECRET, type ReadQuery, type ReadValue } from "../model/index.ts";
 import type { Clock } from "../platform/index.ts";
@@ -22,6 +28,12 @@ export interface AclEnforcementOptions {
   readonly defaultToken: string;
   readonly enableKeyListPolicy: boolean;
   readonly clock: Clock;
+  /** In a secondary: tokens resolved through the primary (src/acl createTokenResolver over a remote read). */
+  readonly remote?: {
+    readonly resolver: TokenResolver;
+    /** `acl.enable_token_replication`: local tokens are authoritative once any have replicated. */
+    readonly tokenReplication: boolean;
+  };
 }
 
 export const ACL_NOT_FOUND = "ACL not found";
@@ -30,6 +42,12 @@ export const ROOT_ACL = "Cannot resolve root ACL";
 const CACHE_SIZE = 1024;
 
 export interface AclEnforcement {
+  /**
+   * Makes `token` resolvable by the checks below: a token not held here is fetched from the primary in a
+   * secondary (rejects with ConnectError "ACL not found" when the primary does not know it either).
+   * A no-op in the primary. Call it before the synchronous checks of a request.
+   */
+  resolve(token: string | undefined): Promise<void>;
   /** The authorizer of `token` (undefined: the default token); throws ConnectError for an unknown, expired or root token. */
   authorizer(token: string | undefined): Authorizer;
   /**
@@ -53,14 +71,28 @@ export function createAclEnforcement(o: AclEnforcementOptions): AclEnforcement {
   /** Changes with any write to the tokens, policies or roles (their index-table entries). */
   const version = () => ["acl-tokens", "acl-policies", "acl-roles"].map((t) => o.store.db.indexes.get(t) ?? 0).join(",");
 
+  const secretOf = (token: string | undefined) => (token === undefined || token === "" ? (o.defaultToken || ANONYMOUS_TOKEN_SECRET) : token);
+  const localToken = (secret: string) => {
+    const t = aclTokenGetBySecret(o.store, new WatchSet(), secret).value;
+    return t && !(t.ExpirationTime !== undefined && Date.parse(t.ExpirationTime) <= o.clock.now()) ? t : undefined;
+  };
+  /** Whether a token not held here is asked of the primary (Consul: no token replication, or none replicated yet). */
+  const asksPrimary = () => !!o.remote && (!o.remote.tokenReplication || (o.store.db.indexes.get("acl-tokens") ?? 0) === 0);
+  /** Authorizers of tokens resolved through the primary by `resolve`, by secret (bounded like `cache`). */
+  const remoteAuthz = new Map<string, Authorizer>();
+
   const authorizer = (token: string | undefined): Authorizer => {
-    const secret = token === undefined || token === "" ? (o.defaultToken || ANONYMOUS_TOKEN_SECRET) : token;
+    const secret = secretOf(token);
     if (ROOT_TOKEN_NAMES.has(secret)) throw new ConnectError(ROOT_ACL, Code.PermissionDenied);
     const v = version();
     const hit = cache.get(secret);
-    const t = aclTokenGetBySecret(o.store, new WatchSet(), secret).value;
     // Expiry is checked on every use: a cached authorizer must not outlive its token.
-    if (!t || (t.ExpirationTime !== undefined && Date.parse(t.ExpirationTime) <= o.clock.now())) throw new ConnectError(ACL_NOT_FOUND, Code.PermissionDenied);
+    const t = localToken(secret);
+    if (!t) {
+      const remote = asksPrimary() ? remoteAuthz.get(secret) : undefined;
+      if (remote) return remote;
+      throw new ConnectError(ACL_NOT_FOUND, Code.PermissionDenied);
+    }
     if (hit && hit.version === v) return hit.authz;
     const authz = tokenAuthorizer(t, objects, { datacenter: o.datacenter, defaultPolicy: o.defaultPolicy, cache: policies });
     cache.delete(secret);
@@ -70,6 +102,22 @@ export function createAclEnforcement(o: AclEnforcementOptions): AclEnforcement {
   };
 
   return {
+    async resolve(token) {
+      if (!o.remote) return;
+      const secret = secretOf(token);
+      if (ROOT_TOKEN_NAMES.has(secret) || localToken(secret) || !asksPrimary()) return;
+      let authz: Authorizer;
+      try {
+        authz = await o.remote.resolver.authorizer(secret);
+      } catch (err) {
+        remoteAuthz.delete(secret);
+        if (err instanceof AclResolveError) throw new ConnectError(err.message, err.statusCode === 403 ? Code.PermissionDenied : Code.Internal);
+        throw err;
+      }
+      remoteAuthz.delete(secret);
+      remoteAuthz.set(secret, authz);
+      if (remoteAuthz.size > CACHE_SIZE) remoteAuthz.delete(remoteAuthz.keys().next().value!);
+    },
     authorizer,
     checkCommand(cmd, token) {
       const a = authorizer(token);

@@ -8,7 +8,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { validateDeleteInGraph, validateEntryInGraph } from "../connect/index.ts";
 import type { ConsensusNode } from "../consensus/index.ts";
-import type { ReadQuery } from "../model/index.ts";
+import type { ReadQuery, ReadValue } from "../model/index.ts";
+import { REPLICATION_DISABLED } from "./leader_acl_replication.ts";
 import { cryptoRng, nextTimerTurn, uuidFrom, type Clock, type Logger, type Rng } from "../platform/index.ts";
 import type { MetricsRegistry } from "../telemetry/index.ts";
 import { decodeWire, encodeWire, encodeWireInSlices, type StateBackend } from "../rpc/index.ts";
@@ -28,7 +29,7 @@ import { checkRestore, isConfigEntryKind, proposalError, restoreChunkBytes, rest
 import { runRead } from "./run_read.ts";
 import { commandTimings } from "./state_metrics.ts";
 import { aclInitRoutine, aclTokenReaperRoutine } from "./leader_acl.ts";
-import { createAclEnforcement } from "./acl_enforcement.ts";
+import { createAclEnforcement, type AclEnforcementOptions } from "./acl_enforcement.ts";
 import type { BootstrapResetFile } from "./acl_bootstrap_file.ts";
 
 export interface ReplicatedState {
@@ -75,6 +76,10 @@ export function createReplicatedState(o: {
     readonly bootstrapReset?: BootstrapResetFile;
     /** Told when the leader has just written the builtin ACL objects or the master token. */
     readonly onInitialized?: () => void;
+    /** In a secondary: how tokens this server does not hold are resolved through the primary (acl_enforcement.ts). */
+    readonly remote?: AclEnforcementOptions["remote"];
+    /** What the `acl-replication-status` read answers (the leader's replication routine); absent: not replicating. */
+    readonly replicationStatus?: () => ReadValue<{ type: "acl-replication-status" }>;
   };
 }): ReplicatedState {
   const log = o.logger;
@@ -179,6 +184,7 @@ export function createReplicatedState(o: {
       const cmd = decoded.get(bytes) ?? decodeCommand(bytes);
       decoded.set(bytes, cmd);
       // On a request's behalf (a token given): what its ACL token may do. This server's own duties pass no token.
+      if (token !== undefined) await aclEnforcement?.resolve(token);
       const refused = token !== undefined ? aclEnforcement?.checkCommand(cmd, token) : undefined;
       if (refused) return encodeWire(refused);
       if (cmd.type === "acl-bootstrap" && token !== undefined) return encodeWire(await bootstrap(cmd));
@@ -219,10 +225,14 @@ export function createReplicatedState(o: {
         const state = await store.snapshotInSlices(pause);
         return { result: await encodeWireInSlices({ state, index, term }, pause), index };
       }
+      if (q.type === "acl-replication-status") {
+        return { result: encodeWire(o.acl?.replicationStatus?.() ?? REPLICATION_DISABLED), index: Math.max(1, store.lastIndex()) };
+      }
       const token = options.token;
       const enforce = token !== undefined ? aclEnforcement : undefined;
       // An unknown token, or a key it may not read, is refused before anything blocks (Consul checks before the lookup).
       if (enforce) {
+        await enforce.resolve(token);
         enforce.authorizer(token);
         if (q.type === "kv-get") enforce.filterRead(q, null, token);
       }
@@ -235,6 +245,7 @@ export function createReplicatedState(o: {
     async renewSession(id, token) {
       const session = sessionGet(store, new WatchSet(), id).value;
       if (token !== undefined && aclEnforcement) {
+        await aclEnforcement.resolve(token);
         aclEnforcement.authorizer(token);
         if (session) aclEnforcement.require(token, "session", "write", session.Node);
       }
@@ -244,6 +255,7 @@ export function createReplicatedState(o: {
     },
     async signLeaf(service, csrPem, token) {
       requireConnect();
+      if (token !== undefined) await aclEnforcement?.resolve(token);
       if (token !== undefined) aclEnforcement?.require(token, "service", "write", service);
       const startedAt = o.clock.monotonic();
       const leaf = await ca.signLeaf(service, csrPem);
@@ -252,12 +264,14 @@ export function createReplicatedState(o: {
     },
     async setCAConfiguration(bytes, token) {
       requireConnect();
+      if (token !== undefined) await aclEnforcement?.resolve(token);
       if (token !== undefined) aclEnforcement?.require(token, "operator", "write");
       await ca.setConfiguration(decodeWire(bytes));
       return new Uint8Array();
     },
     async signIntermediate(csrPem, token) {
       requireConnect();
+      if (token !== undefined) await aclEnforcement?.resolve(token);
       if (token !== undefined) aclEnforcement?.require(token, "operator", "write");
       return ca.signIntermediate(csrPem);
     },
@@ -293,6 +307,7 @@ export function createReplicatedState(o: {
   const aclEnforcement = o.acl
     ? createAclEnforcement({
       store, datacenter: o.datacenter, defaultPolicy: o.acl.defaultPolicy, defaultToken: o.acl.defaultToken, enableKeyListPolicy: o.acl.enableKeyListPolicy, clock: o.clock,
+      ...(o.acl.remote ? { remote: o.acl.remote } : {}),
     })
     : undefined;
 

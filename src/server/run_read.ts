@@ -146,6 +146,8 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
     case "snapshot":
       // Encoded in slices by the backend's query (replicated_state.ts), never as one blocking step.
       throw new RangeError("the snapshot read is served by the state backend, not by runRead");
+    case "acl-replication-status":
+      throw new RangeError("the ACL replication status is served by the state backend, not by runRead");
     default:
       throw new RangeError(`unknown read ${JSON.stringify((q as { type: unknown }).type)}`);
   }

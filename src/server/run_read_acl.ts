@@ -9,7 +9,8 @@ import {
   aclTokenGetBySecret, aclTokenList, withLinkNames, type QueryResult, type StateStore, type WatchSet,
 } from "../state/index.ts";
 
-type AclQuery = Extract<ReadQuery, { type: `acl-${string}` }>;
+/** The `acl-*` reads served from the store (the replication status comes from the leader's routine instead). */
+type AclQuery = Exclude<Extract<ReadQuery, { type: `acl-${string}` }>, { type: "acl-replication-status" }>;
 
 /** The highest index of the tables a token's authorizer depends on. */
 const maxIndex = (store: StateStore) => Math.max(...["acl-tokens", "acl-policies", "acl-roles"].map((t) => store.db.indexes.get(t) ?? 0));

@@ -35,6 +35,8 @@ import type { SeenServer } from "./raft_membership.ts";
 import { createReplicatedState } from "./replicated_state.ts";
 import { recordUsageMetrics } from "./usage_metrics.ts";
 import { bootstrapResetFile } from "./acl_bootstrap_file.ts";
+import { primaryTokenResolver } from "./acl_remote.ts";
+import { aclReplicationOver, REPLICATION_DISABLED, type AclReplicationRoutine } from "./leader_acl_replication.ts";
 import { createServerDirectory, type ServerInfo } from "./server_directory.ts";
 
 /** What a server is started with (the agent's configuration maps onto this). */
@@ -70,6 +72,10 @@ export interface ServerOptions {
     readonly replicationToken: () => string;
     /** Told when this server, as leader, has just written the builtin ACL objects or the master token. */
     readonly onInitialized?: () => void;
+    /** In a secondary: `acl.token_ttl`, `acl.down_policy` and `acl.enable_token_replication` (tokens resolved through the primary). */
+    readonly tokenTtlMs?: number;
+    readonly downPolicy?: "allow" | "deny" | "extend-cache" | "async-cache";
+    readonly enableTokenReplication?: boolean;
   };
   /** `connect { enabled }`: run the Connect CA. */
   readonly connectEnabled: boolean;
@@ -207,11 +213,28 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     let log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") });
     const reopenLog = () => (log = openLogStore({ fs: nodeFileSystem(), dir: join(o.dataDir, "raft"), logger: logger.named("raft-log") }));
     cleanups.push(() => log.close());
+    /** The StateCaller, once made below: a secondary resolves tokens it does not hold through it. */
+    let ownCaller: StateCaller | undefined;
+    /** The secondary's ACL replication routine, once made below (its status is a read the state backend serves). */
+    let aclReplication: AclReplicationRoutine | undefined;
+    const aclRemote = (acl: NonNullable<ServerOptions["acl"]>) =>
+      o.primaryDatacenter && o.primaryDatacenter !== o.datacenter
+        ? {
+          replicationStatus: () => aclReplication?.status() ?? REPLICATION_DISABLED,
+          remote: {
+            tokenReplication: acl.enableTokenReplication ?? false,
+            resolver: primaryTokenResolver({
+              caller: () => ownCaller, primaryDatacenter: o.primaryDatacenter, datacenter: o.datacenter, nodeName: o.nodeName, clock,
+              ttlMs: acl.tokenTtlMs ?? 30_000, defaultPolicy: acl.defaultPolicy, downPolicy: acl.downPolicy ?? "extend-cache",
+            }),
+          },
+        }
+        : {};
     const replicated = createReplicatedState({
       clock, logger: logger.named("state"), datacenter: o.datacenter, nodeName: o.nodeName, connectCa: o.connectEnabled, coordinateUpdate: o.coordinateUpdate,
       ...(o.primaryDatacenter ? { primaryDatacenter: o.primaryDatacenter } : {}),
       ...(o.metrics ? { metrics: o.metrics } : {}),
-      ...(o.acl ? { acl: { ...o.acl, bootstrapReset: bootstrapResetFile(nodeFileSystem(), o.dataDir, logger.named("acl")) } } : {}),
+      ...(o.acl ? { acl: { ...o.acl, bootstrapReset: bootstrapResetFile(nodeFileSystem(), o.dataDir, logger.named("acl")), ...aclRemote(o.acl) } } : {}),
     });
     const consensus = createConsensusNode<StateResult>({
       id: nodeId,
@@ -271,7 +294,17 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const secondaryCa = o.connectEnabled && o.primaryDatacenter && o.primaryDatacenter !== o.datacenter
       ? [secondaryCaRoutine({ ca: replicated.ca, primaryDc: o.primaryDatacenter, state: () => stateForLeader, clock, logger: logger.named("connect-ca") })]
       : [];
-    const leader = createLeaderRunner([...replicated.leaderRoutines, ...secondaryCa, autopilot, raftMembership, ...federation.routines], logger.named("leader"));
+    const acl = o.acl;
+    if (acl && o.primaryDatacenter && o.primaryDatacenter !== o.datacenter) {
+      aclReplication = aclReplicationOver({
+        state: () => stateForLeader, store: replicated.store, primaryDc: o.primaryDatacenter, tokenReplication: acl.enableTokenReplication ?? false,
+        enabled: () => acl.replicationToken() !== "", clock, rng: cryptoRng(), logger: logger.named("acl-replication"),
+      });
+    }
+    const leader = createLeaderRunner(
+      [...replicated.leaderRoutines, ...secondaryCa, autopilot, raftMembership, ...federation.routines, ...(aclReplication ? [aclReplication] : [])],
+      logger.named("leader"),
+    );
     consensus.onLeaderChange((leaderId) => leader.setLeader(leaderId === nodeId));
     // Consul's Snapshot.Restore: after a restore the leader's duties start over on the new state (its
     // sessions, tombstones, members; a CA the restored state lacks is created again).
@@ -317,6 +350,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       metrics: rpcMetrics,
     };
     const stateCaller = createServerStateCaller(ctx, replicated.backend);
+    ownCaller = stateCaller;
     // Leader routines call other datacenters (federation-state replication and anti-entropy toward the
     // primary) with the replication token, as Consul's do; calls in this datacenter stay the server's own.
     stateForLeader = o.acl ? crossDcToken(stateCaller, o.datacenter, o.acl.replicationToken) : stateCaller;

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ClusterSchema } from "../../src/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { adsClient, CDS } from "../harness/ads_client.ts";
-import { poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
+import { agentCall, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 
 const ROOT = "3f0c1d2e-4b5a-4c6d-8e7f-0a1b2c3d4e5f";
 let agent: AgentProcess;
@@ -34,19 +34,7 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, token?: string, body?: unknown) {
-  const res = await fetch(`${agent.httpUrl}${path}`, {
-    method, ...(token ? { headers: { "X-Consul-Token": token } } : {}), ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json };
-}
+const call = (method: string, path: string, token?: string, body?: unknown) => agentCall(agent.httpUrl, method, path, token, body);
 
 test("default deny: nothing without a token, a scoped token's prefix only, xDS for a sidecar with its own token, refusal and revocation", async () => {
   // The leader makes the master token at leadership; the CA root comes with Connect.

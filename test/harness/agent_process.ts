@@ -80,3 +80,18 @@ export async function poll<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms: nu
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** One HTTP request to an agent as a client sends it (`X-Consul-Token` when `token` is given), with the body as text and as JSON when it parses. */
+export async function agentCall(httpUrl: string, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; text: string; json: any }> {
+  const res = await fetch(`${httpUrl}${path}`, {
+    method, ...(token ? { headers: { "X-Consul-Token": token } } : {}), ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json };
+}
