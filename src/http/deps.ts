@@ -90,6 +90,11 @@ export interface HttpApiDeps {
    * for the endpoints no server checks (acl_agent_rules.ts); rejects with an error carrying its status.
    */
   readonly aclAuthorizer?: (token: string | undefined) => Promise<Authorizer>;
+  /**
+   * With ACLs on: what an intention check or authorization decides when no intention matches (the ACL
+   * default policy, Consul's IntentionDefaultAllow). Absent: ACLs are off, which allows.
+   */
+  readonly intentionDefaultAllow?: boolean;
   /** With ACLs on: the agent's own tokens, set by `PUT /v1/agent/token/<name>` (agent_token.ts). */
   readonly agentTokens?: {
     /** Persists (when configured) and sets the token; throws when it cannot be persisted, changing nothing. */

@@ -4,9 +4,10 @@
  * [&source-type=] ({"Allowed"}), and the agent's POST /v1/agent/connect/authorize
  * ({"Authorized","Reason"}), each over a read of every intention.
  *
- * Default decision: Causeway has no ACLs yet, so when no intention matches, /check allows (Consul's
- * Intention.Check with ACLs disabled: the anonymous token resolves to no authorizer) and authorize answers
- * "ACLs disabled, access is allowed by default". When ACLs arrive, both must take the ACL default policy.
+ * Default decision when no intention matches: with ACLs off /check allows (Consul's Intention.Check with
+ * ACLs disabled: the anonymous token resolves to no authorizer) and authorize answers "ACLs disabled,
+ * access is allowed by default"; with ACLs on both take the ACL default policy (deps.intentionDefaultAllow),
+ * and authorize needs service:write on its target with the request's token (403 "Permission denied").
  *
  * Consul 1.8 answers the ?by= / ?name= / ?source= / ?destination= refusals, and Intention.Check's (an
  * unsupported source type), with 500 (plain fmt.Errorf); Causeway answers 400 with the same text, as for
@@ -28,7 +29,8 @@ import type { HttpApiDeps } from "./deps.ts";
 import { readBodyText } from "./body.ts";
 import { serveRead, STATE_UNAVAILABLE } from "./read_route.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
-import { queryAll } from "./request.ts";
+import { requestAuthorizer } from "./acl_agent_rules.ts";
+import { queryAll, requestToken } from "./request.ts";
 
 /** Causeway has no ACLs: intentions decide, and with none matching the connection is allowed. */
 const CHECK_DEFAULT_ALLOW = true;
@@ -101,7 +103,7 @@ export function mountIntentionQueries(app: Hono, deps: HttpApiDeps): void {
       return { type: "intention-list" };
     }, (intentions) => {
       try {
-        return jsonResponse(c, checkIntention(intentions, request!, CHECK_DEFAULT_ALLOW));
+        return jsonResponse(c, checkIntention(intentions, request!, deps.intentionDefaultAllow ?? CHECK_DEFAULT_ALLOW));
       } catch (err) {
         return err instanceof IntentionError ? textError(c, 400, err.message) : errorResponse(c, err);
       }
@@ -121,16 +123,21 @@ export function mountIntentionQueries(app: Hono, deps: HttpApiDeps): void {
       return errorResponse(c, err);
     }
     if (!deps.state) return textError(c, 500, STATE_UNAVAILABLE);
+    const a = await requestAuthorizer(c, deps);
+    if (a instanceof Response) return a;
+    if (a && a.check("service", "write", req.Target ?? "") !== "allow") return textError(c, 403, "Permission denied");
     let intentions: readonly Intention[];
     try {
-      intentions = (await deps.state.read({ type: "intention-list" }, { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0 })).value;
+      // Read with the request's token, as Consul's agent matches intentions through its cache with it.
+      const token = requestToken(c);
+      intentions = (await deps.state.read({ type: "intention-list" }, { datacenter: undefined, consistency: "default", minIndex: 0, maxWaitMs: 0, ...(token !== undefined ? { token } : {}) })).value;
     } catch (err) {
       return errorResponse(c, err);
     }
     try {
       const target = req.Target ?? "";
       const clientCertURI = req.ClientCertURI ?? "";
-      return jsonResponse(c, authorize({ target, clientCertURI, clientCertSerial: req.ClientCertSerial ?? "" }, intentions, AUTHORIZE_DEFAULT));
+      return jsonResponse(c, authorize({ target, clientCertURI, clientCertSerial: req.ClientCertSerial ?? "" }, intentions, deps.intentionDefaultAllow ?? AUTHORIZE_DEFAULT));
     } catch (err) {
       return err instanceof IntentionError ? textError(c, 400, err.message) : errorResponse(c, err);
     }

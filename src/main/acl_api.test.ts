@@ -82,4 +82,17 @@ describe("ACLs through the HTTP API", () => {
       expect([(await call(method!, path!)).status, (await call(method!, path!)).text]).toEqual([401, "ACL support disabled\n"]);
     }
   });
+
+  test("intentions under default deny: authorize needs service:write on the target and denies without a match; check denies too", async () => {
+    const { call } = await cluster();
+    const root = (await call("PUT", "/v1/acl/bootstrap")).json.SecretID as string;
+    const web = (await call("PUT", "/v1/acl/token", root, { ServiceIdentities: [{ ServiceName: "web" }] })).json.SecretID as string;
+    const uri = "spiffe://11111111-2222-3333-4444-555555555555.consul/ns/default/dc/dc1/svc/api";
+    const authorize = (token: string, Target: string) => call("POST", "/v1/agent/connect/authorize", token, { Target, ClientCertURI: uri });
+    expect(await authorize(web, "db")).toMatchObject({ status: 403, text: "Permission denied\n" });
+    expect((await authorize(web, "web")).json).toEqual({ Authorized: false, Reason: "Default behavior configured by ACLs" });
+    expect((await call("POST", "/v1/connect/intentions", root, { SourceName: "api", DestinationName: "web", Action: "allow" })).status).toBe(200);
+    expect((await authorize(web, "web")).json).toMatchObject({ Authorized: true });
+    expect((await call("GET", "/v1/connect/intentions/check?source=other&destination=web", root)).json).toEqual({ Allowed: false });
+  });
 });

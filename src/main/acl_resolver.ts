@@ -34,6 +34,9 @@ export function agentTokenResolver(config: Pick<RuntimeConfig, "acl" | "datacent
   });
 }
 
+/** Consul's IntentionDefaultAllow: with ACLs on, what the ACL default policy says; without them, allow. */
+export const intentionDefaultAllow = (config: Pick<RuntimeConfig, "acl">): boolean => !config.acl.enabled || config.acl.defaultPolicy === "allow";
+
 /**
  * Consul's checkStreamACLs for the xDS server: a stream's token needs service:write on what the proxy
  * represents (a connect-proxy's destination service, a gateway's or a proxyless client's own service);

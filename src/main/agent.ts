@@ -17,6 +17,7 @@ import {
   tcpHealthProbe, writeFileDurably, type HttpServerHandle,
 } from "../platform/index.ts";
 import { agentTokensOf } from "./agent_tokens.ts";
+import { intentionDefaultAllow } from "./acl_resolver.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { serverStats, startServer, wanCoordinates, type RunningServer, type SeenServer } from "../server/index.ts";
 import { startGossip } from "./gossip.ts";
@@ -347,6 +348,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         nodeName: config.nodeName,
         domain: config.domain,
         advertiseAddr,
+        intentionDefaultAllow: intentionDefaultAllow(config),
         host: config.clientAddr,
         port: config.ports.grpc,
         updatesPerSecond: config.xds.updateMaxPerSecond,
@@ -422,6 +424,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         metrics: metrics.api,
         acl: { enabled: config.acl.enabled },
         ...(aclResolver ? { aclAuthorizer: aclResolver.authorizer } : {}),
+        ...(config.acl.enabled ? { intentionDefaultAllow: intentionDefaultAllow(config) } : {}),
         ...(config.acl.enabled ? { agentTokens: { set: agentTokens.set, onUpdated: (name: string) => logger.named("agent").info("Updated agent's ACL token", { token: name }) } } : {}),
         // The logger's taps (commands/agent.ts): /v1/agent/monitor reads every line at its own level.
         ...(hooks.logTaps ? {

@@ -40,6 +40,8 @@ export interface StartXdsOptions {
   readonly domain: string;
   /** The agent's LAN advertise address (exposed check paths accept it). */
   readonly advertiseAddr: string;
+  /** What a sidecar's RBAC does when no intention matches: the ACL default policy with ACLs on, else allow (Consul's IntentionDefaultAllow). */
+  readonly intentionDefaultAllow?: boolean;
   /** Bind address and port of the gRPC listener (`client_addr`, `ports.grpc`; 0 = a free port). */
   readonly host: string;
   readonly port: number;
@@ -107,7 +109,7 @@ export async function startXds(o: StartXdsOptions): Promise<RunningXds> {
   const xdsCache = createXdsCache();
   const types = proxyCacheTypes(o);
   const manager = createProxyManager({
-    context: { datacenter: o.datacenter, nodeName: o.nodeName, domain: o.domain, advertiseAddrLan: o.advertiseAddr, intentionDefaultAllow: true },
+    context: { datacenter: o.datacenter, nodeName: o.nodeName, domain: o.domain, advertiseAddrLan: o.advertiseAddr, intentionDefaultAllow: o.intentionDefaultAllow ?? true },
     cache: agentCache,
     types,
     services: o.localAgent,

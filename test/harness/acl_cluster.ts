@@ -43,7 +43,7 @@ export async function aclCluster(enabled = true) {
   const resolver = agentTokenResolver(settings, state, tokens);
   const app = createHttpApi({
     agent, raft: { leader: () => "", peers: () => [] }, state, newId: () => uuidFrom(rng), now: () => clock.now(), clock, acl: { enabled },
-    ...(enabled ? { aclAuthorizer: resolver.authorizer, agentTokens: tokens } : {}),
+    ...(enabled ? { aclAuthorizer: resolver.authorizer, agentTokens: tokens, intentionDefaultAllow: false } : {}),
   });
   const call = async (method: string, path: string, token?: string, body?: unknown) => {
     const res = await app.request(path, { method, ...(token ? { headers: { "X-Consul-Token": token } } : {}), ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}) });
