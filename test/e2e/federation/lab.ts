@@ -55,14 +55,26 @@ export function causeway(args: readonly string[], cwd: string): string {
 }
 
 export class FederationLab {
-  readonly net = NetLab.create("cwf");
+  readonly net: NetLab;
   readonly servers = new Map<string, (AgentProcess | undefined)[]>();
   readonly gateways: Gateway[] = [];
   /** Output of servers stopped earlier, for `dump()`. */
   private readonly stoppedOutput: string[] = [];
   private gatewaysStarted = 0;
 
-  constructor(readonly work: string, readonly dcs: readonly DcSpec[], readonly primary = dcs[0]!.name) {}
+  /**
+   * `acl`: every server runs with ACLs (default deny; the primary's master token, and the agent and
+   * replication tokens everywhere, are `rootToken`; tokens replicate), and the lab's HTTP calls and
+   * gateways use that token. `prefix` names the namespaces (one lab per prefix at a time).
+   */
+  constructor(
+    readonly work: string,
+    readonly dcs: readonly DcSpec[],
+    readonly primary = dcs[0]!.name,
+    readonly options: { readonly acl?: { readonly rootToken: string }; readonly prefix?: string } = {},
+  ) {
+    this.net = NetLab.create(options.prefix ?? "cwf");
+  }
 
   spec(dc: string): DcSpec {
     return this.dcs.find((d) => d.name === dc)!;
@@ -152,6 +164,12 @@ table ip nat {
       connect: { enabled: true, enable_mesh_gateway_wan_federation: true },
       ...(dc === this.primary ? {} : { primary_gateways: primaryGateways, primary_gateways_interval: "2s" }),
       retry_interval_wan: "2s",
+      ...(this.options.acl ? {
+        acl: {
+          enabled: true, default_policy: "deny", enable_token_replication: true,
+          tokens: { ...(dc === this.primary ? { master: this.options.acl.rootToken } : {}), agent: this.options.acl.rootToken, replication: this.options.acl.rootToken },
+        },
+      } : {}),
     }));
     return file;
   }
@@ -202,7 +220,9 @@ table ip nat {
 
   /** `fetch` of server `i`'s HTTP API (reached through the mgmt link); by default a running server's. */
   http(dc: string, path: string, init?: RequestInit, i = this.running(dc)): Promise<Response> {
-    return fetch(`http://${serverAddr(this.spec(dc).k, i)}:8500${path}`, { ...init, signal: AbortSignal.timeout(15_000) });
+    const headers = new Headers(init?.headers);
+    if (this.options.acl && !headers.has("X-Consul-Token")) headers.set("X-Consul-Token", this.options.acl.rootToken);
+    return fetch(`http://${serverAddr(this.spec(dc).k, i)}:8500${path}`, { ...init, headers, signal: AbortSignal.timeout(15_000) });
   }
 
   async json<T = unknown>(dc: string, path: string, i = this.running(dc)): Promise<T> {
@@ -226,7 +246,7 @@ table ip nat {
     const server = serverAddr(k, via);
     const child = this.net.spawn(`gw${k}`, process.execPath, [cli, "gateway", "mesh", "-register", "-expose-servers", "-proxy-id", id,
       "-address", lan, "-wan-address", wan, "-http-addr", `${server}:8500`, "-grpc-addr", `https://${server}:8502`,
-      "-ca-file", join(this.work, "consul-agent-ca.pem"), "-admin-bind", admin]);
+      "-ca-file", join(this.work, "consul-agent-ca.pem"), "-admin-bind", admin, ...(this.options.acl ? ["-token", this.options.acl.rootToken] : [])]);
     let out = "";
     child.stdout!.on("data", (d) => (out += String(d)));
     child.stderr!.on("data", (d) => (out += String(d)));
