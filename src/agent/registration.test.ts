@@ -169,8 +169,8 @@ describe("definitionsFromConfig", () => {
   });
 
   test("ignores configs without definitions", () => {
-    expect(definitionsFromConfig({ datacenter: "dc1" })).toEqual({ services: [], checks: [] });
-    expect(definitionsFromConfig(null)).toEqual({ services: [], checks: [] });
+    expect(definitionsFromConfig({ datacenter: "dc1" })).toEqual({ services: [], checks: [], serviceTokens: [], checkTokens: [] });
+    expect(definitionsFromConfig(null)).toEqual({ services: [], checks: [], serviceTokens: [], checkTokens: [] });
   });
 });
 

@@ -107,6 +107,12 @@ function validateDecodedService(d: DecodedService): void {
 export interface ConfigDefinitions {
   readonly services: readonly ServiceRegistration[];
   readonly checks: readonly CheckRegistration[];
+  /**
+   * The ACL `token` of each definition ("" when it has none), by position in `services` and `checks`:
+   * the definition is registered, synced and (for a proxy) watched with it, as Consul does.
+   */
+  readonly serviceTokens?: readonly string[];
+  readonly checkTokens?: readonly string[];
 }
 
 /**
@@ -115,7 +121,7 @@ export interface ConfigDefinitions {
  * Errors name the block: `services[1]: Missing service name`. Other config keys are ignored.
  */
 export function definitionsFromConfig(config: unknown): ConfigDefinitions {
-  if (!isJsonObject(config)) return { services: [], checks: [] };
+  if (!isJsonObject(config)) return { services: [], checks: [], serviceTokens: [], checkTokens: [] };
   const r = new JsonReader(config, "");
   const services: ServiceRegistration[] = [];
   const checks: CheckRegistration[] = [];
@@ -130,13 +136,23 @@ export function definitionsFromConfig(config: unknown): ConfigDefinitions {
     }
     return out;
   };
+  const serviceTokens: string[] = [];
+  const checkTokens: string[] = [];
+  /** A definition's `token` (or `Token`); anything but a string is refused with its label. */
+  const tokenOf = (label: string, value: unknown): string => {
+    const t = isJsonObject(value) ? (value.token ?? value.Token ?? "") : "";
+    if (typeof t !== "string") throw badRequest(`${label}: token must be a string`);
+    return t;
+  };
   for (const { label, value } of blocks("service", "services")) {
     services.push(labelled(label, () => parseServiceRegistration(value)));
+    serviceTokens.push(tokenOf(label, value));
   }
   for (const { label, value } of blocks("check", "checks")) {
     checks.push(labelled(label, () => parseCheckRegistration(value)));
+    checkTokens.push(tokenOf(label, value));
   }
-  return { services, checks };
+  return { services, checks, serviceTokens, checkTokens };
 }
 
 function labelled<T>(label: string, fn: () => T): T {

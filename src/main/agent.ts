@@ -314,12 +314,13 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     if (localAgent) {
       // Services and checks from the config files, registered as if through the HTTP API (not persisted:
       // the files are read again at every start); then what the previous run registered through the API.
-      for (const reg of config.definitions.services) {
-        for (const warning of localAgent.registerService(reg, { source: "config" })) logger.warn("service definition", { warning });
-      }
-      for (const reg of config.definitions.checks) {
-        for (const warning of localAgent.registerCheck(reg, { source: "config" })) logger.warn("check definition", { warning });
-      }
+      const { services: svcDefs, checks: checkDefs, serviceTokens, checkTokens } = config.definitions;
+      svcDefs.forEach((reg, i) => {
+        for (const warning of localAgent.registerService(reg, { source: "config", token: serviceTokens?.[i] ?? "" })) logger.warn("service definition", { warning });
+      });
+      checkDefs.forEach((reg, i) => {
+        for (const warning of localAgent.registerCheck(reg, { source: "config", token: checkTokens?.[i] ?? "" })) logger.warn("check definition", { warning });
+      });
       if (stateFiles) for (const problem of localAgent.restore(stateFiles.load())) logger.warn("could not restore a persisted registration", { problem });
       localAgent.start();
       cleanups.push(() => localAgent.stop());

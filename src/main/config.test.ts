@@ -87,6 +87,16 @@ describe("service and check definitions", () => {
     expect(cfg.definitions.checks.map((c) => c.ID ?? c.Name)).toEqual(["disk"]);
   });
 
+  test("a definition's token goes with it, by position, across files; a non-string token is refused", () => {
+    const a = parseConfigJson("a.json", { services: [{ name: "web", token: "web-secret" }, { name: "db" }], check: { name: "mem", ttl: "10s", Token: "chk" } });
+    const b = parseConfigJson("b.json", { service: { name: "api", token: "api-secret" } });
+    const cfg = buildConfig({ ...defaultConfig("host"), dataDir: "/data" }, [a, b]);
+    expect(cfg.definitions.services.map((s) => s.Name)).toEqual(["web", "db", "api"]);
+    expect(cfg.definitions.serviceTokens).toEqual(["web-secret", "", "api-secret"]);
+    expect(cfg.definitions.checkTokens).toEqual(["chk"]);
+    expect(() => parseConfigJson("t.json", { service: { name: "x", token: 5 } })).toThrow("t.json: service: token must be a string");
+  });
+
   test("a bad definition is a config error naming the file and the block", () => {
     expect(() => parseConfigJson("svc.json", { services: [{ port: 1 }] })).toThrow(/^svc\.json: services\[0\]: Missing service name/);
   });

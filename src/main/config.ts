@@ -483,9 +483,13 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
       retryJoinWan: [...cfg.gossip.retryJoinWan, ...(g.retryJoinWan ?? [])],
     };
     // Definitions accumulate too: every file's services and checks are registered.
-    const definitions = {
+    const tokensOf = (d: ConfigDefinitions | undefined, kind: "service" | "check") =>
+      kind === "service" ? (d?.serviceTokens ?? d?.services.map(() => "") ?? []) : (d?.checkTokens ?? d?.checks.map(() => "") ?? []);
+    const definitions: ConfigDefinitions = {
       services: [...cfg.definitions.services, ...(s.definitions?.services ?? [])],
       checks: [...cfg.definitions.checks, ...(s.definitions?.checks ?? [])],
+      serviceTokens: [...tokensOf(cfg.definitions, "service"), ...tokensOf(s.definitions, "service")],
+      checkTokens: [...tokensOf(cfg.definitions, "check"), ...tokensOf(s.definitions, "check")],
     };
     const f = s.federation ?? {};
     const federation = { ...cfg.federation, ...f, primaryGateways: [...cfg.federation.primaryGateways, ...(f.primaryGateways ?? [])] };
