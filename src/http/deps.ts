@@ -144,17 +144,21 @@ export interface RaftServerView {
   readonly Voter: boolean;
 }
 
-/** Raft membership as an operator sees it; calls are served by the datacenter's leader (or any server with stale). */
+/**
+ * Raft membership as an operator sees it; calls are served by the datacenter's leader (or any server
+ * with stale), made with the request's `token` (undefined: the agent's default), which the serving
+ * server checks with ACLs (operator:read, write for changes).
+ */
 export interface OperatorApi {
-  raftConfiguration(o: { datacenter: string | undefined; stale: boolean }): Promise<{ readonly Servers: readonly RaftServerView[]; readonly Index: number }>;
+  raftConfiguration(o: { datacenter: string | undefined; stale: boolean; token?: string }): Promise<{ readonly Servers: readonly RaftServerView[]; readonly Index: number }>;
   /** Removes a server by Raft ID or by server address; rejects with the reason (e.g. unknown id). */
-  removePeer(o: { datacenter: string | undefined; id?: string; address?: string }): Promise<void>;
+  removePeer(o: { datacenter: string | undefined; id?: string; address?: string; token?: string }): Promise<void>;
   /**
    * Hands leadership to voter `id` (undefined: the most caught-up other voter) and resolves once a new
    * leader is known; rejects with the reason (an unknown id or a non-voter as a request fault, no other
    * voter, or no new leader in time). Absent: the agent cannot do it (answered 500).
    */
-  transferLeader?(o: { datacenter: string | undefined; id?: string }): Promise<void>;
+  transferLeader?(o: { datacenter: string | undefined; id?: string; token?: string }): Promise<void>;
 }
 
 /** One server's health as the leader judged it (Consul's autopilot.ServerHealth), in Causeway's units. */
@@ -177,8 +181,8 @@ export interface AutopilotServerHealthView {
 
 /** Autopilot's server health, served by the leader of a datacenter (Consul's Operator.ServerHealth). */
 export interface AutopilotHealthApi {
-  /** The leader's latest judgement; rejects with a message for the client when it cannot be had. */
-  serverHealth(datacenter: string | undefined): Promise<{ readonly healthy: boolean; readonly failureTolerance: number; readonly servers: readonly AutopilotServerHealthView[] }>;
+  /** The leader's latest judgement (asked with `token`, as OperatorApi); rejects with a message for the client when it cannot be had. */
+  serverHealth(datacenter: string | undefined, token?: string): Promise<{ readonly healthy: boolean; readonly failureTolerance: number; readonly servers: readonly AutopilotServerHealthView[] }>;
 }
 
 /** One gossip pool's answer to a keyring operation (Consul's structs.KeyringResponse). */

@@ -2,11 +2,11 @@
  * Raft operator endpoints (Consul's agent/operator_endpoint.go): GET /v1/operator/raft/configuration,
  * DELETE /v1/operator/raft/peer?id=|address= and (Consul 1.15+) POST /v1/operator/raft/transfer-leader?id=.
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { HttpApiDeps } from "./deps.ts";
 import { hasParam } from "./read_route.ts";
 import { errorResponse, jsonResponse, textError } from "./respond.ts";
-import { query } from "./request.ts";
+import { query, requestToken } from "./request.ts";
 
 const UNAVAILABLE = "Raft operations are not available on this agent";
 
@@ -14,7 +14,7 @@ export function mountOperator(app: Hono, deps: HttpApiDeps): void {
   app.get("/v1/operator/raft/configuration", async (c) => {
     if (!deps.operator) return textError(c, 500, UNAVAILABLE);
     try {
-      return jsonResponse(c, await deps.operator.raftConfiguration({ datacenter: query(c, "dc") || undefined, stale: hasParam(c, "stale") }));
+      return jsonResponse(c, await deps.operator.raftConfiguration({ datacenter: query(c, "dc") || undefined, stale: hasParam(c, "stale"), ...tokenOf(c) }));
     } catch (err) {
       return errorResponse(c, err);
     }
@@ -28,7 +28,7 @@ export function mountOperator(app: Hono, deps: HttpApiDeps): void {
       return textError(c, 400, "Must specify either ?id with the server's ID or ?address with IP:port of peer to remove");
     }
     try {
-      await deps.operator.removePeer({ datacenter: query(c, "dc") || undefined, id, address });
+      await deps.operator.removePeer({ datacenter: query(c, "dc") || undefined, id, address, ...tokenOf(c) });
     } catch (err) {
       // An address that is not a peer's is the request's fault (Consul: 500); so is an ID (the RPC's NotFound).
       const unknownAddress = err instanceof Error && err.name === "Error" && err.message.endsWith("was not found in the Raft configuration");
@@ -44,10 +44,16 @@ export function mountOperator(app: Hono, deps: HttpApiDeps): void {
   app.post("/v1/operator/raft/transfer-leader", async (c) => {
     if (!deps.operator?.transferLeader) return textError(c, 500, UNAVAILABLE);
     try {
-      await deps.operator.transferLeader({ datacenter: query(c, "dc") || undefined, id: query(c, "id") || undefined });
+      await deps.operator.transferLeader({ datacenter: query(c, "dc") || undefined, id: query(c, "id") || undefined, ...tokenOf(c) });
     } catch (err) {
       return errorResponse(c, err);
     }
     return jsonResponse(c, { Success: true });
   });
+}
+
+/** The request's token as an OperatorApi option (absent without one: the agent's default applies). */
+function tokenOf(c: Context): { token?: string } {
+  const token = requestToken(c);
+  return token !== undefined ? { token } : {};
 }

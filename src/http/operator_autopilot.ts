@@ -188,7 +188,7 @@ export function mountOperatorAutopilot(app: Hono, deps: OperatorAutopilotDeps): 
     try {
       const { datacenter } = readOptions(c);
       if (!deps.autopilot) return textError(c, 500, "Autopilot health is not available on this agent");
-      const health = await deps.autopilot.serverHealth(datacenter);
+      const health = await deps.autopilot.serverHealth(datacenter, requestToken(c));
       // Consul answers 429 while anything is unhealthy (the body is the same).
       return jsonResponse(c, operatorHealthJson(health), health.healthy ? 200 : 429);
     } catch (err) {

@@ -17,7 +17,7 @@ import {
   tcpHealthProbe, writeFileDurably, type HttpServerHandle,
 } from "../platform/index.ts";
 import { agentTokensOf } from "./agent_tokens.ts";
-import { intentionDefaultAllow } from "./acl_resolver.ts";
+import { intentionDefaultAllow, resolvedTokenTtlMs } from "./acl_resolver.ts";
 import type { RuntimeConfig } from "./config.ts";
 import { serverStats, startServer, wanCoordinates, type RunningServer, type SeenServer } from "../server/index.ts";
 import { startGossip } from "./gossip.ts";
@@ -118,7 +118,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
               masterToken: config.acl.tokens.master, defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.tokens.default,
               enableKeyListPolicy: config.acl.enableKeyListPolicy, replicationToken: agentTokens.replication,
               onInitialized: () => aclInitialized.forEach((f) => f()),
-              tokenTtlMs: config.acl.tokenTtlMs, downPolicy: config.acl.downPolicy, enableTokenReplication: config.acl.enableTokenReplication,
+              tokenTtlMs: resolvedTokenTtlMs(config.acl), downPolicy: config.acl.downPolicy, enableTokenReplication: config.acl.enableTokenReplication,
             },
           }
           : {}),
@@ -408,8 +408,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
           : undefined,
         clock: systemClock(),
         snapshots: stateAccess ? snapshotApiOver(stateAccess, systemClock()) : undefined,
-        operator: rpc ? operatorApiOver(rpc) : undefined,
-        autopilot: rpc ? autopilotHealthOver(rpc) : undefined,
+        operator: rpc ? operatorApiOver(rpc, agentTokens.default) : undefined,
+        autopilot: rpc ? autopilotHealthOver(rpc, agentTokens.default) : undefined,
         events: createEventsApi({
           lan: gossip.lan,
           local: {

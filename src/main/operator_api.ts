@@ -4,16 +4,20 @@
  * calls a server of its datacenter.
  */
 import { createClient, type Transport } from "@connectrpc/connect";
+import { TOKEN_HEADER } from "../rpc/index.ts";
 import { Operator, Status } from "../gen/causeway/status/v1/status_pb.ts";
 import type { HttpApiDeps, RaftStatus } from "../http/index.ts";
 import { CONSUL_RAFT_PROTOCOL_DEFAULT } from "../membership/index.ts";
 
 const TIMEOUT_MS = 10_000;
 
-export function operatorApiOver(transport: () => Transport): NonNullable<HttpApiDeps["operator"]> {
+/** Call options carrying `token` (else the agent's default token) for the serving server's ACL check. */
+const withToken = (token: string | undefined, defaultToken: () => string) => ({ timeoutMs: TIMEOUT_MS, headers: { [TOKEN_HEADER]: token ?? defaultToken() } });
+
+export function operatorApiOver(transport: () => Transport, defaultToken: () => string = () => ""): NonNullable<HttpApiDeps["operator"]> {
   const op = () => createClient(Operator, transport());
-  const configuration = async (datacenter: string | undefined) => {
-    const r = await op().raftGetConfiguration({ routing: { datacenter: datacenter ?? "" } }, { timeoutMs: TIMEOUT_MS });
+  const configuration = async (datacenter: string | undefined, token: string | undefined) => {
+    const r = await op().raftGetConfiguration({ routing: { datacenter: datacenter ?? "" } }, withToken(token, defaultToken));
     return {
       Servers: r.servers.map((s) => ({
         ID: s.id, Node: s.node, Address: s.address, Leader: s.leader, ProtocolVersion: String(CONSUL_RAFT_PROTOCOL_DEFAULT), Voter: s.voter,
@@ -23,18 +27,18 @@ export function operatorApiOver(transport: () => Transport): NonNullable<HttpApi
   };
   return {
     // Consul lets ?stale read any server's configuration; ours is always the leader's, which is never staler.
-    raftConfiguration: ({ datacenter }) => configuration(datacenter),
-    async removePeer({ datacenter, id, address }) {
+    raftConfiguration: ({ datacenter, token }) => configuration(datacenter, token),
+    async removePeer({ datacenter, id, address, token }) {
       let target = id;
       if (!target) {
-        target = (await configuration(datacenter)).Servers.find((s) => s.Address === address)?.ID;
+        target = (await configuration(datacenter, token)).Servers.find((s) => s.Address === address)?.ID;
         if (!target) throw new Error(`address "${address}" was not found in the Raft configuration`);
       }
-      await op().raftRemovePeer({ routing: { datacenter: datacenter ?? "" }, id: target }, { timeoutMs: TIMEOUT_MS });
+      await op().raftRemovePeer({ routing: { datacenter: datacenter ?? "" }, id: target }, withToken(token, defaultToken));
     },
     // The leader bounds its own wait for the new leader (DEFAULT_TRANSFER_TIMEOUT_MS) well inside this call's.
-    async transferLeader({ datacenter, id }) {
-      await op().raftTransferLeader({ routing: { datacenter: datacenter ?? "" }, id: id ?? "" }, { timeoutMs: TIMEOUT_MS });
+    async transferLeader({ datacenter, id, token }) {
+      await op().raftTransferLeader({ routing: { datacenter: datacenter ?? "" }, id: id ?? "" }, withToken(token, defaultToken));
     },
   };
 }
@@ -43,10 +47,10 @@ export function operatorApiOver(transport: () => Transport): NonNullable<HttpApi
  * `/v1/operator/autopilot/health` over the internal RPC: the leader's latest judgement of every server
  * (Consul's Operator.ServerHealth), in the HTTP layer's AutopilotHealthApi shape.
  */
-export function autopilotHealthOver(transport: () => Transport) {
+export function autopilotHealthOver(transport: () => Transport, defaultToken: () => string = () => "") {
   return {
-    async serverHealth(datacenter: string | undefined) {
-      const r = await createClient(Operator, transport()).autopilotServerHealth({ routing: { datacenter: datacenter ?? "" } }, { timeoutMs: TIMEOUT_MS });
+    async serverHealth(datacenter: string | undefined, token?: string) {
+      const r = await createClient(Operator, transport()).autopilotServerHealth({ routing: { datacenter: datacenter ?? "" } }, withToken(token, defaultToken));
       return {
         healthy: r.healthy,
         failureTolerance: r.failureTolerance,

@@ -52,6 +52,11 @@ export interface RpcContext {
   readonly holdForLeader?: () => Promise<void>;
   /** Where cross-datacenter forwards and queries are counted (rpc_metrics.ts); absent: not counted. */
   readonly metrics?: RpcMetrics;
+  /**
+   * With ACLs: throws ConnectError (PermissionDenied "Permission denied" or "ACL not found") unless
+   * `token` has `access` on the operator resource. The Operator service asks it before serving a call.
+   */
+  readonly requireOperator?: (token: string, access: "read" | "write") => Promise<void>;
 }
 
 /** Consul's default rpc_hold_timeout. */

@@ -4,13 +4,14 @@
  * served by the leader.
  */
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import {
   AutopilotServerHealthResponseSchema, AutopilotServerHealthSchema, DatacentersResponseSchema, LeaderResponseSchema, Operator, PeersResponseSchema, PingResponseSchema, RaftGetConfigurationResponseSchema,
   RaftRemovePeerResponseSchema, RaftServerSchema, RaftStatsResponseSchema, RaftTransferLeaderResponseSchema, Status,
 } from "../gen/causeway/status/v1/status_pb.ts";
 import { route, type RpcContext } from "./forward.ts";
 import { transferLeadership, type LeadershipTransferDeps } from "./leadership_transfer.ts";
+import { TOKEN_HEADER } from "./state_service.ts";
 
 /**
  * Registers the Status and Operator services. `leadership` lets Operator.RaftTransferLeader move
@@ -19,6 +20,20 @@ import { transferLeadership, type LeadershipTransferDeps } from "./leadership_tr
  */
 export function registerStatusServices(router: ConnectRouter, ctx: RpcContext, leadership?: LeadershipTransferDeps): void {
   const addressOf = (id: string) => ctx.servers.lookup(id)?.address ?? "";
+  /**
+   * Operator calls carry the caller's token (TOKEN_HEADER; none is the anonymous token, as for any
+   * network call) and pass it on when forwarded; with ACLs the serving server checks it as Consul's
+   * Operator endpoints do (operator:read for the configuration and server health, write for changes).
+   */
+  const tokenOf = (call: HandlerContext) => call.requestHeader.get(TOKEN_HEADER) ?? "";
+  const withToken = (headers: Headers, call: HandlerContext) => {
+    headers.set(TOKEN_HEADER, tokenOf(call));
+    return headers;
+  };
+  const operator = async <T>(call: HandlerContext, access: "read" | "write", serve: () => T | Promise<T>): Promise<T> => {
+    await ctx.requireOperator?.(tokenOf(call), access);
+    return serve();
+  };
   router.service(Status, {
     ping: (req, call) =>
       route(ctx, req.routing?.datacenter, "local", call, () => create(PingResponseSchema, { node: ctx.node, datacenter: ctx.datacenter }),
@@ -53,7 +68,7 @@ export function registerStatusServices(router: ConnectRouter, ctx: RpcContext, l
   });
   router.service(Operator, {
     raftGetConfiguration: (req, call) =>
-      route(ctx, req.routing?.datacenter, "leader", call, () => {
+      route(ctx, req.routing?.datacenter, "leader", call, () => operator(call, "read", () => {
         const s = ctx.raft.status();
         const ids = [...s.config.voters, ...s.config.learners].sort();
         return create(RaftGetConfigurationResponseSchema, {
@@ -68,9 +83,9 @@ export function registerStatusServices(router: ConnectRouter, ctx: RpcContext, l
             }),
           ),
         });
-      }, (t, headers) => createClient(Operator, t).raftGetConfiguration(req, { headers })),
+      }), (t, headers) => createClient(Operator, t).raftGetConfiguration(req, { headers: withToken(headers, call) })),
     raftRemovePeer: (req, call) =>
-      route(ctx, req.routing?.datacenter, "leader", call, async () => {
+      route(ctx, req.routing?.datacenter, "leader", call, () => operator(call, "write", async () => {
         const config = ctx.raft.status().config;
         if (!req.id) throw new ConnectError("Must specify the ID of the server to remove", Code.InvalidArgument);
         if (![...config.voters, ...config.learners].includes(req.id)) {
@@ -78,14 +93,14 @@ export function registerStatusServices(router: ConnectRouter, ctx: RpcContext, l
         }
         await ctx.raft.changeMembership({ transition: "Auto", changes: [{ type: "RemoveNode", nodeId: req.id }] });
         return create(RaftRemovePeerResponseSchema, {});
-      }, (t, headers) => createClient(Operator, t).raftRemovePeer(req, { headers })),
+      }), (t, headers) => createClient(Operator, t).raftRemovePeer(req, { headers: withToken(headers, call) })),
     raftTransferLeader: (req, call) =>
-      route(ctx, req.routing?.datacenter, "leader", call, async () => {
+      route(ctx, req.routing?.datacenter, "leader", call, () => operator(call, "write", async () => {
         if (!leadership) throw new ConnectError("leadership transfer is not available on this server", Code.Unimplemented);
         return create(RaftTransferLeaderResponseSchema, { leader: await transferLeadership(ctx.raft, leadership, req.id, call.signal) });
-      }, (t, headers) => createClient(Operator, t).raftTransferLeader(req, { headers, signal: call.signal }), call.signal),
+      }), (t, headers) => createClient(Operator, t).raftTransferLeader(req, { headers: withToken(headers, call), signal: call.signal }), call.signal),
     autopilotServerHealth: (req, call) =>
-      route(ctx, req.routing?.datacenter, "leader", call, () => {
+      route(ctx, req.routing?.datacenter, "leader", call, () => operator(call, "read", () => {
         if (!ctx.autopilot) throw new ConnectError("autopilot is not running on this server", Code.Unavailable);
         const h = ctx.autopilot.health();
         return create(AutopilotServerHealthResponseSchema, {
@@ -100,6 +115,6 @@ export function registerStatusServices(router: ConnectRouter, ctx: RpcContext, l
             }),
           ),
         });
-      }, (t, headers) => createClient(Operator, t).autopilotServerHealth(req, { headers })),
+      }), (t, headers) => createClient(Operator, t).autopilotServerHealth(req, { headers: withToken(headers, call) })),
   });
 }

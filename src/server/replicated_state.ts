@@ -8,6 +8,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { validateDeleteInGraph, validateEntryInGraph } from "../connect/index.ts";
 import type { ConsensusNode } from "../consensus/index.ts";
+import type { AclAccess, AclResource } from "../acl/index.ts";
 import type { ReadQuery, ReadValue } from "../model/index.ts";
 import { REPLICATION_DISABLED } from "./leader_acl_replication.ts";
 import { cryptoRng, nextTimerTurn, uuidFrom, type Clock, type Logger, type Rng } from "../platform/index.ts";
@@ -38,6 +39,11 @@ export interface ReplicatedState {
   readonly backend: StateBackend;
   /** Connects the consensus node once it exists; nothing is proposed before. */
   attach(consensus: ConsensusNode<StateResult>): void;
+  /**
+   * With ACLs: resolves `token` (asking the primary from a secondary) and throws ConnectError unless it
+   * has `access` on `resource`; for the RPC services outside the State service. Absent without ACLs.
+   */
+  readonly aclCheck?: (token: string, resource: AclResource, access: AclAccess, segment?: string) => Promise<void>;
   /** The leader routines over this state, in start order (the server runs them with leadership). */
   readonly leaderRoutines: readonly LeaderRoutine[];
   /** The Connect CA over this state (signing on any server, configuration on the leader). */
@@ -337,6 +343,12 @@ export function createReplicatedState(o: {
     attach(c) {
       consensus = c;
     },
+    ...(aclEnforcement ? {
+      aclCheck: async (token: string, resource: AclResource, access: AclAccess, segment?: string) => {
+        await aclEnforcement.resolve(token);
+        aclEnforcement.require(token, resource, access, segment);
+      },
+    } : {}),
     onRestored: (fn) => void restoredListeners.push(fn),
   };
 }

@@ -348,6 +348,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       autopilot,
       holdForLeader: () => holdForLeader(() => consensus.status().leader !== "", clock, cryptoRng()),
       metrics: rpcMetrics,
+      ...(replicated.aclCheck ? { requireOperator: (token: string, access: "read" | "write") => replicated.aclCheck!(token, "operator", access) } : {}),
     };
     const stateCaller = createServerStateCaller(ctx, replicated.backend);
     ownCaller = stateCaller;

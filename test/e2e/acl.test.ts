@@ -53,6 +53,9 @@ test("default deny: nothing without a token, a scoped token's prefix only, xDS f
   expect((await call("PUT", "/v1/kv/app/z", undefined, "3")).status).toBe(403);
   expect((await call("GET", "/v1/acl/tokens")).status).toBe(403);
   expect((await call("GET", "/v1/agent/self")).status).toBe(403);
+  expect((await call("GET", "/v1/operator/raft/configuration")).status).toBe(403);
+  // The operator call reaches the server's Operator service with the request's token, checked there too.
+  expect((await call("GET", "/v1/operator/raft/configuration", ROOT)).json.Servers).toHaveLength(1);
 
   // A token scoped to app/.
   const policy = await call("PUT", "/v1/acl/policy", ROOT, { Name: "app-kv", Rules: `key_prefix "app/" { policy = "write" }` });
@@ -124,4 +127,6 @@ test("default deny: nothing without a token, a scoped token's prefix only, xDS f
   } finally {
     ads.close();
   }
+  // Secrets never reach the log.
+  for (const secret of [ROOT, app, web.SecretID, xds.SecretID]) expect(agent.output()).not.toContain(secret);
 }, 90_000);
