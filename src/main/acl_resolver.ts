@@ -1,7 +1,9 @@
 /**
  * The agent's token resolver (src/acl createTokenResolver) over its StateAccess: a token is resolved
  * by an `acl-token-resolve` read made with that token (the servers answer "ACL not found" for an
- * unknown secret, which is a definite answer, not an outage), cached for `acl.token_ttl`.
+ * unknown secret, which is a definite answer, not an outage). A token is resolved with its policies and
+ * roles in one read, so the answer is cached for the shortest of `acl.token_ttl`, `policy_ttl` and
+ * `role_ttl`: a change to any of them is seen within its own TTL (Consul caches the three apart).
  */
 import { createTokenResolver, type TokenResolver } from "../acl/index.ts";
 import type { AgentService } from "../agent/index.ts";
@@ -10,6 +12,10 @@ import type { StateAccess } from "../http/index.ts";
 import { systemClock } from "../platform/index.ts";
 import type { AgentTokens } from "./agent_tokens.ts";
 import type { RuntimeConfig } from "./config.ts";
+
+/** How long a resolved token (with its policies and roles) is cached: the shortest of the three TTLs. */
+export const resolvedTokenTtlMs = (acl: Pick<RuntimeConfig["acl"], "tokenTtlMs" | "policyTtlMs" | "roleTtlMs">): number =>
+  Math.min(acl.tokenTtlMs, acl.policyTtlMs, acl.roleTtlMs);
 
 export function agentTokenResolver(config: Pick<RuntimeConfig, "acl" | "datacenter" | "nodeName">, state: StateAccess, tokens: Pick<AgentTokens, "default" | "agentMaster">): TokenResolver {
   const clock = systemClock();
@@ -24,7 +30,7 @@ export function agentTokenResolver(config: Pick<RuntimeConfig, "acl" | "datacent
       }
     },
     now: () => clock.monotonic(),
-    ttlMs: config.acl.tokenTtlMs,
+    ttlMs: resolvedTokenTtlMs(config.acl),
     datacenter: config.datacenter,
     nodeName: config.nodeName,
     defaultPolicy: config.acl.defaultPolicy,
