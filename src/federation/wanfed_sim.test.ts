@@ -17,11 +17,13 @@
  *   one round, so now and then every copy misses a member and a push-pull has to heal it: 55 of seeds
  *   1..1000 took over 10 s, one (122) took two push-pulls, 118 s.
  * - Loss: 10% and 20% on every gateway's WAN link (each direction of a crossing drawn once, as `tc
- *   netem` on the gateway's egress) for 5 minutes: SWIM does suspect (0.8 and 7.4 suspicions per run on
- *   average), every suspicion is refuted in time, nobody is ever marked failed. That is what the WAN
- *   profile gives at these rates, not a certainty: with loss on both gateways of a crossing (36% per
- *   packet at 20%) a lone server's refutation went out in one gossip round as 4 copies, all 4 were
- *   lost, and it was declared dead (memberlist would do the same).
+ *   netem` on the gateway's egress) for 5 minutes: packet probes do fail, nobody is ever marked failed.
+ *   Before stream pings SWIM suspected 0.8 and 7.4 times per run on average and refuted every time; with
+ *   them (memberlist's TCP ping, on by default) most failed probes are answered over the stream and raise
+ *   no suspicion (seeds 1..3 at 20%: 8-9 probes answered only by the stream ping, 0-1 suspicions). That
+ *   is what the WAN profile gives at these rates, not a certainty: without stream pings, with loss on
+ *   both gateways of a crossing (36% per packet at 20%), a lone server's refutation went out in one
+ *   gossip round as 4 copies, all 4 were lost, and it was declared dead (memberlist would do the same).
  * - Flap: dc3's gateway down for one probe interval (5 s), three times, 25 s apart: never dead (0 of
  *   200; 194 runs had suspicions). A probe gives up only at the end of its interval, so the suspicions
  *   such a flap causes are raised once the gateway is back, and their gossip reaches the suspect.
@@ -91,6 +93,8 @@ async function convergeAndHold(sim: WanfedSim, seed: number): Promise<number> {
 
 /** Probes that gave up (each one raised a suspicion), summed over every server. */
 const suspicions = (sim: WanfedSim) => sim.servers.reduce((n, s) => n + s.pool.stats().gossip.memberlist.failed, 0);
+/** Probes whose packets got no ack but whose stream ping was answered (no suspicion raised). */
+const streamOnlyProbes = (sim: WanfedSim) => sim.servers.reduce((n, s) => n + s.pool.stats().gossip.memberlist.streamAcks, 0);
 const seesFailed = (sim: WanfedSim, viewers: readonly SimServer[], members: readonly SimServer[]) =>
   viewers.every((v) => members.every((m) => sim.statusIn(v, m.name) === "failed"));
 const behindDc3 = (name: string) => name.endsWith(".dc3");
@@ -114,10 +118,11 @@ async function flap(sim: WanfedSim, seed: number, downMs: number, flaps: number,
 }
 
 /** One loss run: `loss` on every gateway link for 5 minutes after converging; asserts nobody failed and the loss was applied. */
-async function lossRun(sim: WanfedSim, seed: number, loss: number): Promise<{ lost: number; sent: number; suspicions: number }> {
+async function lossRun(sim: WanfedSim, seed: number, loss: number): Promise<{ lost: number; sent: number; suspicions: number; streamOnly: number }> {
   await converge(sim, seed);
   const since = sim.clock.monotonic();
   const before = suspicions(sim);
+  const streamOnlyBefore = streamOnlyProbes(sim);
   sim.setLoss(loss);
   await sim.run(LOSS_RUN_MS);
   expect(sim.failures(since), `${loss * 100}% loss`).toEqual([]);
@@ -128,7 +133,7 @@ async function lossRun(sim: WanfedSim, seed: number, loss: number): Promise<{ lo
   // The loss was really applied: the measured rate is near the configured one, and streams were held up.
   expect(Math.abs(lost / sent - loss)).toBeLessThan(0.05);
   expect(gws.reduce((n, g) => n + g.counters.chunksDelayed, 0)).toBeGreaterThan(0);
-  return { lost, sent, suspicions: suspicions(sim) - before };
+  return { lost, sent, suspicions: suspicions(sim) - before, streamOnly: streamOnlyProbes(sim) - streamOnlyBefore };
 }
 
 /**
@@ -193,16 +198,16 @@ describe("three datacenters' WAN pools through simulated mesh gateways only", ()
 
     test(`seed ${seed}: 10% and 20% loss on the gateway links for 5 minutes: suspicions are refuted, nobody is marked failed`, async () => {
       const report: string[] = [];
-      let raised = 0;
+      let failedProbes = 0;
       for (const loss of [0.1, 0.2]) {
         await withSim(seed, async (sim) => {
           const r = await lossRun(sim, seed, loss);
-          raised += r.suspicions;
-          report.push(`${loss * 100}%: ${r.lost}/${r.sent} packets lost, ${r.suspicions} suspicions, 0 failed`);
+          failedProbes += r.suspicions + r.streamOnly;
+          report.push(`${loss * 100}%: ${r.lost}/${r.sent} packets lost, ${r.streamOnly} probes answered only by the stream ping, ${r.suspicions} suspicions, 0 failed`);
         });
       }
-      // The loss is enough to make SWIM suspect someone (so "never failed" means "refuted in time").
-      expect(raised).toBeGreaterThan(0);
+      // The loss is enough to fail packet probes (so "never failed" means the stream ping or a refutation saved each).
+      expect(failedProbes).toBeGreaterThan(0);
       console.log(`wanfed sim seed ${seed}, loss: ${report.join("; ")}`);
     }, 20_000);
 

@@ -56,6 +56,11 @@ describe("codec", () => {
     };
     expect(decodeStream(encodeStream(msg))).toEqual(msg);
     expect(decodeStream(encodeStream({ ...msg, reply: false, join: true, nodes: [] }))).toEqual({ ...msg, reply: false, join: true, nodes: [] });
+    // Stream pings and acks (memberlist's TCP ping) share the header; anything after them is refused.
+    expect(decodeStream(encodeStream({ type: "stream-ping", seq: 4_000_000_000, target: "b.dc2" }))).toEqual({ type: "stream-ping", seq: 4_000_000_000, target: "b.dc2" });
+    expect(decodeStream(encodeStream({ type: "stream-ack", seq: 7 }))).toEqual({ type: "stream-ack", seq: 7 });
+    expect(() => decodeStream(Uint8Array.of(...encodeStream({ type: "stream-ack", seq: 7 }), 0))).toThrow(CodecError);
+    expect(() => decodeStream(Uint8Array.of(0xc6, 1, 16, 0, 0, 0, 0))).toThrow(CodecError);
   });
 
   test("rejects specific malformations with CodecError", () => {

@@ -101,9 +101,14 @@ export function decodePacket(b: Uint8Array): Message[] {
   return out;
 }
 
-/** Encodes a stream message (push-pull) with its header; the driver frames it on the stream. */
+/** Flag bits of a stream message: push-pull reply and join; a stream ping or ack instead of a push-pull. */
+const STREAM_REPLY = 1, STREAM_JOIN = 2, STREAM_PING = 4, STREAM_ACK = 8;
+
+/** Encodes a stream message (push-pull, stream ping or ack) with its header; the driver frames it on the stream. */
 export function encodeStream(m: StreamMessage): Uint8Array {
-  const w = new Writer().u8(STREAM_MAGIC).u8(CODEC_VERSION).u8((m.reply ? 1 : 0) | (m.join ? 2 : 0)).u32(m.nodes.length);
+  if (m.type === "stream-ping") return new Writer().u8(STREAM_MAGIC).u8(CODEC_VERSION).u8(STREAM_PING).u32(m.seq).str(m.target).finish();
+  if (m.type === "stream-ack") return new Writer().u8(STREAM_MAGIC).u8(CODEC_VERSION).u8(STREAM_ACK).u32(m.seq).finish();
+  const w = new Writer().u8(STREAM_MAGIC).u8(CODEC_VERSION).u8((m.reply ? STREAM_REPLY : 0) | (m.join ? STREAM_JOIN : 0)).u32(m.nodes.length);
   for (const n of m.nodes) w.str(n.name).str(n.addr).bytes16(n.meta).u32(n.incarnation).u8(STATES.indexOf(n.state));
   return w.bytes32(m.userState).finish();
 }
@@ -116,7 +121,17 @@ export function decodeStream(b: Uint8Array): StreamMessage {
   const version = r.u8();
   if (version !== CODEC_VERSION) throw new CodecError(`push-pull stream: unsupported version ${version}`);
   const flags = r.u8();
-  if (flags > 3) throw new CodecError(`push-pull stream: bad flags ${flags}`);
+  if (flags === STREAM_PING) {
+    const ping = { type: "stream-ping" as const, seq: r.u32(), target: r.str() };
+    r.end();
+    return ping;
+  }
+  if (flags === STREAM_ACK) {
+    const ack = { type: "stream-ack" as const, seq: r.u32() };
+    r.end();
+    return ack;
+  }
+  if (flags > (STREAM_REPLY | STREAM_JOIN)) throw new CodecError(`push-pull stream: bad flags ${flags}`);
   const count = r.u32();
   // Each node takes at least 11 bytes: a cheap bound before allocating.
   if (count * 11 > r.remaining) throw new CodecError(`push-pull stream: ${count} nodes cannot fit in ${r.remaining} bytes`);
@@ -132,7 +147,7 @@ export function decodeStream(b: Uint8Array): StreamMessage {
   }
   const userState = r.bytes32();
   r.end();
-  return { type: "push-pull", reply: (flags & 1) !== 0, join: (flags & 2) !== 0, nodes, userState };
+  return { type: "push-pull", reply: (flags & STREAM_REPLY) !== 0, join: (flags & STREAM_JOIN) !== 0, nodes, userState };
 }
 
 /** Serf message kinds, the first byte of a serf message inside a core user message. */

@@ -32,6 +32,11 @@ export interface Timing {
   readonly packetSizeLimit: number;
   /** How long `leave` waits for its dead-by-self broadcast to be transmitted before giving up. */
   readonly leavePropagateMs: number;
+  /**
+   * memberlist DisableTcpPings: no stream ping when a probe's packets got no ack by its timeout (the
+   * stream ping is on by default, as in memberlist; simulations of packet loss alone turn it off).
+   */
+  readonly disableTcpPings?: boolean;
 }
 
 export interface MemberlistConfig extends Timing {
@@ -117,9 +122,10 @@ export function validateConfig(c: MemberlistConfig): void {
   if (!c.name) bad("name", "must not be empty");
   if (!c.addr) bad("addr", "must not be empty");
   if (c.meta.length > MAX_META_BYTES) bad("meta", `exceeds ${MAX_META_BYTES} bytes`);
-  const positive: (keyof Timing)[] = ["probeIntervalMs", "probeTimeoutMs", "gossipIntervalMs", "retransmitMult", "suspicionMult", "suspicionMaxTimeoutMult", "awarenessMaxMultiplier", "leavePropagateMs"];
+  type NumericTiming = Exclude<keyof Timing, "disableTcpPings">;
+  const positive: NumericTiming[] = ["probeIntervalMs", "probeTimeoutMs", "gossipIntervalMs", "retransmitMult", "suspicionMult", "suspicionMaxTimeoutMult", "awarenessMaxMultiplier", "leavePropagateMs"];
   for (const f of positive) if (!(c[f] > 0)) bad(f, "must be > 0");
-  const nonNeg: (keyof Timing)[] = ["gossipNodes", "indirectChecks", "pushPullIntervalMs", "gossipToTheDeadTimeMs"];
+  const nonNeg: NumericTiming[] = ["gossipNodes", "indirectChecks", "pushPullIntervalMs", "gossipToTheDeadTimeMs"];
   for (const f of nonNeg) if (!(c[f] >= 0)) bad(f, "must be >= 0");
   if (c.probeTimeoutMs >= c.probeIntervalMs) bad("probeTimeoutMs", "must be below probeIntervalMs");
   if (c.packetSizeLimit < 512) bad("packetSizeLimit", "must be >= 512");

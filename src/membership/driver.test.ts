@@ -51,7 +51,8 @@ describe("driver over the in-memory transport (simulated clock)", () => {
     test(`seed ${seed}: 5 members join through one seed, converge, and detect a stopped member as failed`, async () => {
       const s = sim(seed);
       const names = ["n0", "n1", "n2", "n3", "n4"];
-      for (const n of names) s.add(n);
+      const log = memoryLogger("info");
+      for (const n of names) s.add(n, { logger: log });
       const all = [...s.nodes.values()];
       const joined = Promise.all(names.slice(1).map((n) => s.nodes.get(n)!.d.join(["n0"])));
       expect(await run(s.clock, 10_000, () => all.every((n) => liveCount(n) === 5))).toBe(true);
@@ -70,9 +71,40 @@ describe("driver over the in-memory transport (simulated clock)", () => {
         expect(n.events.some((e) => e.type === "failed" && e.member.name !== "n4")).toBe(false);
         expect(liveCount(n)).toBe(4);
       }
+      // Whoever's suspicion ran out first logged it, in memberlist's words (the others may learn it by gossip).
+      expect(log.lines.some((l) => l.includes("marking member as failed, suspect timeout reached member=n4"))).toBe(true);
       for (const n of rest) await n.d.stop();
     });
   }
+
+  test("two members whose packets to each other are all lost stay alive through stream pings, and the log says so", async () => {
+    const clock = simClock();
+    const net = createMemoryNetwork({ clock, rng: seededRng(5), latencyMs: [1, 10] });
+    const log = memoryLogger("info");
+    const start = (name: string) => {
+      const inner = net.transport(name);
+      // Every packet is lost; streams (fresh connections) get through.
+      const transport: GossipTransport = {
+        localAddr: inner.localAddr, maxPacketBytes: inner.maxPacketBytes,
+        listen: (h) => inner.listen(h), sendPacket: async () => {}, dialStream: (to, ms, toName) => inner.dialStream(to, ms, toName), close: () => inner.close(),
+      };
+      const ml = new Memberlist(memberlistConfig(LOCAL_PROFILE, { name, addr: inner.localAddr }), seededRng(name.length), clock.monotonic());
+      return createGossipDriver({ memberlist: ml, transport, clock, rng: seededRng(7), logger: log });
+    };
+    const a = start("a"), b = start("b");
+    const joined = a.join(["b"]);
+    await run(clock, 30_000, () => false);
+    expect(await joined).toBe(1);
+    for (const d of [a, b]) {
+      expect(d.memberlist.numLiveMembers()).toBe(2);
+      expect(d.memberlist.stats.failed).toBe(0);
+      // Every probe fails its packets, so Lifeguard stretches the interval up to 8x: a few probes in 30 s.
+      expect(d.memberlist.stats.streamAcks).toBeGreaterThanOrEqual(3);
+    }
+    expect(log.lines.some((l) => l.includes("was able to connect to member but other probes failed, network may be misconfigured member=b"))).toBe(true);
+    await a.stop();
+    await b.stop();
+  });
 
   test("join of an unreachable address rejects naming it, and counts a stream drop", async () => {
     const s = sim(7);

@@ -18,6 +18,7 @@
  * either side is bounded by `streamTimeoutMs`.
  */
 import { DurationRing } from "./duration_ring.ts";
+import { logNotices } from "./notice_log.ts";
 import { createEventChannel } from "./event_channel.ts";
 import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
 import { CodecError, PACKET_MAGIC, STREAM_MAGIC, decodeStream, encodeStream } from "./codec.ts";
@@ -153,9 +154,9 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
   let timerAt: number | undefined;
   const now = () => clock.monotonic();
 
-  const drop = (kind: "packet" | "stream", reason: DropReason, peer: string, detail?: string) => {
+  const drop = (kind: "packet" | "stream", reason: DropReason, peer: string, detail?: string, quiet = false) => {
     (kind === "packet" ? c.packetDrops : c.streamDrops)[reason]++;
-    if (kind === "stream") log.warn("gossip stream dropped", { peer, reason, detail });
+    if (kind === "stream") log[quiet ? "debug" : "warn"]("gossip stream dropped", { peer, reason, detail });
     else log.debug("gossip packet dropped", { from: peer, reason });
     try {
       options.onDrop?.({ kind, reason, peer });
@@ -212,6 +213,7 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
     if (!stopped) for (const p of out.packets) sendPacket(p);
     const started = stopped ? [] : out.streamRequests.map((req) => ({ req, done: exchangeOut(req) }));
     for (const s of started) s.done.catch(() => {}); // counted and logged inside; join awaits its own
+    logNotices(log, out.notices);
     events.publish(out.events);
     if (ml.leaveComplete && leaveWaiters.length > 0) {
       const waiters = leaveWaiters;
@@ -283,7 +285,8 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
     } catch (err) {
       const e = err as StreamDrop;
       const peer = requestAddress(req);
-      if (!stopped) drop("stream", e.reason, peer, e.message);
+      // A stream ping fails for every probe of a member that is down: counted, logged at debug only.
+      if (!stopped) drop("stream", e.reason, peer, e.message, req.msg.type === "stream-ping");
       throw new Error(`${peer}: ${e.reason}: ${e.message}`, { cause: err });
     }
   };
@@ -315,7 +318,7 @@ export function createGossipDriver(options: GossipDriverOptions): GossipDriver {
     async join(addresses) {
       if (stopped) throw new Error("gossip driver stopped");
       ml.join(addresses, now());
-      const mine = pump().filter((s) => s.req.msg.join && addresses.includes(requestAddress(s.req)));
+      const mine = pump().filter((s) => s.req.msg.type === "push-pull" && s.req.msg.join && addresses.includes(requestAddress(s.req)));
       const results = await Promise.allSettled(mine.map((s) => s.done));
       const ok = results.filter((r) => r.status === "fulfilled").length;
       if (ok === 0 && mine.length > 0) {

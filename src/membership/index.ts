@@ -16,7 +16,7 @@ export {
 } from "./codec.ts";
 export type {
   AckMsg, AliveMsg, DeadMsg, IndirectPingMsg, Member, MemberEvent, MemberState, Message, MessageType,
-  NackMsg, PingMsg, PushNodeState, PushPullMsg, QueryFilter, QueryMsg, QueryResponseMsg, StreamMessage, SuspectMsg, UserMsg,
+  NackMsg, PingMsg, PushNodeState, PushPullMsg, QueryFilter, QueryMsg, QueryResponseMsg, StreamAckMsg, StreamMessage, StreamPingMsg, SuspectMsg, UserMsg,
 } from "./types.ts";
 export { createDecryptFailureCounter, decryptOrDrop, decryptPacket, DecryptError, encryptPacket, ENCRYPTION_OVERHEAD } from "./crypto.ts";
 export { GossipKey, InvalidKeyError, Keyring, KeyringError, formatKeyringFile, parseKeyringFile } from "./keyring.ts";

@@ -114,6 +114,63 @@ describe("suspicion", () => {
   });
 });
 
+describe("stream pings (memberlist's TCP ping)", () => {
+  /** Ticks `ml` until its probe of "b" has timed out and it asked for a stream; returns that request. */
+  function untilStreamPing(ml: Memberlist) {
+    for (let t = 0; t < 5000; t += 10) {
+      ml.tick(t);
+      const req = ml.outbox().streamRequests.find((r) => r.msg.type === "stream-ping");
+      if (req) return { req, t };
+    }
+    throw new Error("no stream ping within 5 s");
+  }
+
+  test("a probe without a packet ack pings over a stream; the stream ack spares the target its suspicion", () => {
+    const ml = lone(["b"]);
+    const { req, t } = untilStreamPing(ml);
+    expect(req).toMatchObject({ to: "b", toName: "b", msg: { type: "stream-ping", target: "b" } });
+    expect(ml.handleStream("b", { type: "stream-ack", seq: (req.msg as { seq: number }).seq }, t + 5)).toBeUndefined();
+    const notices = [];
+    for (let u = t + 10; u < t + 2000; u += 10) {
+      ml.tick(u);
+      notices.push(...ml.outbox().notices);
+    }
+    expect(ml.member("b")?.state).toBe("alive");
+    expect(ml.stats).toMatchObject({ failed: 0, streamAcks: 1 });
+    expect(notices).toEqual([{ type: "probe-stream-only", node: "b" }]);
+    // The packet path failed all the same: the local health score rose, as in memberlist.
+    expect(ml.healthScore()).toBe(1);
+  });
+
+  test("no stream ack by the end of the interval: suspected as before; a late ack changes nothing", () => {
+    const ml = lone(["b"]);
+    const { req, t } = untilStreamPing(ml);
+    for (let u = t; ml.member("b")?.state !== "suspect" && u < t + 2000; u += 10) ml.tick(u);
+    expect(ml.member("b")?.state).toBe("suspect");
+    ml.handleStream("b", { type: "stream-ack", seq: (req.msg as { seq: number }).seq }, t + 2000);
+    expect(ml.stats).toMatchObject({ failed: 1, streamAcks: 0 });
+  });
+
+  test("a stream ping is answered with a stream ack when meant for us, refused when meant for another member", () => {
+    const ml = lone(["b"]);
+    expect(ml.handleStream("b", { type: "stream-ping", seq: 9, target: "a" }, 0)).toEqual({ type: "stream-ack", seq: 9 });
+    expect(ml.handleStream("b", { type: "stream-ping", seq: 9, target: "" }, 0)).toEqual({ type: "stream-ack", seq: 9 });
+    expect(ml.handleStream("b", { type: "stream-ping", seq: 9, target: "c" }, 0)).toBeUndefined();
+    expect(ml.stats.rejectedMessages).toBe(1);
+  });
+
+  test("disableTcpPings: packets only", () => {
+    const ml = new Memberlist(memberlistConfig(LAN_PROFILE, { name: "a", addr: "a" }, { disableTcpPings: true }), seededRng(1), 0);
+    ml.handleStream("x", { type: "push-pull", reply: true, join: true, nodes: [alive("b")], userState: empty }, 0);
+    ml.outbox();
+    for (let t = 0; t < 5000; t += 10) {
+      ml.tick(t);
+      expect(ml.outbox().streamRequests).toEqual([]);
+    }
+    expect(ml.stats.failed).toBeGreaterThan(0);
+  });
+});
+
 describe("refutation", () => {
   test("a node accused of being suspect or dead bumps its incarnation and gossips alive", () => {
     const ml = lone(["b"]);
@@ -127,6 +184,24 @@ describe("refutation", () => {
     const sent = sentMessages(ml);
     expect(sent[0]).toEqual({ type: "ack", seq: 1 });
     expect(sent).toContainEqual({ type: "alive", incarnation: 8, node: "a", addr: "a", meta: empty });
+  });
+
+  test("refutations, failed probes and suspicion timeouts come out as notices for the log, in order", () => {
+    const ml = lone(["b"]);
+    ml.handlePacket("b", packet({ type: "suspect", incarnation: 1, node: "a", from: "b" }), 0);
+    ml.handlePacket("b", packet({ type: "dead", incarnation: 7, node: "a", from: "b" }), 1);
+    expect(ml.outbox().notices).toEqual([
+      { type: "refute", accusation: "suspect", from: "b" },
+      { type: "refute", accusation: "dead", from: "b" },
+    ]);
+    // "b" never answers: its probe fails, and with two members (no confirmations possible) the
+    // suspicion runs out at its minimum.
+    const notices = [];
+    for (let t = 2; ml.member("b")?.state !== "dead" && t < 60_000; t += 10) {
+      ml.tick(t);
+      notices.push(...ml.outbox().notices);
+    }
+    expect(notices).toEqual([{ type: "probe-failed", node: "b" }, { type: "suspect-timeout", node: "b", confirmations: 0 }]);
   });
 
   test("a falsely suspected live member refutes across a lossy cluster and is never declared dead", () => {

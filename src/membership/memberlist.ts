@@ -24,7 +24,7 @@ import { MAX_META_BYTES, pushPullScaleMs, retransmitLimit, validateConfig, type 
 import { Prober, type ProbeStats } from "./probe.ts";
 import { MemberTable, isDeadOrLeft, snapshot } from "./state.ts";
 import { splitNamedAddress } from "./transport.ts";
-import type { Member, MemberEvent, Message, PushPullMsg, StreamMessage } from "./types.ts";
+import type { Member, MemberEvent, MemberNotice, Message, PushPullMsg, StreamMessage } from "./types.ts";
 
 /**
  * A datagram for `to`. `toName`: the destination member's name whenever the core knows it (memberlist's
@@ -32,11 +32,11 @@ import type { Member, MemberEvent, Message, PushPullMsg, StreamMessage } from ".
  */
 export interface OutPacket { readonly to: string; readonly toName?: string; readonly bytes: Uint8Array }
 /**
- * Open a stream to `to`, send `msg` (a push-pull request), and feed the reply to `handleStream`.
+ * Open a stream to `to`, send `msg` (a push-pull request or a stream ping), and feed the reply to `handleStream`.
  * `toName`: the member's name, for push-pull with a member, a reconnect, or a join to a `name/addr`
  * address (then `to` is the part after the `/`); absent for a join to a bare address.
  */
-export interface StreamRequest { readonly to: string; readonly toName?: string; readonly msg: PushPullMsg }
+export interface StreamRequest { readonly to: string; readonly toName?: string; readonly msg: StreamMessage }
 
 /** The address a request was made for: `name/addr` when it carries a name (joins and logs show this form). */
 export function requestAddress(r: { readonly to: string; readonly toName?: string }): string {
@@ -48,6 +48,8 @@ export interface Outbox {
   readonly packets: readonly OutPacket[];
   readonly streamRequests: readonly StreamRequest[];
   readonly events: readonly MemberEvent[];
+  /** Failure-detection moments for the log, in order (see MemberNotice). */
+  readonly notices: readonly MemberNotice[];
 }
 
 /**
@@ -90,6 +92,7 @@ export class Memberlist {
   private packets: OutPacket[] = [];
   private streamRequests: StreamRequest[] = [];
   private events: MemberEvent[] = [];
+  private notices: MemberNotice[] = [];
   private seq = 0;
   private gossipAt: number;
   private pushPullAt: number;
@@ -110,6 +113,7 @@ export class Memberlist {
     this.table = new MemberTable(config, rng, {
       broadcast: (key, msg) => { this.queue.queue(key, encodeMessage(msg)); },
       event: (e) => { this.events.push(e); },
+      notice: (n) => { this.notices.push(n); },
       awarenessDelta: (d) => this.awareness.applyDelta(d),
       leaving: () => this.leaving,
     });
@@ -118,6 +122,9 @@ export class Memberlist {
       nextSeq: () => (this.seq = (this.seq + 1) >>> 0),
       stopped: () => this.leaving,
       pingComplete: (node, rttMs, payload) => this.ping?.notifyPingComplete(node, rttMs, payload ?? NO_PAYLOAD),
+      probeFailed: (node) => { this.notices.push({ type: "probe-failed", node }); },
+      streamPing: (to, toName, seq) => { this.streamRequests.push({ to, toName, msg: { type: "stream-ping", seq, target: toName } }); },
+      probeFallbackOnly: (node) => { this.notices.push({ type: "probe-stream-only", node }); },
     });
     this.table.aliveNode({ type: "alive", incarnation: 1, node: config.name, addr: config.addr, meta: config.meta }, now, true);
     // Random stagger so members started together do not probe and gossip in lockstep.
@@ -156,11 +163,23 @@ export class Memberlist {
   }
 
   /**
-   * Ingests a stream message. A push-pull request is answered: the returned reply (our state before
-   * merging) must be written back on the same stream. A reply returns undefined.
+   * Ingests a stream message. A push-pull request is answered with our state before merging, a stream
+   * ping meant for us with a stream ack: the returned reply must be written back on the same stream.
+   * A reply (push-pull or stream ack) returns undefined.
    */
-  handleStream(from: string, msg: StreamMessage, now: number): PushPullMsg | undefined {
+  handleStream(from: string, msg: StreamMessage, now: number): StreamMessage | undefined {
     void from;
+    if (msg.type === "stream-ping") {
+      if (msg.target !== "" && msg.target !== this.config.name) {
+        this.counters.rejectedMessages++;
+        return undefined;
+      }
+      return { type: "stream-ack", seq: msg.seq };
+    }
+    if (msg.type === "stream-ack") {
+      this.prober.onStreamAck(msg.seq);
+      return undefined;
+    }
     if (msg.nodes.some((n) => n.meta.length > MAX_META_BYTES)) {
       this.counters.rejectedMessages++;
       return undefined;
@@ -282,10 +301,11 @@ export class Memberlist {
 
   /** Drains the output produced since the last call. */
   outbox(): Outbox {
-    const out: Outbox = { packets: this.packets, streamRequests: this.streamRequests, events: this.events };
+    const out: Outbox = { packets: this.packets, streamRequests: this.streamRequests, events: this.events, notices: this.notices };
     this.packets = [];
     this.streamRequests = [];
     this.events = [];
+    this.notices = [];
     return out;
   }
 

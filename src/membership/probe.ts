@@ -4,6 +4,9 @@
  * direct ping, then after the (scaled) probe timeout indirect pings through `indirectChecks` members
  * asking for nacks; no ack by the end of the interval makes the target suspect.
  *
+ * When the direct ping times out, the target is also pinged over a stream (memberlist's TCP ping,
+ * unless `disableTcpPings`); a stream ack by the end of the interval spares the target the suspicion.
+ *
  * Awareness deltas per probe: -1 for a direct ack; 0 for an indirect ack; on failure +1 per expected
  * nack that did not arrive (or +1 if no relay could be asked).
  * Relays send their nack after 80% of the probe timeout (Lifeguard paper, section IV-B) so it can reach
@@ -23,6 +26,12 @@ export interface ProbeHost {
   stopped(): boolean;
   /** A direct probe of `node` was acked in time, after `rttMs`, with the ack's payload if any. */
   pingComplete(node: string, rttMs: number, payload: Uint8Array | undefined): void;
+  /** A probe of `node` ended without an ack: it is about to be suspected. */
+  probeFailed(node: string): void;
+  /** Opens a stream to `to` (member `toName`) carrying a stream ping; its stream ack comes back through `onStreamAck`. */
+  streamPing(to: string, toName: string, seq: number): void;
+  /** A probe of `node` was answered only over the stream: not suspected, but the packet path looks broken. */
+  probeFallbackOnly(node: string): void;
 }
 
 interface ActiveProbe {
@@ -37,6 +46,8 @@ interface ActiveProbe {
   expectedNacks: number;
   nacks: number;
   acked: boolean;
+  /** The stream ping was answered. */
+  streamAcked: boolean;
 }
 
 interface Relay {
@@ -54,6 +65,8 @@ export interface ProbeStats {
   indirectAcks: number;
   failed: number;
   nacksReceived: number;
+  /** Probes answered only by the stream ping. */
+  streamAcks: number;
 }
 
 export class Prober {
@@ -62,7 +75,7 @@ export class Prober {
   private readonly relays = new Map<number, Relay>();
   /** Smoothed round-trip time of direct probes per member, ms. */
   private readonly rtts = new Map<string, number>();
-  readonly stats: ProbeStats = { probes: 0, directAcks: 0, indirectAcks: 0, failed: 0, nacksReceived: 0 };
+  readonly stats: ProbeStats = { probes: 0, directAcks: 0, indirectAcks: 0, failed: 0, nacksReceived: 0, streamAcks: 0 };
   /** How long each probe took (memberlist's probeNode): to its ack, or to its end without one. */
   readonly durations = new DurationRing();
 
@@ -138,6 +151,12 @@ export class Prober {
     }
   }
 
+  /** The stream ping of probe `seq` was answered (a late answer, after the probe ended, is ignored). */
+  onStreamAck(seq: number): void {
+    const p = this.active;
+    if (p !== undefined && p.seq === seq) p.streamAcked = true;
+  }
+
   onNack(seq: number): void {
     const p = this.active;
     if (p !== undefined && p.seq === seq && !p.acked) {
@@ -173,6 +192,7 @@ export class Prober {
       expectedNacks: 0,
       nacks: 0,
       acked: false,
+      streamAcked: false,
     };
     const ping: Message = { type: "ping", seq, target: target.name, sourceNode: this.cfg.name, sourceAddr: this.cfg.addr };
     // A suspect target hears the accusation directly so it can refute quickly.
@@ -182,10 +202,12 @@ export class Prober {
     this.host.send(target.addr, target.name, msgs);
   }
 
+  /** After the probe timeout: indirect pings through other members, and memberlist's stream ping. */
   private sendIndirect(p: ActiveProbe): void {
     p.indirectSent = true;
     const target = this.table.nodes.get(p.target);
     if (target === undefined || isDeadOrLeft(target.state)) return;
+    if (!this.cfg.disableTcpPings) this.host.streamPing(target.addr, target.name, p.seq);
     const relays = this.table.kRandom(this.cfg.indirectChecks, (n) => n.name !== this.cfg.name && n.name !== p.target && n.state === "alive");
     for (const r of relays) {
       this.host.send(r.addr, r.name, [{
@@ -199,9 +221,16 @@ export class Prober {
     this.active = undefined;
     if (p.acked) return;
     this.durations.push(Math.max(0, now - p.sentAt));
-    this.stats.failed++;
+    // Packets failed: the health penalty applies even when the stream ping got through (memberlist).
     if (p.expectedNacks > 0) this.awareness.applyDelta(Math.max(0, p.expectedNacks - p.nacks));
     else this.awareness.applyDelta(1);
+    if (p.streamAcked) {
+      this.stats.streamAcks++;
+      this.host.probeFallbackOnly(p.target);
+      return;
+    }
+    this.stats.failed++;
+    this.host.probeFailed(p.target);
     this.table.suspectNode({ type: "suspect", incarnation: p.targetIncarnation, node: p.target, from: this.cfg.name }, now);
   }
 }

@@ -9,7 +9,7 @@
 import type { Rng } from "../platform/index.ts";
 import { suspicionTimeoutMs, type MemberlistConfig } from "./config.ts";
 import { Suspicion } from "./suspicion.ts";
-import type { AliveMsg, DeadMsg, Member, MemberEvent, MemberState, Message, PushNodeState, SuspectMsg } from "./types.ts";
+import type { AliveMsg, DeadMsg, Member, MemberEvent, MemberNotice, MemberState, Message, PushNodeState, SuspectMsg } from "./types.ts";
 
 export interface NodeState {
   name: string;
@@ -25,6 +25,8 @@ export interface TableSink {
   /** Queue a gossip broadcast about `key` (a node name), invalidating older ones about it. */
   broadcast(key: string, msg: Message): void;
   event(e: MemberEvent): void;
+  /** A failure-detection moment for the log (see MemberNotice). */
+  notice(n: MemberNotice): void;
   awarenessDelta(delta: number): void;
   /** True once the local node has started leaving: it then accepts (not refutes) its own death. */
   leaving(): boolean;
@@ -87,7 +89,7 @@ export class MemberTable {
     if (isLocal && !bootstrap) {
       // Our own alive echoed back is fine; anything else claiming to be us is refuted.
       if (a.incarnation === st.incarnation && sameBytes(a.meta, st.meta) && a.addr === st.addr) return;
-      this.refute(st, a.incarnation);
+      this.refute(st, a.incarnation, "alive", "");
       return;
     }
     this.sink.broadcast(a.node, a);
@@ -114,7 +116,7 @@ export class MemberTable {
     }
     if (st.state !== "alive") return;
     if (s.node === this.cfg.name) {
-      this.refute(st, s.incarnation);
+      this.refute(st, s.incarnation, "suspect", s.from);
       return;
     }
     this.sink.broadcast(s.node, s);
@@ -134,7 +136,7 @@ export class MemberTable {
     this.suspicions.delete(d.node);
     if (isDeadOrLeft(st.state)) return;
     if (d.node === this.cfg.name && !this.sink.leaving()) {
-      this.refute(st, d.incarnation);
+      this.refute(st, d.incarnation, "dead", d.from);
       return;
     }
     this.sink.broadcast(d.node, d);
@@ -161,7 +163,9 @@ export class MemberTable {
     const due = [...this.suspicions].filter(([, s]) => s.deadline <= now).map(([name]) => name).sort();
     for (const name of due) {
       const st = this.nodes.get(name);
+      const confirmations = this.suspicions.get(name)!.confirmationCount;
       this.suspicions.delete(name);
+      if (st?.state === "suspect") this.sink.notice({ type: "suspect-timeout", node: name, confirmations });
       if (st?.state === "suspect") this.deadNode({ type: "dead", incarnation: st.incarnation, node: name, from: this.cfg.name }, now);
     }
   }
@@ -173,8 +177,9 @@ export class MemberTable {
     return min;
   }
 
-  /** Increments our incarnation past `accused` and broadcasts alive (memberlist refute). */
-  refute(st: NodeState, accused: number): void {
+  /** Increments our incarnation past `accused` and broadcasts alive (memberlist refute); `from` accused us of `accusation`. */
+  refute(st: NodeState, accused: number, accusation: "suspect" | "dead" | "alive", from: string): void {
+    this.sink.notice({ type: "refute", accusation, from });
     st.incarnation = Math.max(st.incarnation, accused) + 1;
     this.sink.awarenessDelta(1);
     this.sink.broadcast(st.name, { type: "alive", incarnation: st.incarnation, node: st.name, addr: st.addr, meta: st.meta });

@@ -68,7 +68,36 @@ export interface PushPullMsg {
   readonly nodes: readonly PushNodeState[];
   readonly userState: Uint8Array;
 }
-export type StreamMessage = PushPullMsg;
+/**
+ * memberlist's TCP ping (sendPingAndWaitForAck): a probe that got no ack by its timeout also pings
+ * the target over a stream, which the target answers with a stream-ack on the same stream. A second,
+ * independent path: a stream is a fresh connection where packets may share a broken one.
+ */
+export interface StreamPingMsg {
+  readonly type: "stream-ping";
+  readonly seq: number;
+  /** The member meant; "" for any. */
+  readonly target: string;
+}
+export interface StreamAckMsg {
+  readonly type: "stream-ack";
+  readonly seq: number;
+}
+export type StreamMessage = PushPullMsg | StreamPingMsg | StreamAckMsg;
+
+/**
+ * Failure-detection moments an operator wants in the log (memberlist logs each of them): the driver
+ * logs them with memberlist's wording. They change nothing; the events above carry the state.
+ */
+export type MemberNotice =
+  /** A probe of `node` got no ack, direct or indirect, within its interval: `node` is now suspect here. */
+  | { readonly type: "probe-failed"; readonly node: string }
+  /** A probe of `node` was answered only over a stream: its packets are not getting through. */
+  | { readonly type: "probe-stream-only"; readonly node: string }
+  /** `node`'s suspicion ran out unrefuted: it is declared failed, with `confirmations` other accusers. */
+  | { readonly type: "suspect-timeout"; readonly node: string; readonly confirmations: number }
+  /** This node was accused (`accusation`) by `from` (empty when unknown) and refuted with a new incarnation. */
+  | { readonly type: "refute"; readonly accusation: "suspect" | "dead" | "alive"; readonly from: string };
 
 /** Membership events for the layer above, in the order they happened. */
 export type MemberEvent =

@@ -21,8 +21,9 @@ function withSeed(seed: number, fn: () => void): void {
 const names = (n: number) => Array.from({ length: n }, (_, i) => `n${String(i).padStart(3, "0")}`);
 
 /** Starts n nodes at t=0; each joins n000 at a random time in the first second. */
-function startCluster(seed: number, n: number, loss = 0): GossipSim {
-  const sim = new GossipSim({ seed, profile: LAN_PROFILE, loss });
+/** `streamPings` false: probes use packets only (memberlist DisableTcpPings), as the loss here is on packets only. */
+function startCluster(seed: number, n: number, loss = 0, streamPings = true): GossipSim {
+  const sim = new GossipSim({ seed, profile: { ...LAN_PROFILE, disableTcpPings: !streamPings }, loss });
   const rng = seededRng(seed ^ 0x5eed);
   const all = names(n);
   for (const name of all) sim.addNode(name);
@@ -76,13 +77,15 @@ describe("gossip simulation: convergence and detection vs the epidemic estimate"
 });
 
 describe("gossip simulation: 10% packet loss", () => {
+  // Stream pings off: the simulated streams never lose anything, so with them on, no probe would ever
+  // fail and the refutation this test is about would not be exercised (see the next test).
   test("no live member is ever declared dead (50 seeds, N from 5 to 50), and suspected members refute", () => {
     const sizes = [5, 10, 20, 35, 50];
     let refutations = 0, suspicionsSeen = 0, runs = 0;
     for (const seed of seeds(Array.from({ length: 50 }, (_, i) => i + 1))) {
       withSeed(seed, () => {
         const n = sizes[seed % sizes.length]!;
-        const sim = startCluster(seed, n, 0.1);
+        const sim = startCluster(seed, n, 0.1, false);
         let suspects = 0;
         const joined = sim.runUntilTrue(() => converged(sim), 60_000, 100);
         expect(joined, "join convergence under loss").toBeDefined();
@@ -101,6 +104,24 @@ describe("gossip simulation: 10% packet loss", () => {
     }
     console.log(`10% loss: ${runs} runs, ${suspicionsSeen} suspect observations, ${refutations} refutations, 0 false deaths`);
     if (only === undefined) expect(refutations).toBeGreaterThan(0);
+  }, 60_000);
+
+  test("with stream pings (the default) a probe whose packets were lost is answered over a stream: nobody is even suspected (10 seeds)", () => {
+    let streamOnly = 0;
+    for (const seed of seeds(Array.from({ length: 10 }, (_, i) => i + 1))) {
+      withSeed(seed, () => {
+        const sim = startCluster(seed, 10, 0.1);
+        expect(sim.runUntilTrue(() => converged(sim), 60_000, 100), "join convergence under loss").toBeDefined();
+        const end = sim.now + 30_000;
+        while (sim.now < end) {
+          sim.runFor(500);
+          for (const x of sim.upNodes()) expect(x.ml.members().filter((m) => m.state !== "alive").map((m) => m.name), `${x.name} at ${sim.now}`).toEqual([]);
+        }
+        for (const x of sim.upNodes()) streamOnly += x.ml.stats.streamAcks;
+      });
+    }
+    // The loss did fail packet probes; the stream ping is what kept their targets from suspicion.
+    if (only === undefined) expect(streamOnly).toBeGreaterThan(0);
   }, 60_000);
 });
 
