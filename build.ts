@@ -10,6 +10,7 @@ import { spawnSync, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { failureDetails, formatFailureDetails } from "./test/harness/test_report.ts";
 
 const root = import.meta.dir;
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
@@ -140,6 +141,9 @@ async function runAllSuites(): Promise<number> {
   const denoRun = await runCapture(bin("deno"), ["test", "-A", "test/runtime/deno/"], { NO_COLOR: "1" });
   const denoSummary = /(?:ok|FAILED) \| (\d+) passed[^|]*\| (\d+) failed/.exec(denoRun.output);
   results.push({ name: "deno", passed: Number(denoSummary?.[1] ?? 0), failed: Number(denoSummary?.[2] ?? 0), exitCode: denoRun.code });
+  // The end of a CI log is often all anyone sees: repeat what each failed Bun test printed there.
+  const details = formatFailureDetails(failureDetails(bunRun.output, 100));
+  if (details) console.log(details);
   let passed = 0, failed = 0, bad = false;
   for (const r of results) {
     console.log(`suite ${r.name}: ${r.passed} passed, ${r.failed} failed (exit ${r.exitCode})`);
