@@ -222,7 +222,29 @@ table ip nat {
   http(dc: string, path: string, init?: RequestInit, i = this.running(dc)): Promise<Response> {
     const headers = new Headers(init?.headers);
     if (this.options.acl && !headers.has("X-Consul-Token")) headers.set("X-Consul-Token", this.options.acl.rootToken);
-    return fetch(`http://${serverAddr(this.spec(dc).k, i)}:8500${path}`, { ...init, headers, signal: AbortSignal.timeout(15_000) });
+    return fetch(`${this.httpUrl(dc, i)}${path}`, { ...init, headers, signal: AbortSignal.timeout(15_000) });
+  }
+
+  /** The HTTP API of `dc`'s server `i` (a running one by default), e.g. "http://198.18.1.10:8500". */
+  httpUrl(dc: string, i = this.running(dc)): string {
+    return `http://${serverAddr(this.spec(dc).k, i)}:8500`;
+  }
+
+  /**
+   * Brings the lab up: network, certificates, the primary (until it has a leader and a CA) and its
+   * gateway, then every other datacenter with its gateway.
+   */
+  async start(): Promise<void> {
+    this.buildNetwork();
+    this.makeCertificates();
+    await this.startDc(this.primary);
+    await this.waitLeader(this.primary);
+    await poll(() => this.json<{ TrustDomain?: string }>(this.primary, "/v1/connect/ca/roots"), (r) => !!r.TrustDomain, 60_000, `${this.primary}'s CA (bound 60 s)`);
+    this.startGateway(this.primary);
+    for (const d of this.dcs.filter((x) => x.name !== this.primary)) {
+      await this.startDc(d.name);
+      this.startGateway(d.name);
+    }
   }
 
   async json<T = unknown>(dc: string, path: string, i = this.running(dc)): Promise<T> {
@@ -292,6 +314,20 @@ table ip nat {
     for (const [dc, list] of this.servers) list.forEach((a, i) => a && parts.push(`==== ${dc} server ${i}\n${a.output()}`));
     for (const g of this.gateways) parts.push(`==== gateway ${g.dc}/${g.id}\n${g.output()}`);
     return parts.join("\n");
+  }
+
+  /**
+   * Every running server's WAN gossip log lines (`agent.serf-wan`: suspicions, refutations, failures,
+   * dropped streams), each prefixed with its server, in time order: what a failed WAN assertion prints.
+   */
+  wanLog(): string {
+    const lines: string[] = [];
+    for (const [dc, list] of this.servers) {
+      list.forEach((a, i) => {
+        for (const l of a?.output().split("\n") ?? []) if (l.includes("agent.serf-wan:")) lines.push(`${l.slice(0, 24)} ${dc}/${i} ${l.slice(25)}`);
+      });
+    }
+    return lines.sort().join("\n");
   }
 
   /** Kills every process and removes every namespace (by PID and by name). */
