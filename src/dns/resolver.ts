@@ -1,0 +1,194 @@
+/**
+ * Answers one DNS request under the agent's domain (Consul's handleQuery and dispatch; src/dns/BEHAVIOUR.md
+ * sections 0-3): header checks, the lookup through a DnsCatalog, records, rcode, SOA and NS, EDNS0 and
+ * trimming. No sockets: the server (server.ts) feeds requests and forwards what `answer` hands back
+ * as "recurse" to the recursors.
+ *
+ * Lookups run with the agent's default token (the catalog's business): ACL-filtered entries are simply
+ * absent, so they answer NXDOMAIN like unknown ones.
+ */
+import type { CheckServiceNode, NodeServices } from "../model/index.ts";
+import type { Rng } from "../platform/index.ts";
+import type { DnsConfig } from "./config.ts";
+import { serviceTtlFor } from "./config.ts";
+import { parseQueryName, type DnsLookup } from "./query_name.ts";
+import { addressRecord, healthy, instanceRecords, metaTxtRecords, nodeAddress } from "./records.ts";
+import { trimResponse } from "./trim.ts";
+import { DnsClass, DnsRcode, DnsType, type DnsMessage, type DnsRecord } from "./wire.ts";
+
+/** What the resolver reads, in any datacenter. A rejection whose message says "No path to datacenter" is NXDOMAIN; any other SERVFAIL. */
+export interface DnsCatalog {
+  /** The node and its services (name matched case-insensitively), or null. */
+  nodeServices(node: string, datacenter: string): Promise<NodeServices | null>;
+  /** A service's instances with their checks; `tag` filters, `connect` asks for Connect-capable ones. */
+  serviceNodes(service: string, tag: string | undefined, connect: boolean, datacenter: string): Promise<readonly CheckServiceNode[]>;
+}
+
+export type DnsAnswer = { readonly kind: "reply"; readonly message: DnsMessage } | { readonly kind: "recurse" } | { readonly kind: "drop" };
+
+const OPCODE_QUERY = 0, OPCODE_NOTIFY = 4;
+
+class NoData extends Error {}
+
+export interface DnsResolver {
+  answer(request: DnsMessage, transport: "udp" | "tcp"): Promise<DnsAnswer>;
+}
+
+export function createDnsResolver(o: { readonly config: DnsConfig; readonly catalog: DnsCatalog; readonly rng: Rng; readonly nowSeconds: () => number }): DnsResolver {
+  const cfg = o.config;
+  const domains = [cfg.domain, cfg.altDomain].filter((d) => d !== "").map((d) => d.replace(/\.$/, ""));
+  const underDomain = (name: string) => {
+    const lower = name.replace(/\.$/, "").toLowerCase();
+    return domains.some((d) => lower === d || lower.endsWith(`.${d}`));
+  };
+
+  const soa = (zone: string): DnsRecord => ({
+    name: zone, type: DnsType.SOA, class: DnsClass.IN, ttl: cfg.soa.minTtl,
+    data: { type: "SOA", soa: { mname: `ns.${zone}`, rname: `hostmaster.${zone}`, serial: o.nowSeconds() >>> 0, refresh: cfg.soa.refresh, retry: cfg.soa.retry, expire: cfg.soa.expire, minimum: cfg.soa.minTtl } },
+  });
+
+  const shuffle = <T>(xs: readonly T[]): T[] => {
+    const a = [...xs];
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = o.rng.int(i + 1);
+      [a[i], a[j]] = [a[j]!, a[i]!];
+    }
+    return a;
+  };
+
+  const nodeRecords = async (lookup: Extract<DnsLookup, { kind: "node" }>, qname: string, qtype: number) => {
+    const found = await o.catalog.nodeServices(lookup.node, lookup.datacenter ?? cfg.datacenter);
+    if (!found) return undefined;
+    const answers: DnsRecord[] = [];
+    const additional: DnsRecord[] = [];
+    if (![DnsType.A, DnsType.AAAA, DnsType.ANY, DnsType.TXT].includes(qtype as 1)) return { answers, additional, soa: false };
+    const meta = metaTxtRecords(qname, found.Node.Meta ?? {}, cfg.nodeTtl);
+    if (qtype !== DnsType.TXT) {
+      const addr = nodeAddress(found.Node, qtype);
+      const a = addressRecord(qname, addr, qtype, cfg.nodeTtl);
+      if (a) answers.push(a);
+      else if (addr !== "" && !/^[0-9a-f:.]+$/i.test(addr)) answers.push({ name: qname, type: DnsType.CNAME, class: DnsClass.IN, ttl: cfg.nodeTtl, data: { type: "CNAME", name: addr } });
+    }
+    if (qtype === DnsType.TXT || qtype === DnsType.ANY) answers.push(...meta);
+    else if (cfg.enableAdditionalNodeMetaTxt) additional.push(...meta);
+    return { answers, additional, soa: false };
+  };
+
+  const serviceRecords = async (instances: readonly CheckServiceNode[], qname: string, qtype: number, ttl: number, datacenter: string, responseDomain: string) => {
+    const answers: DnsRecord[] = [];
+    const additional: DnsRecord[] = [];
+    const seen = new Set<string>();
+    let cname: DnsRecord | undefined;
+    let addressed = 0;
+    for (const instance of instances) {
+      const r = instanceRecords({ instance, qname, qtype, ttl, datacenter, domain: responseDomain });
+      if (qtype === DnsType.SRV) {
+        if (!r.srv) continue;
+        const key = `${instance.Node.Node}:${r.srv.data.type === "SRV" ? `${r.srv.data.srv.target}:${r.srv.data.srv.port}` : ""}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        answers.push(r.srv);
+        if (r.extra) additional.push(r.extra);
+        if (cfg.enableAdditionalNodeMetaTxt) additional.push(...metaTxtRecords(`${instance.Node.Node}.node.${datacenter}.${responseDomain}`, instance.Node.Meta ?? {}, ttl));
+        continue;
+      }
+      if (!r.answer) continue;
+      if (r.answer.type === DnsType.CNAME) {
+        cname ??= r.answer;
+        continue;
+      }
+      const key = r.answer.data.type === "A" || r.answer.data.type === "AAAA" ? r.answer.data.address : "";
+      if (seen.has(key)) continue;
+      seen.add(key);
+      answers.push(r.answer);
+      if (cfg.aRecordLimit > 0 && ++addressed >= cfg.aRecordLimit) break;
+    }
+    if (answers.length === 0 && cname) answers.push(cname);
+    return { answers, additional };
+  };
+
+  const dispatch = async (qname: string, qtype: number): Promise<{ rcode: number; answers: DnsRecord[]; additional: DnsRecord[]; soa: boolean }> => {
+    const parsed = parseQueryName(qname, qtype, cfg.domain, cfg.altDomain);
+    const lookup = parsed.lookup;
+    const nx = { rcode: DnsRcode.NXDOMAIN, answers: [], additional: [], soa: true };
+    switch (lookup.kind) {
+      case "invalid":
+        return nx;
+      case "addr": {
+        if (lookup.address === undefined) return { rcode: DnsRcode.NOERROR, answers: [], additional: [], soa: false };
+        const wanted = lookup.family === 4 ? DnsType.A : DnsType.AAAA;
+        const rec = addressRecord(qname, lookup.address, wanted, cfg.nodeTtl)!;
+        return qtype === wanted || qtype === DnsType.ANY
+          ? { rcode: DnsRcode.NOERROR, answers: [rec], additional: [], soa: false }
+          : { rcode: DnsRcode.NOERROR, answers: [], additional: [rec], soa: false };
+      }
+      case "node": {
+        const r = await nodeRecords(lookup, qname, qtype);
+        return r ? { rcode: DnsRcode.NOERROR, ...r } : nx;
+      }
+      case "service":
+      case "connect": {
+        const dc = lookup.datacenter ?? cfg.datacenter;
+        const tag = lookup.kind === "service" ? lookup.tag : undefined;
+        const all = await o.catalog.serviceNodes(lookup.service, tag, lookup.kind === "connect", dc);
+        const instances = shuffle(healthy(all, cfg.onlyPassing));
+        if (instances.length === 0) return nx;
+        const r = await serviceRecords(instances, qname, qtype, serviceTtlFor(cfg.serviceTtl, lookup.service), dc, parsed.responseDomain);
+        if (r.answers.length === 0) throw new NoData();
+        return { rcode: DnsRcode.NOERROR, ...r, soa: false };
+      }
+      case "ingress":
+      case "query":
+        // Not served yet: ingress gateways and prepared queries answer as unknown names.
+        return nx;
+    }
+  };
+
+  return {
+    async answer(req, transport) {
+      if (req.flags.qr) return { kind: "drop" };
+      const reply = (rcode: number, rest: Partial<DnsMessage> = {}, aa = false): DnsMessage => ({
+        id: req.id,
+        flags: { qr: true, opcode: req.flags.opcode, aa, tc: false, rd: req.flags.opcode === OPCODE_QUERY && req.flags.rd, ra: cfg.recursors.length > 0, rcode },
+        questions: req.questions, answers: [], authority: [], additional: [], ...rest,
+      });
+      if (req.flags.opcode !== OPCODE_QUERY && req.flags.opcode !== OPCODE_NOTIFY) return { kind: "reply", message: { ...reply(DnsRcode.NOTIMP), questions: [], flags: { ...reply(DnsRcode.NOTIMP).flags, ra: false } } };
+      if (req.questions.length !== 1) return { kind: "reply", message: { ...reply(DnsRcode.FORMERR), questions: [], flags: { ...reply(DnsRcode.FORMERR).flags, ra: false } } };
+      const q = req.questions[0]!;
+      const opt = req.additional.find((r) => r.type === DnsType.OPT);
+      if (!underDomain(q.name)) {
+        if (cfg.recursors.length > 0) return { kind: "recurse" };
+        const refused = reply(DnsRcode.REFUSED);
+        return { kind: "reply", message: { ...refused, flags: { ...refused.flags, ra: false } } };
+      }
+      const zone = domainOf(q.name, domains);
+      let message: DnsMessage;
+      if (q.type === DnsType.SOA) message = reply(DnsRcode.NOERROR, { answers: [soa(zone)] }, true);
+      else if (q.type === DnsType.NS) message = reply(DnsRcode.NOERROR, {}, true);
+      else {
+        try {
+          const r = await dispatch(q.name, q.type);
+          message = reply(r.rcode, { answers: r.answers, additional: r.additional, authority: r.soa ? [soa(zone)] : [] }, true);
+        } catch (err) {
+          if (err instanceof NoData) message = reply(DnsRcode.NOERROR, { authority: [soa(zone)] }, true);
+          else if (/No path to datacenter/i.test((err as Error)?.message ?? "")) message = reply(DnsRcode.NXDOMAIN, { authority: [soa(zone)] }, true);
+          else message = reply(DnsRcode.SERVFAIL, {}, true);
+        }
+      }
+      const trimmed = trimResponse(message, transport, opt ? opt.class : undefined, {
+        udpAnswerLimit: cfg.udpAnswerLimit, enableTruncate: cfg.enableTruncate, compress: !cfg.disableCompression,
+      }).message;
+      // EDNS0: a fresh OPT echoing the requester's UDP size (Consul's setEDNS), after trimming dropped theirs.
+      const withOpt = opt ? { ...trimmed, additional: [...trimmed.additional.filter((r) => r.type !== DnsType.OPT), { name: "", type: DnsType.OPT, class: opt.class, ttl: 0, data: { type: "raw" as const, bytes: new Uint8Array(0) } }] } : trimmed;
+      return { kind: "reply", message: withOpt };
+    },
+  };
+}
+
+/** The configured domain the name ends in, spelled as in the question ("consul"). */
+function domainOf(name: string, domains: readonly string[]): string {
+  const bare = name.replace(/\.$/, "");
+  const lower = bare.toLowerCase();
+  const d = [...domains].sort((a, b) => b.length - a.length).find((x) => lower === x || lower.endsWith(`.${x}`))!;
+  return bare.slice(bare.length - d.length);
+}

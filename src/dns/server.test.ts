@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import type { CheckServiceNode, NodeServices } from "../model/index.ts";
+import { bindUdp, seededRng, silentLogger, systemClock } from "../platform/index.ts";
+import { ensureDebianCommands } from "../../test/harness/debian.ts";
+import { DNS_DEFAULTS, type DnsConfig } from "./config.ts";
+import { createDnsResolver, type DnsCatalog } from "./resolver.ts";
+import { startDnsServer, type DnsServer } from "./server.ts";
+import { decodeMessage, DnsRcode, DnsType, encodeMessage, type DnsMessage } from "./wire.ts";
+
+const node = (name: string, address: string, meta: Record<string, string> = {}) =>
+  ({ ID: "", Node: name, Address: address, Datacenter: "dc1", TaggedAddresses: {}, Meta: meta, CreateIndex: 1, ModifyIndex: 1 });
+const instance = (n: string, address: string, port: number, status: "passing" | "warning" | "critical" = "passing", svcAddress = ""): CheckServiceNode => ({
+  Node: node(n, address),
+  Service: { ID: "web", Service: "web", Tags: ["v1"], Address: svcAddress, Meta: null, Port: port, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, Proxy: {} as never, Connect: {} as never, CreateIndex: 1, ModifyIndex: 1 },
+  Checks: [{ Node: n, CheckID: "c", Name: "c", Status: status, Notes: "", Output: "", ServiceID: "web", ServiceName: "web", ServiceTags: [], Type: "", Definition: {}, CreateIndex: 1, ModifyIndex: 1 } as never],
+});
+
+const catalog: DnsCatalog = {
+  async nodeServices(name, dc): Promise<NodeServices | null> {
+    if (dc === "nowhere") throw new Error("No path to datacenter");
+    return name === "foo" ? { Node: node("foo", "127.0.0.7", { rack: "r1" }), Services: {} } : null;
+  },
+  async serviceNodes(service, tag) {
+    if (service !== "web") return [];
+    const all = [instance("foo", "127.0.0.7", 8080), instance("bar", "127.0.0.8", 8081, "warning"), instance("baz", "127.0.0.9", 8082, "critical")];
+    return tag === undefined || tag === "v1" ? all : [];
+  },
+};
+
+const config = (over: Partial<DnsConfig> = {}): DnsConfig => ({ ...DNS_DEFAULTS, datacenter: "dc1", ...over });
+let upstream: DnsServer, server: DnsServer;
+
+beforeAll(async () => {
+  // The recursor: another of our servers, authoritative for "example".
+  upstream = await startDnsServer({
+    host: "127.0.0.1", port: 0, config: config({ domain: "example." }), logger: silentLogger(), clock: systemClock(),
+    resolver: createDnsResolver({ config: config({ domain: "example." }), catalog, rng: seededRng(1), nowSeconds: () => 1_700_000_000 }),
+  });
+  const cfg = config({ recursors: [`127.0.0.1:${upstream.udpPort}`] });
+  server = await startDnsServer({ host: "127.0.0.1", port: 0, config: cfg, logger: silentLogger(), clock: systemClock(), resolver: createDnsResolver({ config: cfg, catalog, rng: seededRng(2), nowSeconds: () => 1_700_000_000 }) });
+});
+afterAll(async () => {
+  await server?.close();
+  await upstream?.close();
+});
+
+let nextId = 1;
+const question = (name: string, type: number, edns?: number): DnsMessage => ({
+  id: nextId++, flags: { qr: false, opcode: 0, aa: false, tc: false, rd: true, ra: false, rcode: 0 }, questions: [{ name, type, class: 1 }], answers: [], authority: [],
+  additional: edns ? [{ name: "", type: DnsType.OPT, class: edns, ttl: 0, data: { type: "raw", bytes: new Uint8Array(0) } }] : [],
+});
+
+async function askUdp(port: number, msg: DnsMessage): Promise<DnsMessage> {
+  let done!: (m: DnsMessage) => void;
+  const got = new Promise<DnsMessage>((r) => (done = r));
+  const sock = await bindUdp({ host: "127.0.0.1", port: 0, onMessage: (d) => done(decodeMessage(d)) });
+  try {
+    await sock.send(encodeMessage(msg), port, "127.0.0.1");
+    return await got;
+  } finally {
+    await sock.close();
+  }
+}
+const ask = (name: string, type: number, edns?: number) => askUdp(server.udpPort, question(name, type, edns));
+
+describe("DNS server over UDP and TCP", () => {
+  test("a node's A record with its meta as TXT in Additional; ANY puts the TXT in the answer", async () => {
+    const a = await ask("foo.node.consul", DnsType.A);
+    expect(a.flags).toMatchObject({ qr: true, aa: true, ra: true, rcode: DnsRcode.NOERROR });
+    expect(a.answers.map((r) => r.data)).toEqual([{ type: "A", address: "127.0.0.7" }]);
+    expect(a.additional.map((r) => r.data)).toEqual([{ type: "TXT", strings: ["rack=r1"] }]);
+    const any = await ask("FOO.node.dc1.consul", DnsType.ANY);
+    expect(any.answers.map((r) => r.data.type)).toEqual(["A", "TXT"]);
+    expect(any.answers[0]!.name).toBe("FOO.node.dc1.consul");
+  });
+
+  test("a service: critical instances left out, SRV targets with their addresses in Additional", async () => {
+    const srv = await ask("web.service.consul", DnsType.SRV);
+    const targets = srv.answers.map((r) => (r.data.type === "SRV" ? `${r.data.srv.target}:${r.data.srv.port}` : "")).sort();
+    expect(targets).toEqual(["bar.node.dc1.consul:8081", "foo.node.dc1.consul:8080"]);
+    expect(srv.additional.filter((r) => r.type === DnsType.A).map((r) => r.name).sort()).toEqual(["bar.node.dc1.consul", "foo.node.dc1.consul"]);
+    const rfc = await ask("_web._v1.service.consul", DnsType.SRV);
+    expect(rfc.answers).toHaveLength(2);
+    const a = await ask("v1.web.service.consul", DnsType.A);
+    expect(a.answers.map((r) => (r.data.type === "A" ? r.data.address : "")).sort()).toEqual(["127.0.0.7", "127.0.0.8"]);
+  });
+
+  test("NXDOMAIN with the SOA; NODATA with the SOA; an unknown datacenter is NXDOMAIN", async () => {
+    for (const name of ["nope.node.consul", "nope.service.consul", "foo.bar.consul", "x.node.nowhere.consul"]) {
+      const r = await ask(name, DnsType.A);
+      expect(r.flags.rcode, name).toBe(DnsRcode.NXDOMAIN);
+      expect(r.authority[0]?.data, name).toMatchObject({ type: "SOA", soa: { mname: "ns.consul", rname: "hostmaster.consul", serial: 1_700_000_000, refresh: 3600, retry: 600, expire: 86400, minimum: 0 } });
+    }
+    const aaaa = await ask("web.service.consul", DnsType.AAAA);
+    expect(aaaa.flags.rcode).toBe(DnsRcode.NOERROR);
+    expect(aaaa.answers).toEqual([]);
+    expect(aaaa.authority[0]?.type).toBe(DnsType.SOA);
+  });
+
+  test(".addr names, and an EDNS0 request gets its OPT back with its own size", async () => {
+    const r = await ask("7f000001.addr.dc1.consul", DnsType.A, 4096);
+    expect(r.answers.map((x) => x.data)).toEqual([{ type: "A", address: "127.0.0.1" }]);
+    expect(r.additional.find((x) => x.type === DnsType.OPT)?.class).toBe(4096);
+  });
+
+  test("names outside the domain go to the recursors; the recursor's answer comes back unchanged", async () => {
+    const r = await ask("foo.node.example", DnsType.A);
+    expect(r.answers.map((x) => x.data)).toEqual([{ type: "A", address: "127.0.0.7" }]);
+    // The upstream has no recursors: it refuses a name outside its domain, and we then answer SERVFAIL.
+    const none = await ask("www.example.org", DnsType.A);
+    expect(none.flags).toMatchObject({ rcode: DnsRcode.SERVFAIL, ra: true, aa: false });
+  });
+
+  test("FORMERR for two questions, NOTIMP for another opcode; garbage gets no answer", async () => {
+    const two = question("foo.node.consul", DnsType.A);
+    const r = await askUdp(server.udpPort, { ...two, questions: [...two.questions, ...two.questions] });
+    expect(r.flags.rcode).toBe(DnsRcode.FORMERR);
+    const status = await askUdp(server.udpPort, { ...two, flags: { ...two.flags, opcode: 2 } });
+    expect(status.flags.rcode).toBe(DnsRcode.NOTIMP);
+  });
+
+  test("dig over UDP and TCP (dnsutils)", async () => {
+    ensureDebianCommands({ dig: "dnsutils" }, "the DNS tests with dig");
+    // Asynchronously: the server answers from this process's event loop.
+    const dig = async (port: number, args: string[]) => (await promisify(execFile)("dig", ["@127.0.0.1", "-p", String(port), "+time=2", "+tries=1", ...args], { encoding: "utf8" })).stdout;
+    expect((await dig(server.udpPort, ["+short", "foo.node.consul", "A"])).trim()).toBe("127.0.0.7");
+    const tcp = await dig(server.tcpPort, ["+tcp", "web.service.consul", "SRV"]);
+    expect(tcp).toContain("status: NOERROR");
+    expect(tcp).toMatch(/web\.service\.consul\.\s+0\s+IN\s+SRV\s+1 1 808[01] (foo|bar)\.node\.dc1\.consul\./);
+    const nx = await dig(server.udpPort, ["nope.node.consul", "A"]);
+    expect(nx).toContain("status: NXDOMAIN");
+    expect(nx).toMatch(/consul\.\s+0\s+IN\s+SOA\s+ns\.consul\. hostmaster\.consul\. 1700000000 3600 600 86400 0/);
+  }, 180_000);
+});

@@ -1,0 +1,171 @@
+/**
+ * The DNS server (Consul's DNSServer): UDP and TCP on one address (default port 8600), each request
+ * decoded strictly, answered by the resolver, or forwarded to the recursors in order (Consul's
+ * handleRecurse: same transport, `recursorTimeoutMs` each; a reply with rcode other than NOERROR or
+ * NXDOMAIN, a timeout or an error tries the next; all failing answers SERVFAIL). Undecodable input is
+ * dropped (a UDP datagram) or closes the connection (TCP), and is logged at debug with the peer.
+ */
+import type * as net from "node:net";
+import { bindUdp, dialTcp, listenTcp, type Clock, type Logger, type UdpEndpoint, type TcpListener } from "../platform/index.ts";
+import { recursorAddress, type DnsConfig } from "./config.ts";
+import type { DnsResolver } from "./resolver.ts";
+import { decodeMessage, DnsRcode, DnsWireError, encodeMessage, type DnsMessage } from "./wire.ts";
+
+export interface DnsServer {
+  readonly host: string;
+  readonly udpPort: number;
+  readonly tcpPort: number;
+  close(): Promise<void>;
+}
+
+export interface DnsServerOptions {
+  readonly host: string;
+  /** 0: any free port (the same for UDP and TCP is not guaranteed then). */
+  readonly port: number;
+  readonly resolver: DnsResolver;
+  readonly config: Pick<DnsConfig, "recursors" | "recursorTimeoutMs" | "recursorStrategy">;
+  readonly logger: Logger;
+  /** Times recursor exchanges. */
+  readonly clock: Clock;
+  readonly shuffle?: <T>(xs: readonly T[]) => T[];
+}
+
+const MAX_TCP_MESSAGE = 65535;
+
+export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
+  const log = o.logger;
+  const recursors = o.config.recursors.map(recursorAddress);
+
+  /** The reply bytes for `bytes` from `peer`, or undefined to send nothing. */
+  const handle = async (bytes: Uint8Array, transport: "udp" | "tcp", peer: string): Promise<Uint8Array | undefined> => {
+    let req: DnsMessage;
+    try {
+      req = decodeMessage(bytes);
+    } catch (err) {
+      if (err instanceof DnsWireError) log.debug("dns: malformed request dropped", { peer, error: err.message });
+      return undefined;
+    }
+    const answer = await o.resolver.answer(req, transport);
+    if (answer.kind === "drop") return undefined;
+    if (answer.kind === "reply") return encodeMessage(answer.message);
+    return await recurse(bytes, req, transport, peer);
+  };
+
+  const recurse = async (bytes: Uint8Array, req: DnsMessage, transport: "udp" | "tcp", peer: string): Promise<Uint8Array> => {
+    const order = o.config.recursorStrategy === "random" && o.shuffle ? o.shuffle(recursors) : recursors;
+    for (const r of order) {
+      try {
+        const out = transport === "udp" ? await exchangeUdp(r, bytes, o.config.recursorTimeoutMs, o.clock) : await exchangeTcp(r, bytes, o.config.recursorTimeoutMs, o.clock);
+        const reply = decodeMessage(out);
+        if (reply.flags.rcode === DnsRcode.NOERROR || reply.flags.rcode === DnsRcode.NXDOMAIN || reply.flags.tc) return out;
+        log.debug("dns: recursor answered with an error, trying the next", { recursor: r, rcode: reply.flags.rcode });
+      } catch (err) {
+        log.debug("dns: recursor failed, trying the next", { recursor: r, error: err });
+      }
+    }
+    log.warn("dns: all recursors failed", { peer, question: req.questions[0]?.name ?? "" });
+    return encodeMessage({
+      id: req.id, flags: { qr: true, opcode: req.flags.opcode, aa: false, tc: false, rd: req.flags.rd, ra: true, rcode: DnsRcode.SERVFAIL },
+      questions: req.questions, answers: [], authority: [], additional: req.additional.filter((x) => x.type === 41),
+    });
+  };
+
+  let udp: UdpEndpoint | undefined;
+  udp = await bindUdp({
+    host: o.host, port: o.port,
+    onMessage: (data, from) => {
+      void handle(data, "udp", `${from.address}:${from.port}`).then((out) => (out && udp ? udp.send(out, from.port, from.address) : undefined))
+        .catch((err: unknown) => log.debug("dns: udp reply failed", { peer: `${from.address}:${from.port}`, error: err }));
+    },
+  });
+  let tcp: TcpListener;
+  try {
+    tcp = await listenTcp({ host: o.host, port: o.port === 0 ? 0 : o.port, onConnection: (s) => serveTcp(s, handle, log) });
+  } catch (err) {
+    await udp.close();
+    throw err;
+  }
+  return {
+    host: o.host, udpPort: udp.port, tcpPort: tcp.port,
+    async close() {
+      await udp?.close();
+      udp = undefined;
+      await tcp.close();
+    },
+  };
+}
+
+/** RFC 1035 4.2.2: each message on a TCP connection has a two-byte length prefix; many may follow. */
+function serveTcp(socket: net.Socket, handle: (b: Uint8Array, t: "tcp", peer: string) => Promise<Uint8Array | undefined>, log: Logger): void {
+  const peer = `${socket.remoteAddress}:${socket.remotePort}`;
+  let buf = new Uint8Array(0);
+  socket.setTimeout(10_000, () => socket.destroy());
+  socket.on("error", () => socket.destroy());
+  socket.on("data", (chunk: Uint8Array) => {
+    const next = new Uint8Array(buf.length + chunk.length);
+    next.set(buf);
+    next.set(chunk, buf.length);
+    buf = next;
+    while (buf.length >= 2) {
+      const len = (buf[0]! << 8) | buf[1]!;
+      if (buf.length < 2 + len) break;
+      const msg = buf.slice(2, 2 + len);
+      buf = buf.slice(2 + len);
+      void handle(msg, "tcp", peer).then((out) => {
+        if (!out) return void socket.destroy();
+        if (out.length > MAX_TCP_MESSAGE) return void log.warn("dns: reply too large for TCP", { peer, bytes: out.length });
+        socket.write(Uint8Array.of(out.length >> 8, out.length & 0xff));
+        socket.write(out);
+      });
+    }
+  });
+}
+
+function splitHostPort(addr: string): [string, number] {
+  const m = /^\[(.*)\]:(\d+)$/.exec(addr) ?? /^(.*):(\d+)$/.exec(addr);
+  if (!m) throw new Error(`bad recursor address ${addr}`);
+  return [m[1]!, Number(m[2])];
+}
+
+async function exchangeUdp(addr: string, bytes: Uint8Array, timeoutMs: number, clock: Clock): Promise<Uint8Array> {
+  const [host, port] = splitHostPort(addr);
+  let done!: (b: Uint8Array) => void;
+  const got = new Promise<Uint8Array>((resolve) => (done = resolve));
+  const sock = await bindUdp({ host: host.includes(":") ? "::" : "0.0.0.0", port: 0, onMessage: (data) => done(data) });
+  try {
+    await sock.send(bytes, port, host);
+    return await withTimeout(got, timeoutMs, addr, clock);
+  } finally {
+    await sock.close();
+  }
+}
+
+async function exchangeTcp(addr: string, bytes: Uint8Array, timeoutMs: number, clock: Clock): Promise<Uint8Array> {
+  const [host, port] = splitHostPort(addr);
+  const s = await dialTcp({ host, port, timeoutMs });
+  try {
+    const got = new Promise<Uint8Array>((resolve, reject) => {
+      let buf = new Uint8Array(0);
+      s.on("data", (c: Uint8Array) => {
+        const n = new Uint8Array(buf.length + c.length);
+        n.set(buf);
+        n.set(c, buf.length);
+        buf = n;
+        if (buf.length >= 2 && buf.length >= 2 + ((buf[0]! << 8) | buf[1]!)) resolve(buf.slice(2, 2 + ((buf[0]! << 8) | buf[1]!)));
+      });
+      s.on("error", reject);
+      s.on("close", () => reject(new Error(`${addr} closed the connection`)));
+    });
+    s.write(Uint8Array.of(bytes.length >> 8, bytes.length & 0xff));
+    s.write(bytes);
+    return await withTimeout(got, timeoutMs, addr, clock);
+  } finally {
+    s.destroy();
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string, clock: Clock): Promise<T> {
+  let cancel = () => {};
+  const timeout = new Promise<T>((_, reject) => (cancel = clock.setTimer(ms, () => reject(new Error(`${what}: no answer within ${ms} ms`)))));
+  return Promise.race([p, timeout]).finally(() => cancel());
+}
