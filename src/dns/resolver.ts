@@ -8,7 +8,7 @@
  * absent, so they answer NXDOMAIN like unknown ones.
  */
 import type { CheckServiceNode, NodeServices } from "../model/index.ts";
-import type { Rng } from "../platform/index.ts";
+import { shuffled, type Rng } from "../platform/index.ts";
 import type { DnsConfig } from "./config.ts";
 import { serviceTtlFor } from "./config.ts";
 import { parseQueryName, type DnsLookup } from "./query_name.ts";
@@ -46,15 +46,6 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
     name: zone, type: DnsType.SOA, class: DnsClass.IN, ttl: cfg.soa.minTtl,
     data: { type: "SOA", soa: { mname: `ns.${zone}`, rname: `hostmaster.${zone}`, serial: o.nowSeconds() >>> 0, refresh: cfg.soa.refresh, retry: cfg.soa.retry, expire: cfg.soa.expire, minimum: cfg.soa.minTtl } },
   });
-
-  const shuffle = <T>(xs: readonly T[]): T[] => {
-    const a = [...xs];
-    for (let i = a.length - 1; i > 0; i--) {
-      const j = o.rng.int(i + 1);
-      [a[i], a[j]] = [a[j]!, a[i]!];
-    }
-    return a;
-  };
 
   const nodeRecords = async (lookup: Extract<DnsLookup, { kind: "node" }>, qname: string, qtype: number) => {
     const found = await o.catalog.nodeServices(lookup.node, lookup.datacenter ?? cfg.datacenter);
@@ -131,7 +122,7 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
         const dc = lookup.datacenter ?? cfg.datacenter;
         const tag = lookup.kind === "service" ? lookup.tag : undefined;
         const all = await o.catalog.serviceNodes(lookup.service, tag, lookup.kind === "connect", dc);
-        const instances = shuffle(healthy(all, cfg.onlyPassing));
+        const instances = shuffled(healthy(all, cfg.onlyPassing), o.rng);
         if (instances.length === 0) return nx;
         const r = await serviceRecords(instances, qname, qtype, serviceTtlFor(cfg.serviceTtl, lookup.service), dc, parsed.responseDomain);
         if (r.answers.length === 0) throw new NoData();

@@ -128,6 +128,7 @@ describe("DNS server over UDP and TCP", () => {
     expect((await dig(server.udpPort, ["+short", "foo.node.consul", "A"])).trim()).toBe("127.0.0.7");
     const tcp = await dig(server.tcpPort, ["+tcp", "web.service.consul", "SRV"]);
     expect(tcp).toContain("status: NOERROR");
+    expect(server.tcpPort).toBe(server.udpPort);
     expect(tcp).toMatch(/web\.service\.consul\.\s+0\s+IN\s+SRV\s+1 1 808[01] (foo|bar)\.node\.dc1\.consul\./);
     const nx = await dig(server.udpPort, ["nope.node.consul", "A"]);
     expect(nx).toContain("status: NXDOMAIN");

@@ -20,7 +20,7 @@ export interface DnsServer {
 
 export interface DnsServerOptions {
   readonly host: string;
-  /** 0: any free port (the same for UDP and TCP is not guaranteed then). */
+  /** 0: any free port, the same for UDP and TCP. */
   readonly port: number;
   readonly resolver: DnsResolver;
   readonly config: Pick<DnsConfig, "recursors" | "recursorTimeoutMs" | "recursorStrategy">;
@@ -71,26 +71,31 @@ export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
   };
 
   let udp: UdpEndpoint | undefined;
-  udp = await bindUdp({
-    host: o.host, port: o.port,
-    onMessage: (data, from) => {
-      void handle(data, "udp", `${from.address}:${from.port}`).then((out) => (out && udp ? udp.send(out, from.port, from.address) : undefined))
-        .catch((err: unknown) => log.debug("dns: udp reply failed", { peer: `${from.address}:${from.port}`, error: err }));
-    },
-  });
-  let tcp: TcpListener;
-  try {
-    tcp = await listenTcp({ host: o.host, port: o.port === 0 ? 0 : o.port, onConnection: (s) => serveTcp(s, handle, log) });
-  } catch (err) {
-    await udp.close();
-    throw err;
+  let tcp: TcpListener | undefined;
+  // UDP and TCP on one port; with port 0 the TCP side takes the port UDP got (retried if it is taken).
+  for (let attempt = 0; tcp === undefined; attempt++) {
+    const bound: UdpEndpoint = await bindUdp({
+      host: o.host, port: o.port,
+      onMessage: (data, from) => {
+        void handle(data, "udp", `${from.address}:${from.port}`).then((out) => (out ? bound.send(out, from.port, from.address) : undefined))
+          .catch((err: unknown) => log.debug("dns: udp reply failed", { peer: `${from.address}:${from.port}`, error: err }));
+      },
+    });
+    udp = bound;
+    try {
+      tcp = await listenTcp({ host: o.host, port: bound.port, onConnection: (s) => serveTcp(s, handle, log) });
+    } catch (err) {
+      await bound.close();
+      if (o.port !== 0 || attempt >= 4) throw err;
+    }
   }
+  const listener = tcp;
+  const endpoint = udp!;
   return {
-    host: o.host, udpPort: udp.port, tcpPort: tcp.port,
+    host: o.host, udpPort: endpoint.port, tcpPort: listener.port,
     async close() {
-      await udp?.close();
-      udp = undefined;
-      await tcp.close();
+      await endpoint.close();
+      await listener.close();
     },
   };
 }

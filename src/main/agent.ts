@@ -38,6 +38,7 @@ import { parseServer, serfStatsOf, type PoolMember } from "../membership/index.t
 import { agentStateFiles } from "./agent_state_files.ts";
 import { loadTlsFiles } from "./tls_files.ts";
 import { runtimeDescription } from "./runtime.ts";
+import { startAgentDns } from "./dns.ts";
 import { REVISION, VERSION } from "./version.ts";
 import type { FederationState, ReadQuery } from "../model/index.ts";
 import { decodeWire, encodeWire } from "../rpc/index.ts";
@@ -46,6 +47,8 @@ export interface AgentAddresses {
   /** `host:port` of each listener that is enabled. */
   readonly http?: string;
   readonly grpc?: string;
+  /** The DNS server's UDP address (TCP is on the same port unless 0 was asked for). */
+  readonly dns?: string;
   readonly server?: string;
   /** Gossip addresses as advertised. */
   readonly serfLan?: string;
@@ -448,12 +451,19 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       addresses.http = `${http.host}:${http.port}`;
     }
 
+    if (config.ports.dns !== -1 && stateAccess) {
+      const dns = await startAgentDns({ config, state: stateAccess, clock: systemClock(), rng: cryptoRng(), logger: logger.named("dns") });
+      cleanups.push(() => dns.close());
+      addresses.dns = `${dns.host}:${dns.udpPort}`;
+    }
+
     logger.info("agent started", {
       node: config.nodeName,
       datacenter: config.datacenter,
       server: config.server,
       http: addresses.http,
       grpc: addresses.grpc,
+      dns: addresses.dns,
       server_port: addresses.server,
       data_dir: dataDir,
     });

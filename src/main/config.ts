@@ -14,10 +14,12 @@ import type { AutopilotConfig } from "../model/index.ts";
 import { DEFAULT_FEDERATION, federationProblem, type FederationSettings } from "./federation_config.ts";
 import { DEFAULT_TELEMETRY, parseTelemetryBlock, type TelemetrySettings } from "./telemetry_config.ts";
 import { DEFAULT_ACL, isLegacyAclKey, mergeAcl, parseAclBlock, parseLegacyAclKey, type AclSettings, type AclSource } from "./acl_config.ts";
+import { DEFAULT_DNS, parseDnsConfigBlock, recursorProblem, type DnsSettings } from "./dns_config.ts";
 
 export { DEFAULT_FEDERATION, type FederationSettings } from "./federation_config.ts";
 export { DEFAULT_TELEMETRY, type TelemetrySettings } from "./telemetry_config.ts";
 export { DEFAULT_ACL, type AclSettings } from "./acl_config.ts";
+export { DEFAULT_DNS, type DnsSettings } from "./dns_config.ts";
 
 export interface Ports {
   readonly http: number;
@@ -66,6 +68,8 @@ export interface RuntimeConfig {
   readonly telemetry: TelemetrySettings;
   /** The `acl` block (and the legacy `acl_*` keys). */
   readonly acl: AclSettings;
+  /** The `dns_config` block with the top-level `recursors` and `alt_domain`. */
+  readonly dns: DnsSettings;
   /** Services and checks from `service`/`services`/`check`/`checks` blocks, validated, in source order. */
   readonly definitions: ConfigDefinitions;
   /** `connect { enabled }`: servers run the Connect CA (Consul's default is off; -dev turns it on). */
@@ -133,7 +137,8 @@ export const NO_TLS: TlsSettings = { caFile: "", certFile: "", keyFile: "", veri
 /** A partial config as read from one source, already in internal names. */
 export type ConfigSource = {
   -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : K extends "gossip" ? Partial<GossipSettings> : K extends "xds" ? Partial<XdsSettings>
-    : K extends "federation" ? Partial<FederationSettings> : K extends "telemetry" ? Partial<TelemetrySettings> : K extends "acl" ? AclSource : RuntimeConfig[K];
+    : K extends "federation" ? Partial<FederationSettings> : K extends "telemetry" ? Partial<TelemetrySettings> : K extends "acl" ? AclSource : K extends "dns" ? Partial<DnsSettings>
+    : RuntimeConfig[K];
 };
 
 export class ConfigError extends Error {}
@@ -167,6 +172,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     federation: DEFAULT_FEDERATION,
     telemetry: DEFAULT_TELEMETRY,
     acl: DEFAULT_ACL,
+    dns: DEFAULT_DNS,
     disableCoordinates: false,
     syncCoordinateRateTarget: 64,
     syncCoordinateIntervalMinMs: 15_000,
@@ -355,6 +361,15 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
       out.acl = { ...before, ...acl, tokens: { ...before?.tokens, ...acl.tokens } };
       continue;
     }
+    if (key === "dns_config" || key === "recursors" || key === "alt_domain") {
+      let dns: Partial<DnsSettings> | string;
+      if (key === "dns_config") dns = isObject(value) ? parseDnsConfigBlock(value) : `"dns_config" must be an object`;
+      else if (key === "recursors") dns = { recursors: checkValue(origin, key, "stringList", value) as string[] };
+      else dns = { altDomain: checkValue(origin, key, "string", value) as string };
+      if (typeof dns === "string") throw new ConfigError(`${origin}: ${dns}`);
+      out.dns = { ...(out.dns as object | undefined), ...dns };
+      continue;
+    }
     if (key === "telemetry") {
       if (!isObject(value)) throw new ConfigError(`${origin}: "telemetry" must be an object`);
       const telemetry = parseTelemetryBlock(value);
@@ -493,7 +508,8 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
     };
     const f = s.federation ?? {};
     const federation = { ...cfg.federation, ...f, primaryGateways: [...cfg.federation.primaryGateways, ...(f.primaryGateways ?? [])] };
-    cfg = { ...cfg, ...s, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, telemetry: { ...cfg.telemetry, ...s.telemetry }, acl: mergeAcl(cfg.acl, s.acl), gossip, federation, definitions } as RuntimeConfig;
+    const dns = { ...cfg.dns, ...s.dns, recursors: [...cfg.dns.recursors, ...(s.dns?.recursors ?? [])] };
+    cfg = { ...cfg, ...s, dns, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, telemetry: { ...cfg.telemetry, ...s.telemetry }, acl: mergeAcl(cfg.acl, s.acl), gossip, federation, definitions } as RuntimeConfig;
   }
   if (!cfg.primaryDatacenter) cfg = { ...cfg, primaryDatacenter: cfg.datacenter };
   validateConfig(cfg);
@@ -510,6 +526,14 @@ export function validateConfig(cfg: RuntimeConfig): void {
   if (!cfg.dev && !cfg.dataDir) throw new ConfigError("data_dir cannot be empty (set -data-dir or data_dir)");
   if (cfg.nodeId && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(cfg.nodeId)) throw new ConfigError(`node_id "${cfg.nodeId}" must be a UUID`);
   if (!/^[a-zA-Z0-9.-]+$/.test(cfg.domain)) throw new ConfigError(`domain "${cfg.domain}" is not a valid DNS domain`);
+  if (cfg.dns.altDomain && !/^[a-zA-Z0-9.-]+$/.test(cfg.dns.altDomain)) throw new ConfigError(`alt_domain "${cfg.dns.altDomain}" is not a valid DNS domain`);
+  if (/^(service|connect|node|query|addr|ingress)\./i.test(cfg.dns.altDomain) || cfg.dns.altDomain.toLowerCase().startsWith(`${cfg.datacenter}.`)) {
+    throw new ConfigError(`alt_domain "${cfg.dns.altDomain}" cannot start with a DNS query keyword or the datacenter`);
+  }
+  for (const r of cfg.dns.recursors) {
+    const problem = recursorProblem(r);
+    if (problem) throw new ConfigError(problem);
+  }
   if (cfg.bootstrapExpect > 0 && !cfg.server) throw new ConfigError("bootstrap_expect requires server mode");
   const p = cfg.ports;
   if (p.sidecarMin > p.sidecarMax) throw new ConfigError(`ports.sidecar_min_port ${p.sidecarMin} must not exceed ports.sidecar_max_port ${p.sidecarMax}`);

@@ -86,3 +86,13 @@ export function uuidFrom(rng: Rng): string {
   const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/** A uniformly shuffled copy of `xs` (Fisher-Yates from the end, drawing with `rng.int`). */
+export function shuffled<T>(xs: readonly T[], rng: Rng): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

@@ -167,7 +167,7 @@ export async function startCauseway(servers: number, tmpRoot: string, timeoutMs:
     for (let i = 0; i < servers; i++) {
       const args = [
         ...pre, "agent", "-server", "-bootstrap-expect", String(servers), "-node", `s${i}`, "-data-dir", join(work, `s${i}`),
-        "-bind", "127.0.0.1", "-client", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0",
+        "-bind", "127.0.0.1", "-client", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0",
         "-serf-lan-port", String(lanPorts[i]), "-serf-wan-port", "-1", "-log-level", "warn",
         ...(servers > 1 ? [...lanPorts.flatMap((p) => ["-retry-join", `127.0.0.1:${p}`]), "-retry-interval", "1s"] : []),
       ];

@@ -116,7 +116,7 @@ export async function causewayServer(dataDir: string, extraRuntimeArgs: readonly
   const pre = isDeno ? ["run", "-A", ...extraRuntimeArgs, cli] : [...extraRuntimeArgs, cli];
   const args = [
     ...pre, "agent", "-server", "-bootstrap-expect", "1", "-node", "s0", "-data-dir", dataDir,
-    "-bind", "127.0.0.1", "-client", "127.0.0.1", "-http-port", String(httpPort), "-grpc-port", "-1", "-server-port", String(serverPort),
+    "-bind", "127.0.0.1", "-client", "127.0.0.1", "-http-port", String(httpPort), "-dns-port", "-1", "-grpc-port", "-1", "-server-port", String(serverPort),
     "-serf-lan-port", String(lanPort), "-serf-wan-port", "-1", "-log-level", "warn",
   ];
   let child: ChildProcess | undefined;

@@ -240,7 +240,7 @@ writeFileSync(configFile, JSON.stringify({ xds: { update_max_per_second: RATE } 
 try {
   agent = await startAgentProcess(process.execPath, [
     new URL("./xds_agent.ts", import.meta.url).pathname, "agent", "-dev", "-log-level", "warn", "-node", "bench",
-    "-http-port", "0", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0", "-config-file", configFile,
+    "-http-port", "0", "-dns-port", "-1", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0", "-config-file", configFile,
   ], { timeoutMs: 60_000 });
   grpcAddr = /gRPC: ([\d.]+:\d+)/.exec(agent.output())?.[1] ?? "";
   if (grpcAddr === "") throw new Error(`the agent did not report a gRPC address:\n${agent.output()}`);

@@ -25,7 +25,7 @@ beforeAll(async () => {
   writeFileSync(join(work, "acl.json"), JSON.stringify({ acl: { enabled: true, default_policy: "deny", token_ttl: "1s", tokens: { master: ROOT, agent: ROOT } } }));
   agent = await startAgentProcess(process.execPath, [
     "src/main/cli.ts", "agent", "-dev", "-config-file", join(work, "acl.json"), "-bind", "127.0.0.1",
-    "-http-port", "0", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
+    "-http-port", "0", "-dns-port", "-1", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
   ]);
   grpcAddr = /gRPC: ([\d.]+:\d+)/.exec(agent.output())?.[1] ?? "";
 });

@@ -32,7 +32,7 @@ test("a secondary replicates the primary's ACLs, resolves through it meanwhile, 
     writeFileSync(join(work, `${dc}.json`), JSON.stringify({ primary_datacenter: "dc1", acl, ...writeServerTlsConfig(dir, dc) }));
     return startAgentProcess(process.execPath, [
       cli, "agent", "-server", "-bootstrap-expect", "1", "-datacenter", dc, "-node", `srv-${dc}`, "-data-dir", join(dir, "data"), "-config-file", join(work, `${dc}.json`),
-      "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", String(wanPort),
+      "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", String(wanPort),
       ...wanJoin.flatMap((a) => ["-retry-join-wan", a]), "-retry-interval-wan", "1s",
     ]);
   };

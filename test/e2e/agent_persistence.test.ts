@@ -19,7 +19,7 @@ afterAll(async () => {
 async function start(): Promise<AgentProcess> {
   const a = await startAgentProcess(process.execPath, [
     CLI, "agent", "-server", "-bootstrap-expect", "1", "-data-dir", dataDir, "-node", "persist", "-bind", "127.0.0.1",
-    "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
+    "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
   ]);
   running.push(a);
   await poll(() => fetch(`${a.httpUrl}/v1/status/leader`).then((r) => r.text()), (t) => t !== '""', 15_000, "a leader");

@@ -20,7 +20,7 @@ describe("agent from source", () => {
     const dataDir = join(work, "data");
     const confDir = join(work, "conf.d");
     mkdirSync(confDir);
-    writeFileSync(join(work, "base.json"), JSON.stringify({ datacenter: "east", node_name: "from-file", server: true, data_dir: dataDir, ports: { http: 0, grpc: -1, server: 0, serf_lan: 0, serf_wan: 0 } }));
+    writeFileSync(join(work, "base.json"), JSON.stringify({ datacenter: "east", node_name: "from-file", server: true, data_dir: dataDir, ports: { http: 0, grpc: -1, server: 0, serf_lan: 0, serf_wan: 0, dns: -1 } }));
     writeFileSync(join(confDir, "10-meta.json"), JSON.stringify({ node_meta: { rack: "r7" } }));
     writeFileSync(join(confDir, "20-name.json"), JSON.stringify({ node_name: "from-dir" }));
     writeFileSync(join(confDir, "ignored.txt"), "not json");
@@ -58,10 +58,10 @@ describe("agent from source", () => {
   });
 
   test("a port that is taken is a clear start-up error", async () => {
-    const first = await startAgentProcess(bun, [cli, "agent", "-dev", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"]);
+    const first = await startAgentProcess(bun, [cli, "agent", "-dev", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"]);
     try {
       const port = new URL(first.httpUrl).port;
-      const r = spawnSync(bun, [cli, "agent", "-dev", "-http-port", port, "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"], { encoding: "utf8" });
+      const r = spawnSync(bun, [cli, "agent", "-dev", "-http-port", port, "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"], { encoding: "utf8" });
       expect(r.status).toBe(1);
       expect(r.stderr).toContain(`Error starting agent: HTTP server cannot listen on 127.0.0.1:${port}`);
     } finally {

@@ -34,7 +34,7 @@ test("a TLS server agent negotiates ALPN causeway/rpc with openssl and refuses c
   causeway("tls", "cert", "create", "-client");
   writeFileSync(join(work, "server.json"), JSON.stringify({
     server: true, bootstrap_expect: 1, node_name: "n1", data_dir: join(work, "data"), bind_addr: "127.0.0.1",
-    ports: { http: 0, grpc: -1, server: 0, serf_lan: 0, serf_wan: 0 },
+    ports: { http: 0, grpc: -1, server: 0, serf_lan: 0, serf_wan: 0, dns: -1 },
     ca_file: join(work, "consul-agent-ca.pem"), cert_file: join(work, "dc1-server-consul-0.pem"), key_file: join(work, "dc1-server-consul-0-key.pem"),
     verify_incoming_rpc: true, verify_outgoing: true, verify_server_hostname: true,
   }));
@@ -63,7 +63,7 @@ test("a TLS server agent negotiates ALPN causeway/rpc with openssl and refuses c
 
 test("a server certificate for another datacenter stops the agent at start with a clear error", () => {
   writeFileSync(join(work, "dc2.json"), JSON.stringify({
-    server: true, datacenter: "dc2", node_name: "n2", data_dir: join(work, "data2"), ports: { http: 0, grpc: -1, server: 0, serf_lan: 0, serf_wan: 0 },
+    server: true, datacenter: "dc2", node_name: "n2", data_dir: join(work, "data2"), ports: { http: 0, grpc: -1, server: 0, serf_lan: 0, serf_wan: 0, dns: -1 },
     ca_file: join(work, "consul-agent-ca.pem"), cert_file: join(work, "dc1-server-consul-0.pem"), key_file: join(work, "dc1-server-consul-0-key.pem"),
   }));
   const r = spawnSync(process.execPath, [cli, "agent", "-config-file", join(work, "dc2.json")], { encoding: "utf8", timeout: 20_000 });

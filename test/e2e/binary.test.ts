@@ -32,7 +32,7 @@ describe("compiled binary", () => {
 
   test("agent -dev serves /v1/status/leader and /v1/agent/self from an empty directory, and stops on SIGTERM", async () => {
     const empty = mkdtempSync(join(work, "empty-"));
-    const agent = await startAgentProcess(binary, ["agent", "-dev", "-node", "bin-node", "-http-port", "0", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"], { cwd: empty });
+    const agent = await startAgentProcess(binary, ["agent", "-dev", "-node", "bin-node", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"], { cwd: empty });
     try {
       // A dev agent is a one-server Raft cluster: it elects itself and reports its server port.
       const serverAddr = /Cluster Addr: (\S+)/.exec(agent.output())![1]!;

@@ -30,7 +30,7 @@ beforeAll(async () => {
     health.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
   agent = await startAgentProcess(process.execPath, [
     CLI, "agent", "-server", "-bootstrap-expect", "1", "-data-dir", join(dir, "data"), "-node", "checks", "-bind", "127.0.0.1",
-    "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0", "-enable-script-checks",
+    "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0", "-enable-script-checks",
   ]);
   await poll(() => fetch(`${agent!.httpUrl}/v1/status/leader`).then((r) => r.text()), (t) => t !== '""', 15_000, "a leader");
 });

@@ -25,7 +25,7 @@ test("three servers bootstrap from gossip, survive losing one, and take it back"
   const start = (i: number) =>
     startAgentProcess(process.execPath, [
       cli, "agent", "-server", "-bootstrap-expect", "3", "-node", `s${i}`, "-data-dir", join(work, `s${i}`), "-bind", "127.0.0.1",
-      "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", String(lanPorts[i]), "-serf-wan-port", "0",
+      "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", String(lanPorts[i]), "-serf-wan-port", "0",
       // Every server is told about every other, as in a real deployment (its own address is skipped).
       ...lanPorts.flatMap((p) => ["-retry-join", `127.0.0.1:${p}`]), "-retry-interval", "1s",
     ]);
@@ -67,7 +67,7 @@ test("a fresh server started later with the same bootstrap_expect joins the clus
   const start = (i: number) =>
     startAgentProcess(process.execPath, [
       cli, "agent", "-server", "-bootstrap-expect", "3", "-node", `late${i}`, "-data-dir", join(work, `late${i}`), "-bind", "127.0.0.1",
-      "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", String(lanPorts[i]), "-serf-wan-port", "0",
+      "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", String(lanPorts[i]), "-serf-wan-port", "0",
       ...lanPorts.flatMap((p) => ["-retry-join", `127.0.0.1:${p}`]), "-retry-interval", "1s",
     ]);
   const first = [await start(0), await start(1), await start(2)];

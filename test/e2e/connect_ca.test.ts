@@ -18,7 +18,7 @@ const work = mkdtempSync(join(tmpdir(), "causeway-connect-ca-"));
 let agent: AgentProcess;
 beforeAll(async () => {
   agent = await startAgentProcess(process.execPath, [
-    CLI, "agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
+    CLI, "agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
   ]);
 });
 afterAll(async () => {

@@ -17,7 +17,7 @@ beforeAll(async () => {
   // A service defined in a config file, as operators do.
   writeFileSync(join(work, "services.json"), JSON.stringify({ services: [{ name: "from-config", port: 7000, tags: ["file"] }] }));
   agent = await startAgentProcess(process.execPath, [
-    CLI, "agent", "-dev", "-node", "compat", "-http-port", "0", "-grpc-port", "-1", "-serf-lan-port", "0", "-serf-wan-port", "0", "-server-port", "0",
+    CLI, "agent", "-dev", "-node", "compat", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-serf-lan-port", "0", "-serf-wan-port", "0", "-server-port", "0",
     "-config-file", join(work, "services.json"),
   ]);
   const url = new URL(agent.httpUrl);

@@ -26,7 +26,7 @@ test("both agents' LAN coordinates reach the catalog; near, rtt and the WAN map 
   const config = join(work, "coordinates.json");
   writeFileSync(config, JSON.stringify({ sync_coordinate_interval_min: "1s", coordinate_update_period: "500ms" }));
   const serverLan = await freePort();
-  const common = ["-config-file", config, "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-serf-wan-port", "0"];
+  const common = ["-config-file", config, "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-serf-wan-port", "0"];
   const server = await startAgentProcess(process.execPath, [
     cli, "agent", "-server", "-bootstrap-expect", "1", "-node", "srv", "-data-dir", join(work, "srv"), "-server-port", "0", "-serf-lan-port", String(serverLan), ...common,
   ]);

@@ -30,7 +30,7 @@ const backends: tls.Server[] = [];
 async function startAgent(): Promise<AgentProcess> {
   return startAgentProcess(process.execPath, [
     cli, "agent", "-server", "-bootstrap-expect", "1", "-node", "gw-node", "-data-dir", join(work, "data"), "-config-file", join(work, "connect.json"),
-    "-bind", "127.0.0.1", "-http-port", String(ports.http), "-grpc-port", String(ports.grpc), "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
+    "-bind", "127.0.0.1", "-http-port", String(ports.http), "-dns-port", "-1", "-grpc-port", String(ports.grpc), "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
   ]);
 }
 

@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 const key = spawnSync(process.execPath, [cli, "keygen"], { encoding: "utf8" }).stdout.trim();
-const base = (name: string) => ["agent", "-node", name, "-data-dir", join(work, name), "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-serf-lan-port", "0"];
+const base = (name: string) => ["agent", "-node", name, "-data-dir", join(work, name), "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-serf-lan-port", "0"];
 
 test("agents with the same key gossip; a plaintext agent cannot join an encrypted one", async () => {
   expect(Buffer.from(key, "base64").length).toBe(32);

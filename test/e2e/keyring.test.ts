@@ -21,7 +21,7 @@ afterAll(async () => {
 
 const keygen = () => spawnSync(process.execPath, [cli, "keygen"], { encoding: "utf8" }).stdout.trim();
 const [k1, k2] = [keygen(), keygen()];
-const common = (name: string) => ["agent", "-node", name, "-data-dir", join(work, name), "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-serf-lan-port", "0", "-encrypt", k1];
+const common = (name: string) => ["agent", "-node", name, "-data-dir", join(work, name), "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-serf-lan-port", "0", "-encrypt", k1];
 
 /** Runs `causeway keyring <args>` against `agent`. */
 function keyring(agent: AgentProcess, ...args: string[]) {

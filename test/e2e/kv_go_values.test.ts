@@ -11,7 +11,7 @@ const MAX = "18446744073709551615";
 let agent: AgentProcess;
 beforeAll(async () => {
   agent = await startAgentProcess(process.execPath, [
-    CLI, "agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
+    CLI, "agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
   ]);
   await poll(() => fetch(`${agent.httpUrl}/v1/status/leader`).then((r) => r.text()), (t) => t !== '""', 10_000, "a leader");
 });

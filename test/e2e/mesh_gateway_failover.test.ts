@@ -35,7 +35,7 @@ beforeAll(async () => {
     const dir = join(work, dc);
     writeFileSync(join(dir, "tls.json"), JSON.stringify(writeServerTlsConfig(dir, dc as "dc1" | "dc2")));
     const a = await startAgentProcess(process.execPath, [
-      cli, "agent", "-dev", "-config-file", join(dir, "tls.json"), "-datacenter", dc, "-node", `srv-${dc}`, "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "0",
+      cli, "agent", "-dev", "-config-file", join(dir, "tls.json"), "-datacenter", dc, "-node", `srv-${dc}`, "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "0",
       "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", String(wanPort),
       ...wanJoin.flatMap((j) => ["-retry-join-wan", j]), "-retry-interval-wan", "1s",
     ]);

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const WRITES = 25;
-const DEV_PORTS = ["-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"];
+const DEV_PORTS = ["-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"];
 
 /** promtool's remarks that come from Consul's names (camelCase, counters without `_total`), not from a format error. */
 const NAMING_LINT = /counter metrics should have "_total" suffix|metric names should be written in 'snake_case' not 'camelCase'|non-histogram and non-summary metrics should not have "_count" suffix/;

@@ -36,7 +36,7 @@ test("a query with no healthy instance in dc1 fails over to dc2 and reports Fail
     return startAgentProcess(process.execPath, [
       cli, "agent", "-server", "-bootstrap-expect", "1", "-datacenter", dc, "-node", `srv-${dc}`, "-data-dir", join(dir, "data"),
       "-config-file", join(dir, "tls.json"),
-      "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0",
+      "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0",
       "-serf-wan-port", dc === "dc1" ? String(wan1) : "0", ...wanJoin.flatMap((a) => ["-retry-join-wan", a]), "-retry-interval-wan", "1s",
     ]);
   };

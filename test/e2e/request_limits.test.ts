@@ -16,7 +16,7 @@ import { CLI } from "../harness/server_cluster.ts";
 const GB = 1_000_000_000;
 const MIB = 1024 * 1024;
 const DENO = join(import.meta.dir, "..", "..", "node_modules", ".bin", "deno");
-const DEV_ARGS = ["agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"];
+const DEV_ARGS = ["agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"];
 
 const RUNTIMES: [name: string, start: () => Promise<AgentProcess>][] = [
   ["Bun", () => startAgentProcess(process.execPath, [CLI, ...DEV_ARGS])],

@@ -18,7 +18,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const common = ["-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"];
+const common = ["-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"];
 async function start(args: string[]): Promise<AgentProcess> {
   const a = await startAgentProcess(process.execPath, [CLI, "agent", ...args, ...common]);
   running.push(a);

@@ -20,7 +20,7 @@ afterAll(async () => {
 async function server(name: string): Promise<AgentProcess> {
   const a = await startAgentProcess(process.execPath, [
     CLI, "agent", "-server", "-bootstrap-expect", "1", "-node", name, "-data-dir", join(work, name), "-bind", "127.0.0.1",
-    "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
+    "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
   ]);
   running.push(a);
   await poll(() => fetch(`${a.httpUrl}/v1/kv/ready`, { method: "PUT", body: "1" }).then((r) => r.json()), (ok) => ok === true, 20_000, `${name} accepting writes`);

@@ -17,7 +17,7 @@ const ID = "8f3c7c2e-5a9b-4c1d-9e2f-0a1b2c3d4e5f";
 
 beforeAll(async () => {
   agent = await startAgentProcess(process.execPath, [
-    CLI, "agent", "-dev", "-node", "txn-e2e", "-http-port", "0", "-grpc-port", "-1", "-serf-lan-port", "0", "-serf-wan-port", "0", "-server-port", "0",
+    CLI, "agent", "-dev", "-node", "txn-e2e", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-serf-lan-port", "0", "-serf-wan-port", "0", "-server-port", "0",
   ]);
   base = agent.httpUrl;
   const url = new URL(base);

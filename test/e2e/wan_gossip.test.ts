@@ -24,7 +24,7 @@ test("servers of two datacenters join over the WAN and list both datacenters, th
   const start = (dc: string, lanPort: number, wanPort: number, wanJoin: string[]) =>
     startAgentProcess(process.execPath, [
       cli, "agent", "-server", "-bootstrap-expect", "1", "-datacenter", dc, "-node", `srv-${dc}`, "-data-dir", `${work}/${dc}`,
-      "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", String(lanPort), "-serf-wan-port", String(wanPort),
+      "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", String(lanPort), "-serf-wan-port", String(wanPort),
       ...wanJoin.flatMap((a) => ["-retry-join-wan", a]), "-retry-interval-wan", "1s",
     ]);
   const a = await start("east", lan1, wan1, []);
@@ -45,7 +45,7 @@ test("servers of two datacenters join over the WAN and list both datacenters, th
 
   const client = await startAgentProcess(process.execPath, [
     cli, "agent", "-datacenter", "east", "-node", "client-east", "-data-dir", `${work}/client`, "-bind", "127.0.0.1",
-    "-http-port", "0", "-grpc-port", "-1", "-serf-lan-port", "0", "-retry-join", `127.0.0.1:${lan1}`, "-retry-interval", "1s",
+    "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-serf-lan-port", "0", "-retry-join", `127.0.0.1:${lan1}`, "-retry-interval", "1s",
   ]);
   running.push(client);
   const fromClient = await poll(async () => {

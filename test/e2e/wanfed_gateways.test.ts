@@ -32,7 +32,7 @@ async function startDc(dc: string, wanAddr: string, extra: Record<string, unknow
   ports[dc] = { http: await freePort(), grpc: await freePort(), gateway: await freePort(), admin: await freePort() };
   agents[dc] = await startAgentProcess(process.execPath, [
     cli, "agent", "-dev", "-config-file", join(dir, "config.json"), "-datacenter", dc, "-node", `srv-${dc}`, "-bind", "127.0.0.1",
-    "-http-port", String(ports[dc]!.http), "-grpc-port", String(ports[dc]!.grpc), "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
+    "-http-port", String(ports[dc]!.http), "-dns-port", "-1", "-grpc-port", String(ports[dc]!.grpc), "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
   ]);
 }
 

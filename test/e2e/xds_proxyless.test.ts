@@ -24,7 +24,7 @@ const clients: ChildProcess[] = [];
 
 beforeAll(async () => {
   agent = await startAgentProcess(process.execPath, [
-    "src/main/cli.ts", "agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
+    "src/main/cli.ts", "agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
   ]);
   grpcAddr = /gRPC: ([\d.]+:\d+)/.exec(agent.output())?.[1] ?? "";
   for (const name of ["b1", "b2", "b3"]) backends.push({ name, ...(await startEchoBackend(name)) });

@@ -16,7 +16,7 @@ const count = arg("count", 500);
 let seed = arg("seed", Date.now() % 100_000);
 
 const agent = await startAgentProcess(process.execPath, [
-  CLI, "agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
+  CLI, "agent", "-dev", "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0",
 ]);
 let total = 0, found = 0;
 try {

@@ -24,7 +24,7 @@ export async function startServerCluster(o: { work: string; size: number; prefix
   const start = async (i: number) => {
     const a = await startAgentProcess(process.execPath, [
       CLI, "agent", "-server", "-bootstrap-expect", String(o.size), "-node", `${o.prefix}${i}`, "-data-dir", join(o.work, `${o.prefix}${i}`),
-      "-bind", "127.0.0.1", "-http-port", "0", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", String(lanPorts[i]), "-serf-wan-port", "0",
+      "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", String(lanPorts[i]), "-serf-wan-port", "0",
       ...lanPorts.flatMap((p) => ["-retry-join", `127.0.0.1:${p}`]), "-retry-interval", "1s", ...(o.extraArgs ?? []),
     ]);
     agents[i] = a;

@@ -16,11 +16,14 @@ const FLAGS: FlagSpec[] = [
   { name: "data-dir", kind: "string", arg: "<path>", usage: "Directory for persistent state. Required except with -dev." },
   { name: "bind", kind: "string", arg: "<addr>", usage: 'Address for cluster communication (server port, gossip). Default "0.0.0.0".' },
   { name: "advertise", kind: "string", arg: "<addr>", usage: "Address advertised to other agents. Default: the bind address, or the first private IPv4 address." },
-  { name: "client", kind: "string", arg: "<addr>", usage: 'Address of the client interfaces (HTTP, gRPC). Default "127.0.0.1".' },
+  { name: "client", kind: "string", arg: "<addr>", usage: 'Address of the client interfaces (HTTP, gRPC, DNS). Default "127.0.0.1".' },
   { name: "http-port", kind: "int", arg: "<port>", usage: "HTTP API port. Default 8500; -1 disables." },
   { name: "grpc-port", kind: "int", arg: "<port>", usage: "gRPC (xDS) port. Default 8502 with -dev, else disabled (-1)." },
   { name: "server-port", kind: "int", arg: "<port>", usage: "Server RPC port. Default 8300." },
+  { name: "dns-port", kind: "int", arg: "<port>", usage: "DNS port (UDP and TCP). Default 8600; -1 disables." },
   { name: "domain", kind: "string", arg: "<domain>", usage: 'DNS domain. Default "consul".' },
+  { name: "alt-domain", kind: "string", arg: "<domain>", usage: "A second DNS domain answered like -domain." },
+  { name: "recursor", kind: "strings", arg: "<addr>", usage: "Upstream DNS server (ip or ip:port) for names outside the domain; can be given more than once." },
   { name: "serf-lan-port", kind: "int", arg: "<port>", usage: "LAN gossip port (UDP and TCP). Default 8301." },
   { name: "serf-wan-port", kind: "int", arg: "<port>", usage: "WAN gossip port of servers (UDP and TCP). Default 8302; -1 disables." },
   { name: "advertise-wan", kind: "string", arg: "<addr>", usage: "Address advertised in the WAN pool. Default: the advertise address." },
@@ -96,13 +99,15 @@ function flagSource(p: ParsedFlags): ConfigSource {
   if (v.has("advertise-wan")) gossip.advertiseAddrWan = str("advertise-wan");
   if (Object.keys(gossip).length) s.gossip = gossip;
   const ports: Record<string, number> = {};
-  for (const [flag, key] of [["http-port", "http"], ["grpc-port", "grpc"], ["server-port", "server"], ["serf-lan-port", "serfLan"], ["serf-wan-port", "serfWan"]] as const) {
+  for (const [flag, key] of [["http-port", "http"], ["grpc-port", "grpc"], ["server-port", "server"], ["serf-lan-port", "serfLan"], ["serf-wan-port", "serfWan"], ["dns-port", "dns"]] as const) {
     const port = int(flag);
     if (port === undefined) continue;
     if (port < -1 || port > 65535) throw new UsageError(`invalid value "${port}" for flag -${flag}: not a port number`);
     ports[key] = port;
   }
   if (Object.keys(ports).length) s.ports = ports;
+  const dns = { ...(v.has("recursor") ? { recursors: list("recursor") } : {}), ...(v.has("alt-domain") ? { altDomain: str("alt-domain")! } : {}) };
+  if (Object.keys(dns).length) s.dns = dns;
   return s;
 }
 
@@ -169,7 +174,7 @@ async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<
       `         Node name: '${config.nodeName}'\n` +
       `        Datacenter: '${config.datacenter}'\n` +
       `            Server: ${config.server}\n` +
-      `       Client Addr: HTTP: ${a.http ?? "disabled"}, gRPC: ${a.grpc ?? "disabled"}\n` +
+      `       Client Addr: HTTP: ${a.http ?? "disabled"}, gRPC: ${a.grpc ?? "disabled"}, DNS: ${a.dns ?? "disabled"}\n` +
       `      Cluster Addr: ${a.server ?? "disabled"} (LAN: ${a.serfLan ?? "disabled"}, WAN: ${a.serfWan ?? "disabled"})\n` +
       `          Data Dir: ${agent.dataDir}${config.dev ? " (temporary, removed at exit)" : ""}\n\n` +
       `==> Log data will now stream in as it occurs:\n\n`,

@@ -33,7 +33,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const { config } = loadAgentConfig(["-dev", "-node", "deno-node", "-http-port", "0", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"]);
+    const { config } = loadAgentConfig(["-dev", "-node", "deno-node", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "0", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"]);
     const agent = await startAgent(config!, silentLogger());
     try {
       const url = `http://${agent.addresses.http}`;
