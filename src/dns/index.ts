@@ -4,5 +4,5 @@ export {
   type SoaData, type SrvData,
 } from "./wire.ts";
 export { canonicalDomain, DNS_DEFAULTS, recursorAddress, serviceTtlFor, type DnsConfig, type DnsSoaConfig } from "./config.ts";
-export { createDnsResolver, type DnsAnswer, type DnsCatalog, type DnsResolver } from "./resolver.ts";
+export { createDnsResolver, type DnsAnswer, type DnsCatalog, type DnsResolver, type PreparedQueryAnswer } from "./resolver.ts";
 export { startDnsServer, type DnsServer, type DnsServerOptions } from "./server.ts";

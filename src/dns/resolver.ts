@@ -7,6 +7,7 @@
  * Lookups run with the agent's default token (the catalog's business): ACL-filtered entries are simply
  * absent, so they answer NXDOMAIN like unknown ones.
  */
+import { parseDuration } from "../lib/index.ts";
 import type { CheckServiceNode, NodeServices } from "../model/index.ts";
 import { shuffled, type Rng } from "../platform/index.ts";
 import type { DnsConfig } from "./config.ts";
@@ -22,6 +23,19 @@ export interface DnsCatalog {
   nodeServices(node: string, datacenter: string): Promise<NodeServices | null>;
   /** A service's instances with their checks; `tag` filters, `connect` asks for Connect-capable ones. */
   serviceNodes(service: string, tag: string | undefined, connect: boolean, datacenter: string): Promise<readonly CheckServiceNode[]>;
+  /**
+   * Executes a prepared query by ID or name (templates and failover included) as asked from
+   * `datacenter` (undefined: this one) for a client at `sourceIp`; null when no query matches.
+   * `datacenter` of the result is where the instances came from; `ttl` the query's DNS TTL ("" unset).
+   */
+  preparedQuery(idOrName: string, datacenter: string | undefined, sourceIp: string): Promise<PreparedQueryAnswer | null>;
+}
+
+export interface PreparedQueryAnswer {
+  readonly service: string;
+  readonly datacenter: string;
+  readonly nodes: readonly CheckServiceNode[];
+  readonly ttl: string;
 }
 
 export type DnsAnswer = { readonly kind: "reply"; readonly message: DnsMessage } | { readonly kind: "recurse" } | { readonly kind: "drop" };
@@ -31,7 +45,8 @@ const OPCODE_QUERY = 0, OPCODE_NOTIFY = 4;
 class NoData extends Error {}
 
 export interface DnsResolver {
-  answer(request: DnsMessage, transport: "udp" | "tcp"): Promise<DnsAnswer>;
+  /** `peerIp`: the client's address (prepared queries sort near it). */
+  answer(request: DnsMessage, transport: "udp" | "tcp", peerIp?: string): Promise<DnsAnswer>;
 }
 
 export function createDnsResolver(o: { readonly config: DnsConfig; readonly catalog: DnsCatalog; readonly rng: Rng; readonly nowSeconds: () => number }): DnsResolver {
@@ -98,7 +113,7 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
     return { answers, additional };
   };
 
-  const dispatch = async (qname: string, qtype: number): Promise<{ rcode: number; answers: DnsRecord[]; additional: DnsRecord[]; soa: boolean }> => {
+  const dispatch = async (qname: string, qtype: number, peerIp: string): Promise<{ rcode: number; answers: DnsRecord[]; additional: DnsRecord[]; soa: boolean }> => {
     const parsed = parseQueryName(qname, qtype, cfg.domain, cfg.altDomain);
     const lookup = parsed.lookup;
     const nx = { rcode: DnsRcode.NXDOMAIN, answers: [], additional: [], soa: true };
@@ -128,15 +143,23 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
         if (r.answers.length === 0) throw new NoData();
         return { rcode: DnsRcode.NOERROR, ...r, soa: false };
       }
+      case "query": {
+        // The servers apply the query's own health rules and order (and its failover): no filter or shuffle here.
+        const r = await o.catalog.preparedQuery(lookup.query, lookup.datacenter, peerIp);
+        if (!r || r.nodes.length === 0) return nx;
+        const ttl = r.ttl ? Math.floor(parseDuration(r.ttl) / 1000) : serviceTtlFor(cfg.serviceTtl, r.service.toLowerCase());
+        const records = await serviceRecords(r.nodes, qname, qtype, ttl, r.datacenter, parsed.responseDomain);
+        if (records.answers.length === 0) throw new NoData();
+        return { rcode: DnsRcode.NOERROR, ...records, soa: false };
+      }
       case "ingress":
-      case "query":
-        // Not served yet: ingress gateways and prepared queries answer as unknown names.
+        // Not served: ingress gateways answer as unknown names (the issue leaves them out).
         return nx;
     }
   };
 
   return {
-    async answer(req, transport) {
+    async answer(req, transport, peerIp = "") {
       if (req.flags.qr) return { kind: "drop" };
       const reply = (rcode: number, rest: Partial<DnsMessage> = {}, aa = false): DnsMessage => ({
         id: req.id,
@@ -158,11 +181,11 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
       else if (q.type === DnsType.NS) message = reply(DnsRcode.NOERROR, {}, true);
       else {
         try {
-          const r = await dispatch(q.name, q.type);
+          const r = await dispatch(q.name, q.type, peerIp);
           message = reply(r.rcode, { answers: r.answers, additional: r.additional, authority: r.soa ? [soa(zone)] : [] }, true);
         } catch (err) {
           if (err instanceof NoData) message = reply(DnsRcode.NOERROR, { authority: [soa(zone)] }, true);
-          else if (/No path to datacenter/i.test((err as Error)?.message ?? "")) message = reply(DnsRcode.NXDOMAIN, { authority: [soa(zone)] }, true);
+          else if (/No path to datacenter|Query not found/i.test((err as Error)?.message ?? "")) message = reply(DnsRcode.NXDOMAIN, { authority: [soa(zone)] }, true);
           else message = reply(DnsRcode.SERVFAIL, {}, true);
         }
       }

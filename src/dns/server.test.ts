@@ -27,6 +27,10 @@ const catalog: DnsCatalog = {
     const all = [instance("foo", "127.0.0.7", 8080), instance("bar", "127.0.0.8", 8081, "warning"), instance("baz", "127.0.0.9", 8082, "critical")];
     return tag === undefined || tag === "v1" ? all : [];
   },
+  async preparedQuery(idOrName) {
+    // "q1" failed over to dc2, where web's instance has its own service address.
+    return idOrName === "q1" ? { service: "web", datacenter: "dc2", nodes: [instance("far", "10.0.0.1", 9090, "passing", "10.9.0.1")], ttl: "18s" } : null;
+  },
 };
 
 const config = (over: Partial<DnsConfig> = {}): DnsConfig => ({ ...DNS_DEFAULTS, datacenter: "dc1", ...over });
@@ -97,6 +101,13 @@ describe("DNS server over UDP and TCP", () => {
     expect(aaaa.flags.rcode).toBe(DnsRcode.NOERROR);
     expect(aaaa.answers).toEqual([]);
     expect(aaaa.authority[0]?.type).toBe(DnsType.SOA);
+  });
+
+  test("prepared queries: the answering datacenter in SRV targets, the query's TTL; unknown queries NXDOMAIN", async () => {
+    const srv = await ask("q1.query.consul", DnsType.SRV);
+    expect(srv.answers.map((r) => [r.ttl, r.data])).toEqual([[18, { type: "SRV", srv: { priority: 1, weight: 1, port: 9090, target: "0a090001.addr.dc2.consul" } }]]);
+    expect(srv.additional.map((r) => [r.name, r.data])).toContainEqual(["0a090001.addr.dc2.consul", { type: "A", address: "10.9.0.1" }]);
+    expect((await ask("q2.query.consul", DnsType.A)).flags.rcode).toBe(DnsRcode.NXDOMAIN);
   });
 
   test(".addr names, and an EDNS0 request gets its OPT back with its own size", async () => {

@@ -45,7 +45,7 @@ export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
       if (err instanceof DnsWireError) log.debug("dns: malformed request dropped", { peer, error: err.message });
       return undefined;
     }
-    const answer = await o.resolver.answer(req, transport);
+    const answer = await o.resolver.answer(req, transport, peer.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""));
     if (answer.kind === "drop") return undefined;
     if (answer.kind === "reply") return encodeMessage(answer.message);
     return await recurse(bytes, req, transport, peer);

@@ -452,7 +452,8 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     }
 
     if (config.ports.dns !== -1 && stateAccess) {
-      const dns = await startAgentDns({ config, state: stateAccess, clock: systemClock(), rng: cryptoRng(), logger: logger.named("dns") });
+      const datacenters = async () => (clientRpc ? clientRpc.datacenters() : knownDatacenters());
+      const dns = await startAgentDns({ config, state: stateAccess, datacenters, clock: systemClock(), rng: cryptoRng(), logger: logger.named("dns") });
       cleanups.push(() => dns.close());
       addresses.dns = `${dns.host}:${dns.udpPort}`;
     }

@@ -35,6 +35,7 @@ beforeAll(async () => {
     resolver: createDnsResolver({ config: cfg, rng: seededRng(1), nowSeconds: () => 0, catalog: {
       nodeServices: async (node) => (node === "up" ? { Node: { ID: "", Node: "up", Address: "192.0.2.53", Datacenter: "dc1", TaggedAddresses: {}, Meta: {}, CreateIndex: 1, ModifyIndex: 1 }, Services: {} } : null),
       serviceNodes: async () => [],
+      preparedQuery: async () => null,
     } }),
   });
 }, 180_000);

@@ -3,13 +3,18 @@
  * in the WAN pool; `web` has only a critical instance in dc1 and a passing one in dc2; a query created in
  * dc1 fails over to dc2 (explicit Datacenters, then NearestN) and says so (Failovers 1, Datacenter
  * "dc2"). A template query rendered in dc1 is shipped to dc2 as rendered (Consul's ExecuteRemote). The
- * servers' WAN coordinates of both datacenters are served by /v1/coordinate/datacenters.
+ * servers' WAN coordinates of both datacenters are served by /v1/coordinate/datacenters. dc1's DNS
+ * (asked with dig) answers the same queries as `<query>.query.consul`, and `<service>.service.dc2.consul`
+ * through the forwarding to dc2.
  * Servers talk across datacenters only over TLS, so both run with certificates of one test CA.
  */
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { ensureDebianCommands } from "../harness/debian.ts";
 import { freePort, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 import { writeServerTlsConfig } from "../harness/tls_fixtures.ts";
 
@@ -36,7 +41,7 @@ test("a query with no healthy instance in dc1 fails over to dc2 and reports Fail
     return startAgentProcess(process.execPath, [
       cli, "agent", "-server", "-bootstrap-expect", "1", "-datacenter", dc, "-node", `srv-${dc}`, "-data-dir", join(dir, "data"),
       "-config-file", join(dir, "tls.json"),
-      "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0",
+      "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", dc === "dc1" ? "0" : "-1", "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0",
       "-serf-wan-port", dc === "dc1" ? String(wan1) : "0", ...wanJoin.flatMap((a) => ["-retry-join-wan", a]), "-retry-interval-wan", "1s",
     ]);
   };
@@ -84,6 +89,17 @@ test("a query with no healthy instance in dc1 fails over to dc2 and reports Fail
   expect(await execute("web-local")).toMatchObject({ Failovers: 0, Datacenter: "dc1", Nodes: [] });
   // In dc2 itself the query is not known (prepared queries live in one datacenter).
   expect((await fetch(`${dc2.httpUrl}/v1/query/web-explicit/execute`)).status).toBe(404);
+
+  // The same through dc1's DNS: queries by name, ID and template, and another datacenter by its label.
+  ensureDebianCommands({ dig: "dnsutils" }, "the prepared-query DNS checks");
+  const dnsPort = /DNS: [\d.]+:(\d+)/.exec(dc1.output())![1]!;
+  const dig = async (...args: string[]) => (await promisify(execFile)("dig", ["@127.0.0.1", "-p", dnsPort, "+time=3", "+tries=1", ...args], { encoding: "utf8" })).stdout;
+  const short = async (...args: string[]) => (await dig("+short", ...args)).trim();
+  expect(await short("web-explicit.query.consul", "SRV")).toBe("1 1 80 web-dc2.node.dc2.consul.");
+  expect(await short(`${explicit}.query.consul`, "A")).toBe("127.0.0.9");
+  expect(await short("tmpl-web.query.consul", "A")).toBe("127.0.0.9");
+  expect(await short("web.service.dc2.consul", "A")).toBe("127.0.0.9");
+  for (const name of ["web.service.consul", "web-local.query.consul", "nope.query.consul"]) expect(await dig(name, "A"), name).toContain("status: NXDOMAIN");
 
   // The servers' WAN coordinates, learned from gossip acks across the datacenters, are what NearestN
   // and /v1/catalog/datacenters rank by: both datacenters show up with their server's coordinate.
