@@ -6,6 +6,7 @@
  * without resolving them.
  */
 import { isIP } from "node:net";
+import { formatIp } from "../lib/index.ts";
 import type { CheckServiceNode, HealthCheck, Node } from "../model/index.ts";
 import { DnsClass, DnsType, type DnsRecord } from "./wire.ts";
 
@@ -113,4 +114,32 @@ export function addrName(ip: string, datacenter: string, domain: string): string
     hex = groups.map((g) => g.padStart(4, "0")).join("").toLowerCase();
   }
   return `${hex}.addr.${datacenter}.${domain}`;
+}
+
+/** The address an `in-addr.arpa` or `ip6.arpa` name spells ("4.3.2.1.in-addr.arpa" -> "1.2.3.4"), or undefined. */
+export function reverseLookupAddress(name: string): string | undefined {
+  const lower = name.replace(/\.$/, "").toLowerCase();
+  if (lower.endsWith(".in-addr.arpa")) {
+    const octets = lower.slice(0, -".in-addr.arpa".length).split(".").reverse();
+    const ip = octets.join(".");
+    return octets.length === 4 && isIP(ip) === 4 ? ip : undefined;
+  }
+  if (lower.endsWith(".ip6.arpa")) {
+    const nibbles = lower.slice(0, -".ip6.arpa".length).split(".").reverse();
+    if (nibbles.length !== 32 || !nibbles.every((n) => /^[0-9a-f]$/.test(n))) return undefined;
+    const hex = nibbles.join("");
+    const bytes = Uint8Array.from({ length: 16 }, (_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16));
+    return formatIp(bytes);
+  }
+  return undefined;
+}
+
+/** The reverse-lookup name of an IP address ("1.2.3.4" -> "4.3.2.1.in-addr.arpa"); "" for anything else. */
+export function reverseName(ip: string): string {
+  if (isIP(ip) === 4) return `${ip.split(".").reverse().join(".")}.in-addr.arpa`;
+  if (isIP(ip) === 6) {
+    const hex = addrName(ip, "", "").split(".")[0]!;
+    return `${hex.split("").reverse().join(".")}.ip6.arpa`;
+  }
+  return "";
 }

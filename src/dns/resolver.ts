@@ -8,12 +8,12 @@
  * absent, so they answer NXDOMAIN like unknown ones.
  */
 import { parseDuration } from "../lib/index.ts";
-import type { CheckServiceNode, NodeServices } from "../model/index.ts";
+import type { CheckServiceNode, Node, NodeServices } from "../model/index.ts";
 import { shuffled, type Rng } from "../platform/index.ts";
 import type { DnsConfig } from "./config.ts";
 import { serviceTtlFor } from "./config.ts";
 import { parseQueryName, type DnsLookup } from "./query_name.ts";
-import { addressRecord, healthy, instanceRecords, metaTxtRecords, nodeAddress } from "./records.ts";
+import { addressRecord, healthy, instanceRecords, metaTxtRecords, nodeAddress, reverseLookupAddress, reverseName } from "./records.ts";
 import { trimResponse } from "./trim.ts";
 import { DnsClass, DnsRcode, DnsType, type DnsMessage, type DnsRecord } from "./wire.ts";
 
@@ -29,6 +29,8 @@ export interface DnsCatalog {
    * `datacenter` of the result is where the instances came from; `ttl` the query's DNS TTL ("" unset).
    */
   preparedQuery(idOrName: string, datacenter: string | undefined, sourceIp: string): Promise<PreparedQueryAnswer | null>;
+  /** Every node of `datacenter` (reverse lookups). */
+  nodes(datacenter: string): Promise<readonly Node[]>;
 }
 
 export interface PreparedQueryAnswer {
@@ -61,6 +63,38 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
     name: zone, type: DnsType.SOA, class: DnsClass.IN, ttl: cfg.soa.minTtl,
     data: { type: "SOA", soa: { mname: `ns.${zone}`, rname: `hostmaster.${zone}`, serial: o.nowSeconds() >>> 0, refresh: cfg.soa.refresh, retry: cfg.soa.retry, expire: cfg.soa.expire, minimum: cfg.soa.minTtl } },
   });
+
+  /**
+   * Consul's nameservers: up to 3 healthy servers (the "consul" service here), shuffled, whose node
+   * names are valid DNS labels, as NS records of the zone with their addresses as glue.
+   */
+  const nameservers = async (zone: string): Promise<{ ns: DnsRecord[]; glue: DnsRecord[] }> => {
+    let servers: readonly CheckServiceNode[] = [];
+    try {
+      servers = shuffled(healthy(await o.catalog.serviceNodes("consul", undefined, false, cfg.datacenter), false), o.rng);
+    } catch {
+      return { ns: [], glue: [] };
+    }
+    const ns: DnsRecord[] = [];
+    const glue: DnsRecord[] = [];
+    for (const s of servers.filter((x) => /^[A-Za-z0-9-]+$/.test(x.Node.Node)).slice(0, 3)) {
+      const target = `${s.Node.Node}.node.${cfg.datacenter}.${zone}`.toLowerCase();
+      ns.push({ name: zone, type: DnsType.NS, class: DnsClass.IN, ttl: cfg.nodeTtl, data: { type: "NS", name: target } });
+      const a = addressRecord(target, s.Node.Address, DnsType.ANY, cfg.nodeTtl);
+      if (a) glue.push(a);
+    }
+    return { ns, glue };
+  };
+
+  /** A PTR for the node (this datacenter) whose address the in-addr.arpa or ip6.arpa name spells, if any. */
+  const pointer = async (qname: string): Promise<DnsRecord | undefined> => {
+    const ip = reverseLookupAddress(qname);
+    if (ip === undefined) return undefined;
+    // Compared in canonical form (reverseName and back), so "::0:1" and "::1" are the same node address.
+    const node = (await o.catalog.nodes(cfg.datacenter)).find((n) => reverseLookupAddress(reverseName(n.Address)) === ip);
+    if (!node) return undefined;
+    return { name: qname, type: DnsType.PTR, class: DnsClass.IN, ttl: 0, data: { type: "PTR", name: `${node.Node}.node.${node.Datacenter || cfg.datacenter}.${domains[0]}` } };
+  };
 
   const nodeRecords = async (lookup: Extract<DnsLookup, { kind: "node" }>, qname: string, qtype: number) => {
     const found = await o.catalog.nodeServices(lookup.node, lookup.datacenter ?? cfg.datacenter);
@@ -170,6 +204,19 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
       if (req.questions.length !== 1) return { kind: "reply", message: { ...reply(DnsRcode.FORMERR), questions: [], flags: { ...reply(DnsRcode.FORMERR).flags, ra: false } } };
       const q = req.questions[0]!;
       const opt = req.additional.find((r) => r.type === DnsType.OPT);
+      if (/\.arpa\.?$/i.test(q.name)) {
+        // Reverse lookups: a node's PTR; a miss goes to the recursors, or is NXDOMAIN (as Consul 1.17+
+        // answers; earlier versions answered SERVFAIL).
+        let ptr: DnsRecord | undefined;
+        try {
+          ptr = await pointer(q.name);
+        } catch {
+          return { kind: "reply", message: reply(DnsRcode.SERVFAIL, {}, true) };
+        }
+        if (ptr) return { kind: "reply", message: reply(DnsRcode.NOERROR, { answers: [ptr] }, true) };
+        if (cfg.recursors.length > 0) return { kind: "recurse" };
+        return { kind: "reply", message: reply(DnsRcode.NXDOMAIN, { authority: [soa(domains[0]!)] }, true) };
+      }
       if (!underDomain(q.name)) {
         if (cfg.recursors.length > 0) return { kind: "recurse" };
         const refused = reply(DnsRcode.REFUSED);
@@ -177,8 +224,13 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
       }
       const zone = domainOf(q.name, domains);
       let message: DnsMessage;
-      if (q.type === DnsType.SOA) message = reply(DnsRcode.NOERROR, { answers: [soa(zone)] }, true);
-      else if (q.type === DnsType.NS) message = reply(DnsRcode.NOERROR, {}, true);
+      if (q.type === DnsType.SOA) {
+        const { ns, glue } = await nameservers(zone);
+        message = reply(DnsRcode.NOERROR, { answers: [soa(zone)], authority: ns, additional: glue }, true);
+      } else if (q.type === DnsType.NS) {
+        const { ns, glue } = await nameservers(zone);
+        message = reply(DnsRcode.NOERROR, { answers: ns, additional: glue }, true);
+      }
       else {
         try {
           const r = await dispatch(q.name, q.type, peerIp);

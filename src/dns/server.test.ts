@@ -23,9 +23,13 @@ const catalog: DnsCatalog = {
     return name === "foo" ? { Node: node("foo", "127.0.0.7", { rack: "r1" }), Services: {} } : null;
   },
   async serviceNodes(service, tag) {
+    if (service === "consul") return [instance("server1", "127.0.0.21", 8300), instance("bad_name", "127.0.0.22", 8300)];
     if (service !== "web") return [];
     const all = [instance("foo", "127.0.0.7", 8080), instance("bar", "127.0.0.8", 8081, "warning"), instance("baz", "127.0.0.9", 8082, "critical")];
     return tag === undefined || tag === "v1" ? all : [];
+  },
+  async nodes() {
+    return [node("foo", "127.0.0.7"), node("v6", "2001:db8::1")];
   },
   async preparedQuery(idOrName) {
     // "q1" failed over to dc2, where web's instance has its own service address.
@@ -108,6 +112,25 @@ describe("DNS server over UDP and TCP", () => {
     expect(srv.answers.map((r) => [r.ttl, r.data])).toEqual([[18, { type: "SRV", srv: { priority: 1, weight: 1, port: 9090, target: "0a090001.addr.dc2.consul" } }]]);
     expect(srv.additional.map((r) => [r.name, r.data])).toContainEqual(["0a090001.addr.dc2.consul", { type: "A", address: "10.9.0.1" }]);
     expect((await ask("q2.query.consul", DnsType.A)).flags.rcode).toBe(DnsRcode.NXDOMAIN);
+  });
+
+  test("NS and SOA: the servers as name servers with their addresses as glue (names that are not DNS labels left out)", async () => {
+    const ns = await ask("consul", DnsType.NS);
+    expect(ns.answers.map((r) => [r.name, r.data])).toEqual([["consul", { type: "NS", name: "server1.node.dc1.consul" }]]);
+    expect(ns.additional.map((r) => [r.name, r.data])).toEqual([["server1.node.dc1.consul", { type: "A", address: "127.0.0.21" }]]);
+    const soa = await ask("anything.node.consul", DnsType.SOA);
+    expect(soa.answers.map((r) => r.type)).toEqual([DnsType.SOA]);
+    expect(soa.authority.map((r) => r.type)).toEqual([DnsType.NS]);
+  });
+
+  test("PTR for a node's IPv4 and IPv6 address; a miss goes to the recursor", async () => {
+    expect((await ask("7.0.0.127.in-addr.arpa", DnsType.PTR)).answers.map((r) => r.data)).toEqual([{ type: "PTR", name: "foo.node.dc1.consul" }]);
+    const v6 = `${"20010db8000000000000000000000001".split("").reverse().join(".")}.ip6.arpa`;
+    expect((await ask(v6, DnsType.PTR)).answers.map((r) => r.data)).toEqual([{ type: "PTR", name: "v6.node.dc1.consul" }]);
+    // The recursor (with the same catalog, no recursors of its own) answers the miss with NXDOMAIN and its SOA.
+    const miss = await ask("9.9.9.10.in-addr.arpa", DnsType.PTR);
+    expect(miss.flags.rcode).toBe(DnsRcode.NXDOMAIN);
+    expect(miss.authority.map((r) => r.data.type)).toEqual(["SOA"]);
   });
 
   test(".addr names, and an EDNS0 request gets its OPT back with its own size", async () => {

@@ -31,6 +31,9 @@ export function dnsCatalogOver(
       const q = { type: "health-service-nodes" as const, service, passingOnly: false, connect, ...(tag === undefined ? {} : { tags: [tag] }) };
       return (await state.read(q, options(datacenter))).value;
     },
+    async nodes(datacenter) {
+      return (await state.read({ type: "catalog-nodes" }, options(datacenter))).value;
+    },
     async preparedQuery(idOrName, datacenter, sourceIp) {
       const dc = datacenter ?? agent.datacenter;
       const who = { Datacenter: agent.datacenter, Segment: "", Node: agent.node, Ip: "" };

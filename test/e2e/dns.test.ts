@@ -1,6 +1,6 @@
 /**
  * The DNS interface of a real `causeway agent -dev` asked with dig (dnsutils) over UDP and TCP: nodes,
- * services with tags and RFC 2782 names, health filtering, NXDOMAIN with the SOA, a recursor (a DNS
+ * PTR, NS, services with tags and RFC 2782 names, health filtering, NXDOMAIN with the SOA, a recursor (a DNS
  * server of ours in this process, authoritative for "example"), and, on an agent with ACLs (default
  * deny), filtering by the agent's default token. Every process is removed in afterAll.
  */
@@ -36,6 +36,7 @@ beforeAll(async () => {
       nodeServices: async (node) => (node === "up" ? { Node: { ID: "", Node: "up", Address: "192.0.2.53", Datacenter: "dc1", TaggedAddresses: {}, Meta: {}, CreateIndex: 1, ModifyIndex: 1 }, Services: {} } : null),
       serviceNodes: async () => [],
       preparedQuery: async () => null,
+      nodes: async () => [],
     } }),
   });
 }, 180_000);
@@ -68,6 +69,8 @@ describe("dig against an agent", () => {
     expect(await short(agent, "dns-agent.node.consul", "A")).toEqual(["127.0.0.1"]);
     expect(await short(agent, "DB1.node.dc1.consul", "A")).toEqual(["10.1.0.1"]);
     expect(await short(agent, "db1.node.consul", "TXT")).toEqual(['"rack=r1"']);
+    expect(await short(agent, "-x", "10.1.0.2")).toEqual(["db2.node.dc1.consul."]);
+    expect(await short(agent, "consul", "NS")).toEqual(["dns-agent.node.dc1.consul."]);
   });
 
   test("services: critical instances left out, tags, SRV with RFC 2782 names, over UDP and TCP", async () => {
