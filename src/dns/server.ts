@@ -9,12 +9,23 @@ import type * as net from "node:net";
 import { bindUdp, dialTcp, listenTcp, type Clock, type Logger, type UdpEndpoint, type TcpListener } from "../platform/index.ts";
 import { recursorAddress, type DnsConfig } from "./config.ts";
 import type { DnsResolver } from "./resolver.ts";
-import { decodeMessage, DnsRcode, DnsWireError, encodeMessage, type DnsMessage } from "./wire.ts";
+import { decodeMessage, DnsRcode, DnsType, DnsWireError, encodeMessage, type DnsMessage } from "./wire.ts";
+
+export interface DnsServerStats {
+  /** Requests decoded (UDP and TCP). */
+  readonly queries: number;
+  /** Datagrams or TCP messages that did not decode: dropped without an answer. */
+  readonly malformed: number;
+  /** Requests forwarded to the recursors, and those all recursors failed. */
+  readonly recursed: number;
+  readonly recursionFailures: number;
+}
 
 export interface DnsServer {
   readonly host: string;
   readonly udpPort: number;
   readonly tcpPort: number;
+  stats(): DnsServerStats;
   close(): Promise<void>;
 }
 
@@ -28,6 +39,10 @@ export interface DnsServerOptions {
   /** Times recursor exchanges. */
   readonly clock: Clock;
   readonly shuffle?: <T>(xs: readonly T[]) => T[];
+  /** Hears every answered request: "ptr" for reverse lookups, "domain" for the rest, and how long it took. */
+  readonly onAnswered?: (kind: "domain" | "ptr", ms: number) => void;
+  /** Hears every request that did not decode. */
+  readonly onMalformed?: () => void;
 }
 
 const MAX_TCP_MESSAGE = 65535;
@@ -35,6 +50,7 @@ const MAX_TCP_MESSAGE = 65535;
 export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
   const log = o.logger;
   const recursors = o.config.recursors.map(recursorAddress);
+  const counts = { queries: 0, malformed: 0, recursed: 0, recursionFailures: 0 };
 
   /** The reply bytes for `bytes` from `peer`, or undefined to send nothing. */
   const handle = async (bytes: Uint8Array, transport: "udp" | "tcp", peer: string): Promise<Uint8Array | undefined> => {
@@ -42,16 +58,29 @@ export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
     try {
       req = decodeMessage(bytes);
     } catch (err) {
-      if (err instanceof DnsWireError) log.debug("dns: malformed request dropped", { peer, error: err.message });
+      counts.malformed++;
+      o.onMalformed?.();
+      log.debug("dns: malformed request dropped", { peer, error: err instanceof DnsWireError ? err.message : String(err) });
       return undefined;
     }
-    const answer = await o.resolver.answer(req, transport, peer.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""));
+    counts.queries++;
+    const started = o.clock.monotonic();
+    let answer: Awaited<ReturnType<DnsResolver["answer"]>>;
+    try {
+      answer = await o.resolver.answer(req, transport, peer.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""));
+    } catch (err) {
+      // A bug, never the client's doing: answer SERVFAIL rather than leave the client waiting.
+      log.error("dns: answering failed", { peer, question: req.questions[0]?.name ?? "", error: err });
+      answer = { kind: "reply", message: servfail(req, false) };
+    }
     if (answer.kind === "drop") return undefined;
-    if (answer.kind === "reply") return encodeMessage(answer.message);
-    return await recurse(bytes, req, transport, peer);
+    const out = answer.kind === "reply" ? encodeMessage(answer.message) : await recurse(bytes, req, transport, peer);
+    o.onAnswered?.(/\.arpa\.?$/i.test(req.questions[0]?.name ?? "") ? "ptr" : "domain", o.clock.monotonic() - started);
+    return out;
   };
 
   const recurse = async (bytes: Uint8Array, req: DnsMessage, transport: "udp" | "tcp", peer: string): Promise<Uint8Array> => {
+    counts.recursed++;
     const order = o.config.recursorStrategy === "random" && o.shuffle ? o.shuffle(recursors) : recursors;
     for (const r of order) {
       try {
@@ -63,11 +92,9 @@ export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
         log.debug("dns: recursor failed, trying the next", { recursor: r, error: err });
       }
     }
+    counts.recursionFailures++;
     log.warn("dns: all recursors failed", { peer, question: req.questions[0]?.name ?? "" });
-    return encodeMessage({
-      id: req.id, flags: { qr: true, opcode: req.flags.opcode, aa: false, tc: false, rd: req.flags.rd, ra: true, rcode: DnsRcode.SERVFAIL },
-      questions: req.questions, answers: [], authority: [], additional: req.additional.filter((x) => x.type === 41),
-    });
+    return encodeMessage(servfail(req, true));
   };
 
   let udp: UdpEndpoint | undefined;
@@ -93,10 +120,19 @@ export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
   const endpoint = udp!;
   return {
     host: o.host, udpPort: endpoint.port, tcpPort: listener.port,
+    stats: () => ({ ...counts }),
     async close() {
       await endpoint.close();
       await listener.close();
     },
+  };
+}
+
+/** SERVFAIL for `req`: its question, its OPT echoed, RA as given. */
+function servfail(req: DnsMessage, ra: boolean): DnsMessage {
+  return {
+    id: req.id, flags: { qr: true, opcode: req.flags.opcode, aa: false, tc: false, rd: req.flags.rd, ra, rcode: DnsRcode.SERVFAIL },
+    questions: req.questions, answers: [], authority: [], additional: req.additional.filter((x) => x.type === DnsType.OPT),
   };
 }
 
@@ -121,6 +157,9 @@ function serveTcp(socket: net.Socket, handle: (b: Uint8Array, t: "tcp", peer: st
         if (out.length > MAX_TCP_MESSAGE) return void log.warn("dns: reply too large for TCP", { peer, bytes: out.length });
         socket.write(Uint8Array.of(out.length >> 8, out.length & 0xff));
         socket.write(out);
+      }).catch((err: unknown) => {
+        log.debug("dns: tcp reply failed", { peer, error: err });
+        socket.destroy();
       });
     }
   });

@@ -453,7 +453,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
 
     if (config.ports.dns !== -1 && stateAccess) {
       const datacenters = async () => (clientRpc ? clientRpc.datacenters() : knownDatacenters());
-      const dns = await startAgentDns({ config, state: stateAccess, datacenters, clock: systemClock(), rng: cryptoRng(), logger: logger.named("dns") });
+      const dns = await startAgentDns({ config, state: stateAccess, datacenters, clock: systemClock(), rng: cryptoRng(), logger: logger.named("dns"), metrics: metrics.registry });
       cleanups.push(() => dns.close());
       addresses.dns = `${dns.host}:${dns.udpPort}`;
     }

@@ -6,6 +6,7 @@ import { canonicalDomain, createDnsResolver, startDnsServer, type DnsCatalog, ty
 import { executePreparedQuery } from "../connect/index.ts";
 import type { StateAccess } from "../http/index.ts";
 import { shuffled, type Clock, type Logger, type Rng } from "../platform/index.ts";
+import type { MetricsRegistry } from "../telemetry/index.ts";
 import type { RuntimeConfig } from "./config.ts";
 
 /** The resolver's settings from the agent's config. */
@@ -53,10 +54,17 @@ export function dnsCatalogOver(
 
 export function startAgentDns(o: {
   readonly config: RuntimeConfig; readonly state: StateAccess; readonly datacenters: () => Promise<readonly string[]>;
-  readonly clock: Clock; readonly rng: Rng; readonly logger: Logger;
+  readonly clock: Clock; readonly rng: Rng; readonly logger: Logger; readonly metrics: MetricsRegistry;
 }): Promise<DnsServer> {
   const cfg = dnsConfigOf(o.config);
   const catalog = dnsCatalogOver(o.state, o.config.dns.allowStale, { datacenter: o.config.datacenter, node: o.config.nodeName }, o.datacenters);
   const resolver = createDnsResolver({ config: cfg, catalog, rng: o.rng, nowSeconds: () => Math.floor(o.clock.now() / 1000) });
-  return startDnsServer({ host: o.config.clientAddr, port: o.config.ports.dns, resolver, config: cfg, logger: o.logger, clock: o.clock, shuffle: (xs) => shuffled(xs, o.rng) });
+  // Consul's names: consul.dns.domain_query and consul.dns.ptr_query (ms), by node.
+  const node = [["node", o.config.nodeName]] as const;
+  const timings = { domain: o.metrics.sample("dns.domain_query", node), ptr: o.metrics.sample("dns.ptr_query", node) };
+  const malformed = o.metrics.counter("dns.malformed_requests", node);
+  return startDnsServer({
+    host: o.config.clientAddr, port: o.config.ports.dns, resolver, config: cfg, logger: o.logger, clock: o.clock, shuffle: (xs) => shuffled(xs, o.rng),
+    onAnswered: (kind, ms) => timings[kind].observe(ms), onMalformed: () => malformed.add(),
+  });
 }

@@ -91,6 +91,14 @@ describe("dig against an agent", () => {
     }
     expect(await short(agent, "up.node.example", "A")).toEqual(["192.0.2.53"]);
   });
+
+  test("query timings under Consul's metric names", async () => {
+    const m = (await agentCall(agent.httpUrl, "GET", "/v1/agent/metrics")).json as { Samples: { Name: string; Count: number; Labels: Record<string, string> }[] };
+    const domain = m.Samples.find((x) => x.Name === "consul.dns.domain_query");
+    expect(domain?.Count).toBeGreaterThan(0);
+    expect(domain?.Labels).toEqual({ node: "dns-agent" });
+    expect(m.Samples.find((x) => x.Name === "consul.dns.ptr_query")?.Count).toBeGreaterThan(0);
+  });
 });
 
 describe("ACLs: the agent's default token decides what DNS sees", () => {
