@@ -1,6 +1,6 @@
 /**
  * The DNS interface of a real `causeway agent -dev` asked with dig (dnsutils) over UDP and TCP: nodes,
- * PTR, NS, services with tags and RFC 2782 names, health filtering, NXDOMAIN with the SOA, a recursor (a DNS
+ * PTR, NS, services with tags and RFC 2782 names, Connect sidecars, health filtering, NXDOMAIN with the SOA, a recursor (a DNS
  * server of ours in this process, authoritative for "example"), and, on an agent with ACLs (default
  * deny), filtering by the agent's default token. Every process is removed in afterAll.
  */
@@ -83,6 +83,16 @@ describe("dig against an agent", () => {
     expect(full).toMatch(/db2\.node\.dc1\.consul\.\s+0\s+IN\s+A\s+10\.1\.0\.2/);
   });
 
+  test("<service>.connect: the Connect-capable instances, i.e. the sidecar proxies' addresses and ports", async () => {
+    const proxy = await agentCall(agent.httpUrl, "PUT", "/v1/catalog/register", undefined, {
+      Node: "db1", Address: "10.1.0.1",
+      Service: { ID: "db-sidecar-proxy", Service: "db-sidecar-proxy", Kind: "connect-proxy", Address: "10.1.0.100", Port: 21000, Proxy: { DestinationServiceName: "db" } },
+    });
+    expect(proxy.json).toBe(true);
+    expect(await short(agent, "db.connect.consul", "SRV")).toEqual(["1 1 21000 0a010064.addr.dc1.consul."]);
+    expect(await short(agent, "db.connect.consul", "A")).toEqual(["10.1.0.100"]);
+  });
+
   test("NXDOMAIN with the SOA for unknown names and datacenters; names outside the domain go to the recursor", async () => {
     for (const name of ["nope.service.consul", "nope.node.consul", "db.service.dc9.consul"]) {
       const out = await dig(agent, name, "A");
@@ -98,6 +108,30 @@ describe("dig against an agent", () => {
     expect(domain?.Count).toBeGreaterThan(0);
     expect(domain?.Labels).toEqual({ node: "dns-agent" });
     expect(m.Samples.find((x) => x.Name === "consul.dns.ptr_query")?.Count).toBeGreaterThan(0);
+  });
+});
+
+describe("udp_answer_limit and enable_truncate: TC set, dig retries over TCP and gets every instance", () => {
+  let plain: AgentProcess, truncating: AgentProcess;
+  beforeAll(async () => {
+    writeFileSync(join(work, "truncate.json"), JSON.stringify({ dns_config: { enable_truncate: true, service_ttl: { "we*": "7s" } } }));
+    plain = await startAgentProcess(process.execPath, ["src/main/cli.ts", "agent", "-dev", "-node", "plain", ...PORTS]);
+    agents.push(plain);
+    truncating = await startAgentProcess(process.execPath, ["src/main/cli.ts", "agent", "-dev", "-node", "trunc", "-config-file", join(work, "truncate.json"), ...PORTS]);
+    agents.push(truncating);
+    for (const a of [plain, truncating]) {
+      await poll(() => agentCall(a.httpUrl, "GET", "/v1/status/leader"), (r) => r.status === 200 && r.json !== "", 20_000, "a leader");
+      for (let i = 1; i <= 10; i++) expect((await register(a, `web${i}`, `10.3.0.${i}`, "web", 80, [], "passing")).json).toBe(true);
+    }
+  }, 60_000);
+
+  test("without EDNS: 3 answers by default; with enable_truncate TC, then all 10 over TCP; EDNS lifts the limit", async () => {
+    expect(await short(plain, "+noedns", "web.service.consul", "A")).toHaveLength(3);
+    const retried = await dig(truncating, "+noedns", "web.service.consul", "A");
+    expect(retried).toContain("Truncated, retrying in TCP mode");
+    expect(retried).toContain("ANSWER: 10,");
+    expect(retried).toMatch(/web\.service\.consul\.\s+7\s+IN\s+A\s+10\.3\.0\.\d+/);
+    expect(await short(plain, "+edns=0", "+bufsize=4096", "web.service.consul", "A")).toHaveLength(10);
   });
 });
 
