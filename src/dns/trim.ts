@@ -93,6 +93,8 @@ export function syncExtra(answers: readonly DnsRecord[], additional: readonly Dn
 function nameSize(name: string): number {
   const n = name.replace(/\.$/, "");
   if (n === "") return 1;
+  // ASCII (every name we make): one length byte per label plus the terminating zero.
+  if (/^[\x00-\x7f]*$/.test(n)) return n.length + 2;
   let size = 1;
   for (const label of n.split(".")) size += utf8.encode(label).length + 1;
   return size;
@@ -160,8 +162,10 @@ export function trimResponse(resp: DnsMessage, transport: "udp" | "tcp", ednsUdp
     if (answers.length > cut) answers = answers.slice(0, cut);
   }
   const size = (m: DnsMessage): number => (uncompressed ? uncompressedSize(m) : encodeMessage(m).length);
+  // The uncompressed size bounds the compressed one: when it fits, nothing is encoded to measure.
+  const over = (m: DnsMessage): boolean => uncompressedSize(m) > limit && size(m) > limit;
 
-  while (answers.length > 1 && size(withAnswers(answers, authority)) > limit) {
+  while (answers.length > 1 && over(withAnswers(answers, authority))) {
     authority = [];
     if (size(withAnswers(answers, authority)) - maxSize > BINARY_SEARCH_OVER) {
       const current = answers;

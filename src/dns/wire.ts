@@ -86,6 +86,11 @@ const fromUtf8 = new TextDecoder();
 
 /** `text` as 4 (`family` 4) or 16 address bytes; a DnsWireError otherwise. */
 function addressBytes(text: string, family: 4 | 6): Uint8Array {
+  if (family === 4) {
+    // The common case, without the general parser: four decimal octets.
+    const parts = text.split(".");
+    if (parts.length === 4 && parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255)) return Uint8Array.from(parts, Number);
+  }
   let b: Uint8Array | undefined;
   try {
     b = parseIp(text);
@@ -259,33 +264,37 @@ class Writer {
   }
   /** Overwrites the two bytes at `at` (an RDLENGTH written as 0 before its RDATA). */
   setU16(at: number, v: number): void {
-    const view = this.out.view();
-    view[at] = (v >> 8) & 0xff;
-    view[at + 1] = v & 0xff;
+    this.out.setByte(at, v >> 8);
+    this.out.setByte(at + 1, v);
   }
 
   /** A name, its longest suffix already written replaced by a pointer (`compress` false for names inside OPT and other raw data). */
   name(name: string, compress = true): void {
     const labels = name === "" || name === "." ? [] : name.replace(/\.$/, "").split(".");
+    const encoded = labels.map((l) => utf8.encode(l));
     let total = 1;
-    for (let i = 0; i < labels.length; i++) {
-      const label = utf8.encode(labels[i]!);
-      if (label.length === 0) throw new DnsWireError(`empty label in ${JSON.stringify(name)}`);
-      if (label.length > MAX_LABEL) throw new DnsWireError(`label over ${MAX_LABEL} bytes in ${JSON.stringify(name)}`);
-      total += label.length + 1;
+    for (let i = 0; i < encoded.length; i++) {
+      const n = encoded[i]!.length;
+      if (n === 0) throw new DnsWireError(`empty label in ${JSON.stringify(name)}`);
+      if (n > MAX_LABEL) throw new DnsWireError(`label over ${MAX_LABEL} bytes in ${JSON.stringify(name)}`);
+      total += n + 1;
       if (total > MAX_NAME) throw new DnsWireError(`name over ${MAX_NAME} bytes: ${JSON.stringify(name)}`);
     }
+    // Suffix keys ("b.c", "c"), lower case, built once from the right.
+    const suffixes: string[] = new Array(labels.length);
+    if (compress) {
+      let key = "";
+      for (let i = labels.length - 1; i >= 0; i--) suffixes[i] = key = key === "" ? labels[i]!.toLowerCase() : `${labels[i]!.toLowerCase()}.${key}`;
+    }
     for (let i = 0; i < labels.length; i++) {
-      const suffix = labels.slice(i).join(".").toLowerCase();
-      const at = compress ? this.names.get(suffix) : undefined;
+      const at = compress ? this.names.get(suffixes[i]!) : undefined;
       if (at !== undefined) {
         this.u16(0xc000 | at);
         return;
       }
-      if (compress && this.len < 0x4000) this.names.set(suffix, this.len);
-      const label = utf8.encode(labels[i]!);
-      this.u8(label.length);
-      this.bytes(label);
+      if (compress && this.len < 0x4000) this.names.set(suffixes[i]!, this.len);
+      this.u8(encoded[i]!.length);
+      this.bytes(encoded[i]!);
     }
     this.u8(0);
   }

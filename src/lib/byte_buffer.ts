@@ -73,6 +73,12 @@ export class ByteBuffer {
   }
 
   /** A view of what was written (valid until the next append). */
+  /** Overwrites the byte at `at` (already written) with the low 8 bits of `v`. */
+  setByte(at: number, v: number): void {
+    if (at < 0 || at >= this.len) throw new RangeError(`byte ${at} not written yet`);
+    this.buf[at] = v & 0xff;
+  }
+
   view(): Uint8Array {
     return this.buf.subarray(0, this.len);
   }
