@@ -83,6 +83,17 @@ describe("dig against an agent", () => {
     expect(full).toMatch(/db2\.node\.dc1\.consul\.\s+0\s+IN\s+A\s+10\.1\.0\.2/);
   });
 
+  test("SRV weights follow the instance's health: Weights.Passing, or Weights.Warning when a check warns", async () => {
+    for (const [node, address, status] of [["api1", "10.4.0.1", "passing"], ["api2", "10.4.0.2", "warning"]] as const) {
+      const r = await agentCall(agent.httpUrl, "PUT", "/v1/catalog/register", undefined, {
+        Node: node, Address: address, Service: { ID: "api", Service: "api", Port: 8080, Weights: { Passing: 10, Warning: 2 } },
+        Check: { CheckID: "api", Name: "api", Status: status, ServiceID: "api" },
+      });
+      expect(r.json).toBe(true);
+    }
+    expect(await short(agent, "api.service.consul", "SRV")).toEqual(["1 10 8080 api1.node.dc1.consul.", "1 2 8080 api2.node.dc1.consul."]);
+  });
+
   test("<service>.connect: the Connect-capable instances, i.e. the sidecar proxies' addresses and ports", async () => {
     const proxy = await agentCall(agent.httpUrl, "PUT", "/v1/catalog/register", undefined, {
       Node: "db1", Address: "10.1.0.1",
