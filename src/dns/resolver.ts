@@ -43,6 +43,8 @@ export interface PreparedQueryAnswer {
 export type DnsAnswer = { readonly kind: "reply"; readonly message: DnsMessage } | { readonly kind: "recurse" } | { readonly kind: "drop" };
 
 const OPCODE_QUERY = 0, OPCODE_NOTIFY = 4;
+/** Consul's maxRecursionLevelDefault: how deep CNAME targets under our domain are followed. */
+const MAX_RECURSION = 3;
 
 class NoData extends Error {}
 
@@ -96,7 +98,21 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
     return { name: qname, type: DnsType.PTR, class: DnsClass.IN, ttl: 0, data: { type: "PTR", name: `${node.Node}.node.${node.Datacenter || cfg.datacenter}.${domains[0]}` } };
   };
 
-  const nodeRecords = async (lookup: Extract<DnsLookup, { kind: "node" }>, qname: string, qtype: number) => {
+  /**
+   * Consul's resolveCNAME for a target under our domain: its ANY answers (CNAME, A, AAAA), looked up
+   * with one level less (3 at most, so alias loops end); nothing for other names or at level 0.
+   */
+  const resolveTarget = async (target: string, depth: number, peerIp: string, ttl?: number): Promise<DnsRecord[]> => {
+    if (depth <= 0 || !underDomain(target)) return [];
+    try {
+      const r = await dispatch(target, DnsType.ANY, peerIp, depth - 1);
+      return r.answers.filter((x) => x.type === DnsType.CNAME || x.type === DnsType.A || x.type === DnsType.AAAA).map((x) => (ttl === undefined ? x : { ...x, ttl }));
+    } catch {
+      return [];
+    }
+  };
+
+  const nodeRecords = async (lookup: Extract<DnsLookup, { kind: "node" }>, qname: string, qtype: number, depth: number, peerIp: string) => {
     const found = await o.catalog.nodeServices(lookup.node, lookup.datacenter ?? cfg.datacenter);
     if (!found) return undefined;
     const answers: DnsRecord[] = [];
@@ -107,14 +123,19 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
       const addr = nodeAddress(found.Node, qtype);
       const a = addressRecord(qname, addr, qtype, cfg.nodeTtl);
       if (a) answers.push(a);
-      else if (addr !== "" && !/^[0-9a-f:.]+$/i.test(addr)) answers.push({ name: qname, type: DnsType.CNAME, class: DnsClass.IN, ttl: cfg.nodeTtl, data: { type: "CNAME", name: addr } });
+      else if (addr !== "" && !/^[0-9a-f:.]+$/i.test(addr)) {
+        answers.push({ name: qname, type: DnsType.CNAME, class: DnsClass.IN, ttl: cfg.nodeTtl, data: { type: "CNAME", name: addr } });
+        answers.push(...await resolveTarget(addr, depth, peerIp));
+      }
     }
     if (qtype === DnsType.TXT || qtype === DnsType.ANY) answers.push(...meta);
     else if (cfg.enableAdditionalNodeMetaTxt) additional.push(...meta);
     return { answers, additional, soa: false };
   };
 
-  const serviceRecords = async (instances: readonly CheckServiceNode[], qname: string, qtype: number, ttl: number, datacenter: string, responseDomain: string) => {
+  const serviceRecords = async (
+    instances: readonly CheckServiceNode[], qname: string, qtype: number, ttl: number, datacenter: string, responseDomain: string, depth: number, peerIp: string,
+  ) => {
     const answers: DnsRecord[] = [];
     const additional: DnsRecord[] = [];
     const seen = new Set<string>();
@@ -129,6 +150,7 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
         seen.add(key);
         answers.push(r.srv);
         if (r.extra) additional.push(r.extra);
+        else if (r.srv.data.type === "SRV") additional.push(...await resolveTarget(r.srv.data.srv.target, depth, peerIp, ttl));
         if (cfg.enableAdditionalNodeMetaTxt) additional.push(...metaTxtRecords(`${instance.Node.Node}.node.${datacenter}.${responseDomain}`, instance.Node.Meta ?? {}, ttl));
         continue;
       }
@@ -143,11 +165,15 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
       answers.push(r.answer);
       if (cfg.aRecordLimit > 0 && ++addressed >= cfg.aRecordLimit) break;
     }
-    if (answers.length === 0 && cname) answers.push(cname);
+    // Only when no instance has an address, and one chain at most (Consul's serviceNodeRecords).
+    if (answers.length === 0 && cname) {
+      answers.push(cname);
+      if (cname.data.type === "CNAME") answers.push(...await resolveTarget(cname.data.name, depth, peerIp, ttl));
+    }
     return { answers, additional };
   };
 
-  const dispatch = async (qname: string, qtype: number, peerIp: string): Promise<{ rcode: number; answers: DnsRecord[]; additional: DnsRecord[]; soa: boolean }> => {
+  const dispatch = async (qname: string, qtype: number, peerIp: string, depth = MAX_RECURSION): Promise<{ rcode: number; answers: DnsRecord[]; additional: DnsRecord[]; soa: boolean }> => {
     const parsed = parseQueryName(qname, qtype, cfg.domain, cfg.altDomain);
     const lookup = parsed.lookup;
     const nx = { rcode: DnsRcode.NXDOMAIN, answers: [], additional: [], soa: true };
@@ -163,7 +189,7 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
           : { rcode: DnsRcode.NOERROR, answers: [], additional: [rec], soa: false };
       }
       case "node": {
-        const r = await nodeRecords(lookup, qname, qtype);
+        const r = await nodeRecords(lookup, qname, qtype, depth, peerIp);
         return r ? { rcode: DnsRcode.NOERROR, ...r } : nx;
       }
       case "service":
@@ -173,7 +199,7 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
         const all = await o.catalog.serviceNodes(lookup.service, tag, lookup.kind === "connect", dc);
         const instances = shuffled(healthy(all, cfg.onlyPassing), o.rng);
         if (instances.length === 0) return nx;
-        const r = await serviceRecords(instances, qname, qtype, serviceTtlFor(cfg.serviceTtl, lookup.service), dc, parsed.responseDomain);
+        const r = await serviceRecords(instances, qname, qtype, serviceTtlFor(cfg.serviceTtl, lookup.service), dc, parsed.responseDomain, depth, peerIp);
         if (r.answers.length === 0) throw new NoData();
         return { rcode: DnsRcode.NOERROR, ...r, soa: false };
       }
@@ -182,7 +208,7 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
         const r = await o.catalog.preparedQuery(lookup.query, lookup.datacenter, peerIp);
         if (!r || r.nodes.length === 0) return nx;
         const ttl = r.ttl ? Math.floor(parseDuration(r.ttl) / 1000) : serviceTtlFor(cfg.serviceTtl, r.service.toLowerCase());
-        const records = await serviceRecords(r.nodes, qname, qtype, ttl, r.datacenter, parsed.responseDomain);
+        const records = await serviceRecords(r.nodes, qname, qtype, ttl, r.datacenter, parsed.responseDomain, depth, peerIp);
         if (records.answers.length === 0) throw new NoData();
         return { rcode: DnsRcode.NOERROR, ...records, soa: false };
       }

@@ -20,10 +20,13 @@ const instance = (n: string, address: string, port: number, status: "passing" | 
 const catalog: DnsCatalog = {
   async nodeServices(name, dc): Promise<NodeServices | null> {
     if (dc === "nowhere") throw new Error("No path to datacenter");
+    if (name === "alias") return { Node: node("alias", "foo.node.consul"), Services: {} };
+    if (name === "loop") return { Node: node("loop", "loop.node.consul"), Services: {} };
     return name === "foo" ? { Node: node("foo", "127.0.0.7", { rack: "r1" }), Services: {} } : null;
   },
   async serviceNodes(service, tag) {
     if (service === "consul") return [instance("server1", "127.0.0.21", 8300), instance("bad_name", "127.0.0.22", 8300)];
+    if (service === "ext") return [instance("ext-node", "10.5.0.1", 443, "passing", "foo.node.consul")];
     if (service !== "web") return [];
     const all = [instance("foo", "127.0.0.7", 8080), instance("bar", "127.0.0.8", 8081, "warning"), instance("baz", "127.0.0.9", 8082, "critical")];
     return tag === undefined || tag === "v1" ? all : [];
@@ -82,6 +85,18 @@ describe("DNS server over UDP and TCP", () => {
     const any = await ask("FOO.node.dc1.consul", DnsType.ANY);
     expect(any.answers.map((r) => r.data.type)).toEqual(["A", "TXT"]);
     expect(any.answers[0]!.name).toBe("FOO.node.dc1.consul");
+  });
+
+  test("CNAME targets under our domain are followed (3 levels at most); a hostname service address is the SRV target", async () => {
+    const alias = await ask("alias.node.consul", DnsType.A);
+    expect(alias.answers.map((r) => [r.name, r.data])).toEqual([["alias.node.consul", { type: "CNAME", name: "foo.node.consul" }], ["foo.node.consul", { type: "A", address: "127.0.0.7" }]]);
+    const loop = await ask("loop.node.consul", DnsType.A, 4096); // EDNS: past the 3-answer UDP limit
+    expect(loop.answers.map((r) => r.type)).toEqual([DnsType.CNAME, DnsType.CNAME, DnsType.CNAME, DnsType.CNAME]);
+    const srv = await ask("ext.service.consul", DnsType.SRV);
+    expect(srv.answers.map((r) => r.data)).toEqual([{ type: "SRV", srv: { priority: 1, weight: 1, port: 443, target: "foo.node.consul" } }]);
+    expect(srv.additional.map((r) => [r.name, r.data])).toContainEqual(["foo.node.consul", { type: "A", address: "127.0.0.7" }]);
+    const a = await ask("ext.service.consul", DnsType.A);
+    expect(a.answers.map((r) => r.type)).toEqual([DnsType.CNAME, DnsType.A]);
   });
 
   test("a service: critical instances left out, SRV targets with their addresses in Additional", async () => {
