@@ -17,14 +17,14 @@ describe("dns_config, recursors, alt_domain", () => {
       dns_config: {
         allow_stale: false, node_ttl: "10s", service_ttl: { "*": "5s", db: "1m30s" }, only_passing: true, udp_answer_limit: 5, a_record_limit: 2,
         enable_truncate: true, enable_additional_node_meta_txt: false, disable_compression: true, recursor_timeout: "500ms", recursor_strategy: "random",
-        soa: { min_ttl: 30 }, max_stale: "87600h", use_cache: false, cache_max_age: "0s",
+        soa: { min_ttl: 30 }, max_stale: "1m", use_cache: false, cache_max_age: "0s",
       },
       recursors: ["8.8.8.8"], alt_domain: "Example.",
     });
     expect(cfg.dns).toEqual({
       allowStale: false, nodeTtl: 10, serviceTtl: { "*": 5, db: 90 }, onlyPassing: true, udpAnswerLimit: 5, aRecordLimit: 2, enableTruncate: true,
       enableAdditionalNodeMetaTxt: false, disableCompression: true, recursorTimeoutMs: 500, recursorStrategy: "random",
-      soa: { refresh: 3600, retry: 600, expire: 86400, minTtl: 30 }, recursors: ["8.8.8.8"], altDomain: "Example.",
+      soa: { refresh: 3600, retry: 600, expire: 86400, minTtl: 30 }, recursors: ["8.8.8.8"], altDomain: "Example.", maxStaleMs: 60_000,
     });
     expect(dnsConfigOf(cfg).altDomain).toBe("example.");
   });

@@ -11,10 +11,15 @@ import { nonNegativeDurationMs as durationMs } from "../lib/index.ts";
  * plus `allow_stale`. `recursors` are the top-level key (and -recursor), appended across sources;
  * `altDomain` the top-level `alt_domain` (-alt-domain) as written, "" when unset.
  */
-export type DnsSettings = Omit<DnsConfig, "domain" | "datacenter"> & { readonly allowStale: boolean };
+export type DnsSettings = Omit<DnsConfig, "domain" | "datacenter"> & {
+  readonly allowStale: boolean;
+  /** `max_stale`: a stale read whose server last heard from its leader longer ago than this is redone consistently. */
+  readonly maxStaleMs: number;
+};
 
 const { domain: _domain, ...resolverDefaults } = DNS_DEFAULTS;
-export const DEFAULT_DNS: DnsSettings = { ...resolverDefaults, allowStale: true };
+/** Consul's defaults; max_stale 87600h (ten years: stale answers are always taken). */
+export const DEFAULT_DNS: DnsSettings = { ...resolverDefaults, allowStale: true, maxStaleMs: 87_600 * 3_600_000 };
 
 type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
 
@@ -23,7 +28,7 @@ const BOOLS: Record<string, keyof DnsSettings> = {
   enable_additional_node_meta_txt: "enableAdditionalNodeMetaTxt", disable_compression: "disableCompression",
 };
 /** Keys Consul has that change only freshness or caching, accepted and without effect here (the reads go to the servers each time). */
-const ACCEPTED_WITHOUT_EFFECT = new Set(["max_stale", "use_cache", "cache_max_age"]);
+const ACCEPTED_WITHOUT_EFFECT = new Set(["use_cache", "cache_max_age"]);
 
 const seconds = (v: unknown): number | undefined => {
   const ms = typeof v === "string" ? durationMs(v) : undefined;
@@ -47,10 +52,12 @@ export function parseDnsConfigBlock(block: Readonly<Record<string, unknown>>): P
     }
     switch (key) {
       case "node_ttl":
+      case "max_stale":
       case "recursor_timeout": {
         const ms = typeof v === "string" ? durationMs(v) : undefined;
         if (ms === undefined) return `${name} must be a duration such as "30s", got ${JSON.stringify(v)}`;
         if (key === "node_ttl") out.nodeTtl = Math.floor(ms / 1000);
+        else if (key === "max_stale") out.maxStaleMs = ms;
         else if (ms <= 0) return `${name} must be greater than 0`;
         else out.recursorTimeoutMs = ms;
         break;
