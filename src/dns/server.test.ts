@@ -162,6 +162,38 @@ describe("DNS server over UDP and TCP", () => {
     expect(none.flags).toMatchObject({ rcode: DnsRcode.SERVFAIL, ra: true, aa: false });
   });
 
+  test("recursors in order: a silent one times out, one that answers SERVFAIL is skipped, the next answers; all failing is SERVFAIL", async () => {
+    const silent = await bindUdp({ host: "127.0.0.1", port: 0, onMessage: () => {} });
+    const failing = await bindUdp({
+      host: "127.0.0.1", port: 0,
+      onMessage: (d, from) => {
+        const q = decodeMessage(d);
+        void failing.send(encodeMessage({ ...q, flags: { ...q.flags, qr: true, rcode: DnsRcode.SERVFAIL } }), from.port, from.address);
+      },
+    });
+    const start = async (recursors: string[]) => {
+      const cfg = config({ recursors, recursorTimeoutMs: 150 });
+      return startDnsServer({ host: "127.0.0.1", port: 0, config: cfg, logger: silentLogger(), clock: systemClock(), resolver: createDnsResolver({ config: cfg, catalog, rng: seededRng(3), nowSeconds: () => 0 }) });
+    };
+    const chain = await start([`127.0.0.1:${silent.port}`, `127.0.0.1:${failing.port}`, `127.0.0.1:${upstream.udpPort}`]);
+    const dead = await start([`127.0.0.1:${silent.port}`, `127.0.0.1:${failing.port}`]);
+    try {
+      const t0 = performance.now();
+      const ok = await askUdp(chain.udpPort, question("foo.node.example", DnsType.A));
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(140); // waited out the silent one
+      expect(ok.answers.map((r) => r.data)).toEqual([{ type: "A", address: "127.0.0.7" }]);
+      const none = await askUdp(dead.udpPort, question("foo.node.example", DnsType.A, 1232));
+      expect(none.flags).toMatchObject({ rcode: DnsRcode.SERVFAIL, ra: true, aa: false });
+      expect(none.additional.map((r) => r.type)).toEqual([DnsType.OPT]);
+      expect(dead.stats()).toMatchObject({ recursed: 1, recursionFailures: 1 });
+    } finally {
+      await chain.close();
+      await dead.close();
+      await silent.close();
+      await failing.close();
+    }
+  });
+
   test("FORMERR for two questions, NOTIMP for another opcode; garbage gets no answer", async () => {
     const two = question("foo.node.consul", DnsType.A);
     const r = await askUdp(server.udpPort, { ...two, questions: [...two.questions, ...two.questions] });
