@@ -5,4 +5,5 @@ export {
 } from "./wire.ts";
 export { canonicalDomain, DNS_DEFAULTS, recursorAddress, serviceTtlFor, type DnsConfig, type DnsSoaConfig } from "./config.ts";
 export { createDnsResolver, type DnsAnswer, type DnsCatalog, type DnsResolver, type PreparedQueryAnswer } from "./resolver.ts";
+export { createRecursors, type Recursors } from "./recursors.ts";
 export { startDnsServer, type DnsServer, type DnsServerOptions, type DnsServerStats } from "./server.ts";

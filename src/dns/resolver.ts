@@ -53,7 +53,11 @@ export interface DnsResolver {
   answer(request: DnsMessage, transport: "udp" | "tcp", peerIp?: string): Promise<DnsAnswer>;
 }
 
-export function createDnsResolver(o: { readonly config: DnsConfig; readonly catalog: DnsCatalog; readonly rng: Rng; readonly nowSeconds: () => number }): DnsResolver {
+export function createDnsResolver(o: {
+  readonly config: DnsConfig; readonly catalog: DnsCatalog; readonly rng: Rng; readonly nowSeconds: () => number;
+  /** The recursors' CNAME/A/AAAA answers for a hostname outside our domain (recursors.ts lookup); absent: such names stay unresolved. */
+  readonly external?: (name: string) => Promise<readonly DnsRecord[]>;
+}): DnsResolver {
   const cfg = o.config;
   const domains = [cfg.domain, cfg.altDomain].filter((d) => d !== "").map((d) => d.replace(/\.$/, ""));
   const underDomain = (name: string) => {
@@ -99,14 +103,17 @@ export function createDnsResolver(o: { readonly config: DnsConfig; readonly cata
   };
 
   /**
-   * Consul's resolveCNAME for a target under our domain: its ANY answers (CNAME, A, AAAA), looked up
-   * with one level less (3 at most, so alias loops end); nothing for other names or at level 0.
+   * Consul's resolveCNAME: a target under our domain is looked up (ANY) with one level less (3 at most,
+   * so alias loops end); another name is asked of the recursors (`external`). Only CNAME, A and AAAA
+   * records are kept; `ttl` replaces theirs (services); nothing at level 0.
    */
   const resolveTarget = async (target: string, depth: number, peerIp: string, ttl?: number): Promise<DnsRecord[]> => {
-    if (depth <= 0 || !underDomain(target)) return [];
+    if (depth <= 0) return [];
+    const keep = (x: DnsRecord) => x.type === DnsType.CNAME || x.type === DnsType.A || x.type === DnsType.AAAA;
     try {
-      const r = await dispatch(target, DnsType.ANY, peerIp, depth - 1);
-      return r.answers.filter((x) => x.type === DnsType.CNAME || x.type === DnsType.A || x.type === DnsType.AAAA).map((x) => (ttl === undefined ? x : { ...x, ttl }));
+      // Other names through the recursors: at most 5 records (Consul's maxRecurseRecords).
+      const found = underDomain(target) ? (await dispatch(target, DnsType.ANY, peerIp, depth - 1)).answers.filter(keep) : (await o.external?.(target) ?? []).filter(keep).slice(0, 5);
+      return found.map((x) => (ttl === undefined ? x : { ...x, ttl }));
     } catch {
       return [];
     }

@@ -5,6 +5,7 @@ import type { CheckServiceNode, NodeServices } from "../model/index.ts";
 import { bindUdp, seededRng, silentLogger, systemClock } from "../platform/index.ts";
 import { ensureDebianCommands } from "../../test/harness/debian.ts";
 import { DNS_DEFAULTS, type DnsConfig } from "./config.ts";
+import { createRecursors } from "./recursors.ts";
 import { createDnsResolver, type DnsCatalog } from "./resolver.ts";
 import { startDnsServer, type DnsServer } from "./server.ts";
 import { decodeMessage, DnsRcode, DnsType, encodeMessage, type DnsMessage } from "./wire.ts";
@@ -22,6 +23,7 @@ const catalog: DnsCatalog = {
     if (dc === "nowhere") throw new Error("No path to datacenter");
     if (name === "alias") return { Node: node("alias", "foo.node.consul"), Services: {} };
     if (name === "loop") return { Node: node("loop", "loop.node.consul"), Services: {} };
+    if (name === "outside") return { Node: node("outside", "foo.node.example"), Services: {} };
     return name === "foo" ? { Node: node("foo", "127.0.0.7", { rack: "r1" }), Services: {} } : null;
   },
   async serviceNodes(service, tag) {
@@ -50,7 +52,11 @@ beforeAll(async () => {
     resolver: createDnsResolver({ config: config({ domain: "example." }), catalog, rng: seededRng(1), nowSeconds: () => 1_700_000_000 }),
   });
   const cfg = config({ recursors: [`127.0.0.1:${upstream.udpPort}`] });
-  server = await startDnsServer({ host: "127.0.0.1", port: 0, config: cfg, logger: silentLogger(), clock: systemClock(), resolver: createDnsResolver({ config: cfg, catalog, rng: seededRng(2), nowSeconds: () => 1_700_000_000 }) });
+  const external = createRecursors({ config: cfg, clock: systemClock(), logger: silentLogger() });
+  server = await startDnsServer({
+    host: "127.0.0.1", port: 0, config: cfg, logger: silentLogger(), clock: systemClock(),
+    resolver: createDnsResolver({ config: cfg, catalog, rng: seededRng(2), nowSeconds: () => 1_700_000_000, external: (name) => external.lookup(name) }),
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -87,9 +93,12 @@ describe("DNS server over UDP and TCP", () => {
     expect(any.answers[0]!.name).toBe("FOO.node.dc1.consul");
   });
 
-  test("CNAME targets under our domain are followed (3 levels at most); a hostname service address is the SRV target", async () => {
+  test("CNAME targets are followed, ours 3 levels at most, others through the recursors; a hostname service address is the SRV target", async () => {
     const alias = await ask("alias.node.consul", DnsType.A);
     expect(alias.answers.map((r) => [r.name, r.data])).toEqual([["alias.node.consul", { type: "CNAME", name: "foo.node.consul" }], ["foo.node.consul", { type: "A", address: "127.0.0.7" }]]);
+    // A name outside the domain is asked of the recursors (here our "example" server).
+    const outside = await ask("outside.node.consul", DnsType.A);
+    expect(outside.answers.map((r) => [r.name, r.data])).toEqual([["outside.node.consul", { type: "CNAME", name: "foo.node.example" }], ["foo.node.example", { type: "A", address: "127.0.0.7" }]]);
     const loop = await ask("loop.node.consul", DnsType.A, 4096); // EDNS: past the 3-answer UDP limit
     expect(loop.answers.map((r) => r.type)).toEqual([DnsType.CNAME, DnsType.CNAME, DnsType.CNAME, DnsType.CNAME]);
     const srv = await ask("ext.service.consul", DnsType.SRV);

@@ -6,8 +6,9 @@
  * dropped (a UDP datagram) or closes the connection (TCP), and is logged at debug with the peer.
  */
 import type * as net from "node:net";
-import { bindUdp, dialTcp, listenTcp, type Clock, type Logger, type UdpEndpoint, type TcpListener } from "../platform/index.ts";
-import { recursorAddress, type DnsConfig } from "./config.ts";
+import { bindUdp, listenTcp, type Clock, type Logger, type UdpEndpoint, type TcpListener } from "../platform/index.ts";
+import type { DnsConfig } from "./config.ts";
+import { createRecursors } from "./recursors.ts";
 import type { DnsResolver } from "./resolver.ts";
 import { decodeMessage, DnsRcode, DnsType, DnsWireError, encodeMessage, type DnsMessage } from "./wire.ts";
 
@@ -49,7 +50,7 @@ const MAX_TCP_MESSAGE = 65535;
 
 export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
   const log = o.logger;
-  const recursors = o.config.recursors.map(recursorAddress);
+  const recursors = createRecursors({ config: o.config, clock: o.clock, logger: log, shuffle: o.shuffle });
   const counts = { queries: 0, malformed: 0, recursed: 0, recursionFailures: 0 };
 
   /** The reply bytes for `bytes` from `peer`, or undefined to send nothing. */
@@ -81,17 +82,8 @@ export async function startDnsServer(o: DnsServerOptions): Promise<DnsServer> {
 
   const recurse = async (bytes: Uint8Array, req: DnsMessage, transport: "udp" | "tcp", peer: string): Promise<Uint8Array> => {
     counts.recursed++;
-    const order = o.config.recursorStrategy === "random" && o.shuffle ? o.shuffle(recursors) : recursors;
-    for (const r of order) {
-      try {
-        const out = transport === "udp" ? await exchangeUdp(r, bytes, o.config.recursorTimeoutMs, o.clock) : await exchangeTcp(r, bytes, o.config.recursorTimeoutMs, o.clock);
-        const reply = decodeMessage(out);
-        if (reply.flags.rcode === DnsRcode.NOERROR || reply.flags.rcode === DnsRcode.NXDOMAIN || reply.flags.tc) return out;
-        log.debug("dns: recursor answered with an error, trying the next", { recursor: r, rcode: reply.flags.rcode });
-      } catch (err) {
-        log.debug("dns: recursor failed, trying the next", { recursor: r, error: err });
-      }
-    }
+    const out = await recursors.exchange(bytes, transport);
+    if (out) return out;
     counts.recursionFailures++;
     log.warn("dns: all recursors failed", { peer, question: req.questions[0]?.name ?? "" });
     return encodeMessage(servfail(req, true));
@@ -163,53 +155,4 @@ function serveTcp(socket: net.Socket, handle: (b: Uint8Array, t: "tcp", peer: st
       });
     }
   });
-}
-
-function splitHostPort(addr: string): [string, number] {
-  const m = /^\[(.*)\]:(\d+)$/.exec(addr) ?? /^(.*):(\d+)$/.exec(addr);
-  if (!m) throw new Error(`bad recursor address ${addr}`);
-  return [m[1]!, Number(m[2])];
-}
-
-async function exchangeUdp(addr: string, bytes: Uint8Array, timeoutMs: number, clock: Clock): Promise<Uint8Array> {
-  const [host, port] = splitHostPort(addr);
-  let done!: (b: Uint8Array) => void;
-  const got = new Promise<Uint8Array>((resolve) => (done = resolve));
-  const sock = await bindUdp({ host: host.includes(":") ? "::" : "0.0.0.0", port: 0, onMessage: (data) => done(data) });
-  try {
-    await sock.send(bytes, port, host);
-    return await withTimeout(got, timeoutMs, addr, clock);
-  } finally {
-    await sock.close();
-  }
-}
-
-async function exchangeTcp(addr: string, bytes: Uint8Array, timeoutMs: number, clock: Clock): Promise<Uint8Array> {
-  const [host, port] = splitHostPort(addr);
-  const s = await dialTcp({ host, port, timeoutMs });
-  try {
-    const got = new Promise<Uint8Array>((resolve, reject) => {
-      let buf = new Uint8Array(0);
-      s.on("data", (c: Uint8Array) => {
-        const n = new Uint8Array(buf.length + c.length);
-        n.set(buf);
-        n.set(c, buf.length);
-        buf = n;
-        if (buf.length >= 2 && buf.length >= 2 + ((buf[0]! << 8) | buf[1]!)) resolve(buf.slice(2, 2 + ((buf[0]! << 8) | buf[1]!)));
-      });
-      s.on("error", reject);
-      s.on("close", () => reject(new Error(`${addr} closed the connection`)));
-    });
-    s.write(Uint8Array.of(bytes.length >> 8, bytes.length & 0xff));
-    s.write(bytes);
-    return await withTimeout(got, timeoutMs, addr, clock);
-  } finally {
-    s.destroy();
-  }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string, clock: Clock): Promise<T> {
-  let cancel = () => {};
-  const timeout = new Promise<T>((_, reject) => (cancel = clock.setTimer(ms, () => reject(new Error(`${what}: no answer within ${ms} ms`)))));
-  return Promise.race([p, timeout]).finally(() => cancel());
 }

@@ -2,7 +2,7 @@
  * The agent's DNS interface: the resolver of src/dns over this agent's way to the replicated state,
  * with the agent's default token (as Consul's DNS uses it), served on the client address.
  */
-import { canonicalDomain, createDnsResolver, startDnsServer, type DnsCatalog, type DnsConfig, type DnsServer } from "../dns/index.ts";
+import { canonicalDomain, createDnsResolver, createRecursors, startDnsServer, type DnsCatalog, type DnsConfig, type DnsServer } from "../dns/index.ts";
 import { executePreparedQuery } from "../connect/index.ts";
 import type { StateAccess } from "../http/index.ts";
 import type { ReadQuery, ReadValue } from "../model/index.ts";
@@ -74,7 +74,8 @@ export function startAgentDns(o: {
   const node = [["node", o.config.nodeName]] as const;
   const stale = o.metrics.counter("dns.stale_queries", node);
   const catalog = dnsCatalogOver(o.state, o.config.dns, { datacenter: o.config.datacenter, node: o.config.nodeName }, o.datacenters, () => stale.add());
-  const resolver = createDnsResolver({ config: cfg, catalog, rng: o.rng, nowSeconds: () => Math.floor(o.clock.now() / 1000) });
+  const upstream = createRecursors({ config: cfg, clock: o.clock, logger: o.logger, shuffle: (xs) => shuffled(xs, o.rng) });
+  const resolver = createDnsResolver({ config: cfg, catalog, rng: o.rng, nowSeconds: () => Math.floor(o.clock.now() / 1000), external: (name) => upstream.lookup(name) });
   // Consul's names: consul.dns.domain_query and consul.dns.ptr_query (ms), by node.
   const timings = { domain: o.metrics.sample("dns.domain_query", node), ptr: o.metrics.sample("dns.ptr_query", node) };
   const malformed = o.metrics.counter("dns.malformed_requests", node);
