@@ -9,12 +9,11 @@ import { isIP } from "node:net";
 import { lookup } from "node:dns/promises";
 import { noPathMessage, socketConnection, type GatewayPick, type WanfedTransport } from "../federation/index.ts";
 import { startGatewayLocator, type GatewayLocatorRuntime } from "./gateway_locator.ts";
-import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/index.ts";
+import type { AgentInfo } from "../http/index.ts";
 import { shutdownStack, type ShutdownStack } from "../lib/index.ts";
-import type { Logger, LogTap, LogTaps } from "../platform/index.ts";
+import type { Logger, LogTaps } from "../platform/index.ts";
 import {
-  cryptoRng, dockerEngineClient, grpcHealthProbe, httpHealthProbe, readFileIfExists, serveHttp, spawnCheckProcess, systemClock,
-  tcpHealthProbe, writeFileDurably, type HttpServerHandle,
+  cryptoRng, dockerEngineClient, grpcHealthProbe, httpHealthProbe, readFileIfExists, spawnCheckProcess, systemClock, tcpHealthProbe, writeFileDurably,
 } from "../platform/index.ts";
 import { agentTokensOf } from "./agent_tokens.ts";
 import { intentionDefaultAllow, resolvedTokenTtlMs } from "./acl_resolver.ts";
@@ -25,20 +24,17 @@ import { startClientRpc } from "./client_rpc.ts";
 import { createStateAccess } from "./state_access.ts";
 import { connectCaApiOver } from "./connect_access.ts";
 import { catalogPortOver } from "./catalog_port.ts";
-import { snapshotApiOver } from "./snapshot_api.ts";
-import { autopilotHealthOver, operatorApiOver, raftStatusOver } from "./operator_api.ts";
 import { debugConfig } from "./debug_config.ts";
 import { startAgentMetrics } from "./metrics.ts";
 import { agentTokenResolver, xdsStreamAuthorizer } from "./acl_resolver.ts";
-import { checkAclSubject, serviceAclSubjects } from "./acl_subjects.ts";
 import { startXds } from "./xds.ts";
-import { createCoordinateSender, createEventsApi, createLocalAgent, parseCheckRegistration, parseServiceRegistration } from "../agent/index.ts";
-import type { CheckRegistration, RegisterServiceOptions, ServiceRegistration } from "../agent/index.ts";
+import { createCoordinateSender, createLocalAgent } from "../agent/index.ts";
 import { parseServer, serfStatsOf, type PoolMember } from "../membership/index.ts";
 import { agentStateFiles } from "./agent_state_files.ts";
 import { loadTlsFiles } from "./tls_files.ts";
 import { runtimeDescription } from "./runtime.ts";
 import { startAgentDns } from "./dns.ts";
+import { startAgentHttp } from "./agent_http.ts";
 import { REVISION, VERSION } from "./version.ts";
 import type { FederationState, ReadQuery } from "../model/index.ts";
 import { decodeWire, encodeWire } from "../rpc/index.ts";
@@ -375,85 +371,19 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       cleanups.push(() => xds.close());
       addresses.grpc = xds.address;
     }
-    let http: HttpServerHandle | undefined;
+    // Every known datacenter, nearest first: the WAN pool on a server, a server's answer on a client.
+    const datacenters = () => (clientRpc ? clientRpc.datacenters() : knownDatacenters());
     if (config.ports.http !== -1) {
-      // A client agent has no Raft of its own: it asks a server of its datacenter over RPC.
-      const rpc = server ? server.rpc : clientRpc ? () => clientRpc.pool.transport({ datacenter: config.datacenter }) : undefined;
-      const raft = server?.raft ?? (rpc ? raftStatusOver(rpc) : { leader: () => "", peers: () => [] });
-      const catalog = { datacenters: () => (clientRpc ? clientRpc.datacenters() : knownDatacenters()) };
-      const httpLog = logger.named("http");
-      const app = createHttpApi({
-        agent: agentInfo,
-        raft,
-        membership: server
-          ? { ...gossip.membership, leave: async () => { await server!.stepDown(); await gossip.membership.leave(); } }
-          : gossip.membership,
-        keyring: gossip.keyring,
-        catalog,
-        coordinates: {
-          enabled: !config.disableCoordinates,
-          lan: () => gossip.lan.coordinate(),
-          ...(wanCoordinateMaps ? { datacenters: wanCoordinateMaps } : {}),
-        },
-        state: stateAccess,
-        sessionRenewal: stateAccess,
-        connectCa,
-        localAgent: localAgent
-          ? {
-            ...localAgent,
-            parseServiceRegistration,
-            parseCheckRegistration,
-            serviceAclSubjects: (reg: unknown) => serviceAclSubjects(reg as ServiceRegistration),
-            checkAclSubject: (reg: unknown) => checkAclSubject(reg as CheckRegistration),
-            // Consul's AddService waits for the service's central config before registering it.
-            registerService: (reg: unknown, opts: RegisterServiceOptions) => localAgent.registerServiceWithCentralConfig(reg as ServiceRegistration, opts),
-          }
-          : undefined,
-        clock: systemClock(),
-        snapshots: stateAccess ? snapshotApiOver(stateAccess, systemClock()) : undefined,
-        operator: rpc ? operatorApiOver(rpc, agentTokens.default) : undefined,
-        autopilot: rpc ? autopilotHealthOver(rpc, agentTokens.default) : undefined,
-        events: createEventsApi({
-          lan: gossip.lan,
-          local: {
-            nodeName: config.nodeName,
-            services: () => Object.values(localAgent?.agentServices() ?? {}).map((s) => ({ service: s.Service, tags: s.Tags ?? [] })),
-          },
-          clock: systemClock(),
-          newId: () => crypto.randomUUID(),
-          onBadEvent: (name) => logger.named("events").warn("dropping a user event that does not decode", { event: name }),
-        }),
-        random: Math.random,
-        newId: () => crypto.randomUUID(),
-        metrics: metrics.api,
-        acl: { enabled: config.acl.enabled },
-        ...(aclResolver ? { aclAuthorizer: aclResolver.authorizer } : {}),
-        ...(config.acl.enabled ? { intentionDefaultAllow: intentionDefaultAllow(config) } : {}),
-        ...(config.acl.enabled ? { agentTokens: { set: agentTokens.set, onUpdated: (name: string) => logger.named("agent").info("Updated agent's ACL token", { token: name }) } } : {}),
-        // The logger's taps (commands/agent.ts): /v1/agent/monitor reads every line at its own level.
-        ...(hooks.logTaps ? {
-          monitor: {
-            tap: (t: LogTap) => hooks.logTaps!.add(t),
-            onDropped: (count: number) => logger.named("agent").warn("Dropped logs during monitor request", { dropped_count: count }),
-          },
-        } : {}),
-        logError: (err, request) => httpLog.error("request failed", { method: request.method, path: request.path, error: err }),
+      const http = await startAgentHttp({
+        config, logger, agentInfo, server, clientRpc, gossip, datacenters, wanCoordinateMaps, stateAccess, connectCa, localAgent, agentTokens, aclResolver,
+        metrics, logTaps: hooks.logTaps,
       });
-      http = await serveHttp({
-        host: config.clientAddr,
-        port: config.ports.http,
-        handler: (req, info) => app.fetch(req, info),
-        maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES,
-        onError: (err) => httpLog.error("request failed", { error: err }),
-        onClientAbort: (abort) => httpLog.warn("client closed the connection mid-request", { ...abort }),
-      });
-      cleanups.push(() => http!.close());
+      cleanups.push(() => http.close());
       addresses.http = `${http.host}:${http.port}`;
     }
 
     if (config.ports.dns !== -1 && stateAccess) {
-      const datacenters = async () => (clientRpc ? clientRpc.datacenters() : knownDatacenters());
-      const dns = await startAgentDns({ config, state: stateAccess, datacenters, clock: systemClock(), rng: cryptoRng(), logger: logger.named("dns"), metrics: metrics.registry });
+      const dns = await startAgentDns({ config, state: stateAccess, datacenters: () => Promise.resolve(datacenters()), clock: systemClock(), rng: cryptoRng(), logger: logger.named("dns"), metrics: metrics.registry });
       cleanups.push(() => dns.close());
       addresses.dns = `${dns.host}:${dns.udpPort}`;
     }
