@@ -63,6 +63,7 @@ function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions):
     case "catalog-services":
       return ok(Object.fromEntries(Object.entries(v as Record<string, readonly string[]>).filter(([name]) => svc(name))));
     case "catalog-service-nodes":
+    case "catalog-service-nodes-by-address":
       return ok((v as readonly { Node: string; ServiceName: string }[]).filter((s) => node(s.Node) && svc(s.ServiceName)));
     case "catalog-node-services": {
       const ns = v as { Node: { Node: string }; Services: Record<string, { Service: string }> } | null;

@@ -8,7 +8,7 @@
  * absent, so they answer NXDOMAIN like unknown ones.
  */
 import { parseDuration } from "../lib/index.ts";
-import type { CheckServiceNode, Node, NodeServices } from "../model/index.ts";
+import type { CheckServiceNode, Node, NodeServices, ServiceNode } from "../model/index.ts";
 import { shuffled, type Rng } from "../platform/index.ts";
 import type { DnsConfig } from "./config.ts";
 import { serviceTtlFor } from "./config.ts";
@@ -31,6 +31,8 @@ export interface DnsCatalog {
   preparedQuery(idOrName: string, datacenter: string | undefined, sourceIp: string): Promise<PreparedQueryAnswer | null>;
   /** Every node of `datacenter` (reverse lookups). */
   nodes(datacenter: string): Promise<readonly Node[]>;
+  /** The service instances registered with exactly `address` in `datacenter` (reverse lookups of service addresses). */
+  servicesAt(address: string, datacenter: string): Promise<readonly ServiceNode[]>;
 }
 
 export interface PreparedQueryAnswer {
@@ -92,14 +94,17 @@ export function createDnsResolver(o: {
     return { ns, glue };
   };
 
-  /** A PTR for the node (this datacenter) whose address the in-addr.arpa or ip6.arpa name spells, if any. */
+  /** A PTR for the node (this datacenter) whose address the in-addr.arpa or ip6.arpa name spells, else for a service registered with it; if any. */
   const pointer = async (qname: string): Promise<DnsRecord | undefined> => {
     const ip = reverseLookupAddress(qname);
     if (ip === undefined) return undefined;
     // Compared in canonical form (reverseName and back), so "::0:1" and "::1" are the same node address.
     const node = (await o.catalog.nodes(cfg.datacenter)).find((n) => reverseLookupAddress(reverseName(n.Address)) === ip);
-    if (!node) return undefined;
-    return { name: qname, type: DnsType.PTR, class: DnsClass.IN, ttl: 0, data: { type: "PTR", name: `${node.Node}.node.${node.Datacenter || cfg.datacenter}.${domains[0]}` } };
+    const ptr = (target: string): DnsRecord => ({ name: qname, type: DnsType.PTR, class: DnsClass.IN, ttl: 0, data: { type: "PTR", name: target } });
+    if (node) return ptr(`${node.Node}.node.${node.Datacenter || cfg.datacenter}.${domains[0]}`);
+    // Then a service registered with that address (the node's address wins, as in Consul).
+    const service = (await o.catalog.servicesAt(ip, cfg.datacenter))[0];
+    return service ? ptr(`${service.ServiceName}.service.${service.Datacenter || cfg.datacenter}.${domains[0]}`) : undefined;
   };
 
   /**

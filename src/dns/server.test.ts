@@ -36,6 +36,9 @@ const catalog: DnsCatalog = {
   async nodes() {
     return [node("foo", "127.0.0.7"), node("v6", "2001:db8::1")];
   },
+  async servicesAt(address) {
+    return address === "10.9.9.9" ? [{ ServiceName: "vip", Datacenter: "dc1" } as never] : [];
+  },
   async preparedQuery(idOrName) {
     // "q1" failed over to dc2, where web's instance has its own service address.
     return idOrName === "q1" ? { service: "web", datacenter: "dc2", nodes: [instance("far", "10.0.0.1", 9090, "passing", "10.9.0.1")], ttl: "18s" } : null;
@@ -147,12 +150,13 @@ describe("DNS server over UDP and TCP", () => {
     expect(soa.authority.map((r) => r.type)).toEqual([DnsType.NS]);
   });
 
-  test("PTR for a node's IPv4 and IPv6 address; a miss goes to the recursor", async () => {
+  test("PTR for a node's IPv4 and IPv6 address, then a service's; a miss goes to the recursor", async () => {
     expect((await ask("7.0.0.127.in-addr.arpa", DnsType.PTR)).answers.map((r) => r.data)).toEqual([{ type: "PTR", name: "foo.node.dc1.consul" }]);
     const v6 = `${"20010db8000000000000000000000001".split("").reverse().join(".")}.ip6.arpa`;
     expect((await ask(v6, DnsType.PTR)).answers.map((r) => r.data)).toEqual([{ type: "PTR", name: "v6.node.dc1.consul" }]);
+    expect((await ask("9.9.9.10.in-addr.arpa", DnsType.PTR)).answers.map((r) => r.data)).toEqual([{ type: "PTR", name: "vip.service.dc1.consul" }]);
     // The recursor (with the same catalog, no recursors of its own) answers the miss with NXDOMAIN and its SOA.
-    const miss = await ask("9.9.9.10.in-addr.arpa", DnsType.PTR);
+    const miss = await ask("8.8.8.10.in-addr.arpa", DnsType.PTR);
     expect(miss.flags.rcode).toBe(DnsRcode.NXDOMAIN);
     expect(miss.authority.map((r) => r.data.type)).toEqual(["SOA"]);
   });

@@ -49,6 +49,9 @@ export function dnsCatalogOver(
     async nodes(datacenter) {
       return read({ type: "catalog-nodes" }, datacenter);
     },
+    async servicesAt(address, datacenter) {
+      return read({ type: "catalog-service-nodes-by-address", address }, datacenter);
+    },
     async preparedQuery(idOrName, datacenter, sourceIp) {
       const dc = datacenter ?? agent.datacenter;
       const who = { Datacenter: agent.datacenter, Segment: "", Node: agent.node, Ip: "" };

@@ -33,6 +33,8 @@ export interface Reads {
   "catalog-services": { args: { nodeMeta?: NodeMetaFilter }; value: ServiceTagsMap };
   "catalog-service-nodes": { args: { service: string; tags?: readonly string[]; nodeMeta?: NodeMetaFilter; connect: boolean; near?: string }; value: readonly ServiceNode[] };
   "catalog-node-services": { args: { node: string }; value: NodeServices | null };
+  /** Instances of any service registered with exactly this address (DNS reverse lookups; Consul's ServiceNodes with ServiceAddress), in memdb order. */
+  "catalog-service-nodes-by-address": { args: { address: string }; value: readonly ServiceNode[] };
   "health-node-checks": { args: { node: string }; value: readonly HealthCheck[] };
   "health-service-checks": { args: { service: string; nodeMeta?: NodeMetaFilter; near?: string }; value: readonly HealthCheck[] };
   "health-state": { args: { state: HealthStateFilter; nodeMeta?: NodeMetaFilter; near?: string }; value: readonly HealthCheck[] };

@@ -3,7 +3,7 @@
  * that serves them. Every read records what it depended on in `ws`, so a blocking read wakes on exactly that.
  */
 import {
-  catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServices, healthChecksInState, healthNodeChecks,
+  catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServiceNodesByAddress, catalogServices, healthChecksInState, healthNodeChecks,
   healthServiceChecks, healthServiceNodes, healthServicesOfKind, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
   caRoots, configEntryGet, configEntryList, intentionGet, intentionList, preparedQueryGet, preparedQueryList, autopilotConfigGet,
   coordinateList, coordinateNode, federationStateGet, federationStateList, runAclAuthRead, type QueryResult, type StateStore, type WatchSet,
@@ -58,6 +58,8 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
       return nearSorted(store, q.near, catalogServiceNodes(store, ws, q.service, { tags: q.tags, nodeMeta: q.nodeMeta, connect: q.connect }), (n) => n.Node);
     case "catalog-node-services":
       return catalogNodeServices(store, ws, q.node);
+    case "catalog-service-nodes-by-address":
+      return catalogServiceNodesByAddress(store, ws, q.address);
     case "health-node-checks":
       return healthNodeChecks(store, ws, q.node);
     case "health-service-checks":

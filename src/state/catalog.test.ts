@@ -1,10 +1,24 @@
 import { describe, expect, test } from "bun:test";
 import type { StateCommand } from "./commands.ts";
 import { check, harness, ok, register, service, ws } from "./fixtures.test.ts";
-import { catalogNode, catalogNodeServices, catalogServiceNodes } from "./queries_catalog.ts";
+import { catalogNode, catalogNodeServices, catalogServiceNodes, catalogServiceNodesByAddress } from "./queries_catalog.ts";
 import { healthNodeChecks, healthServiceChecks } from "./queries_health.ts";
 
 const idx = (h: ReturnType<typeof harness>, name: string) => h.store.db.indexes.get(name);
+
+describe("service instances by address (DNS reverse lookups)", () => {
+  test("every service registered with exactly that address, by node then ID; the node's own address is not a match", () => {
+    const h = harness();
+    h.apply(register("n2", { Service: service("b", "api", { Address: "10.9.0.1" }) }));
+    h.apply(register("n1", { Service: service("z", "web", { Address: "10.9.0.1" }) }));
+    h.apply(register("n1", { Service: service("a", "db", { Address: "10.9.0.1" }) }));
+    h.apply(register("n3", { Service: service("c", "other", { Address: "10.9.0.2" }) }));
+    const r = catalogServiceNodesByAddress(h.store, ws(), "10.9.0.1");
+    expect(r.value.map((s) => [s.Node, s.ServiceID, s.ServiceName])).toEqual([["n1", "a", "db"], ["n1", "z", "web"], ["n2", "b", "api"]]);
+    expect(r.index).toBe(idx(h, "services")!);
+    expect(catalogServiceNodesByAddress(h.store, ws(), "10.0.0.1").value).toEqual([]);
+  });
+});
 
 describe("register", () => {
   test("creates node, service and checks stamped with the Raft index", () => {

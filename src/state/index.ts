@@ -28,6 +28,7 @@ export {
   catalogNodes,
   catalogNodeServices,
   catalogServiceNodes,
+  catalogServiceNodesByAddress,
   catalogServices,
   type NodeMetaFilter,
   type ServiceNodesOptions,

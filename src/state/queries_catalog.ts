@@ -103,6 +103,22 @@ export function catalogServiceNodes(store: StateStore, ws: WatchSet, service: st
 }
 
 /**
+ * Every service instance whose own address is exactly `address` (Consul's ServiceNodes filtered by
+ * ServiceAddress, as DNS reverse lookups ask), by node then service ID. Index: the services table.
+ */
+export function catalogServiceNodesByAddress(store: StateStore, ws: WatchSet, address: string): QueryResult<readonly ServiceNode[]> {
+  const db = store.db;
+  ws.addTopic(store.hub, topic.index(INDEX.services));
+  const value: ServiceNode[] = [];
+  for (const [nk, services] of [...db.services].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+    const node = db.nodes.get(nk);
+    if (!node) continue;
+    for (const s of inKeyOrder(services)) if (s.svc.Address === address) value.push(toServiceNode(node, s));
+  }
+  return { index: maxIndex(db, INDEX.services), value };
+}
+
+/**
  * `/v1/catalog/node/:node`: the node and its services by ID, or null. The node is found by name
  * (case-insensitive) or, failing that, by a unique ID prefix of at least 2 characters (odd lengths
  * lose their last character, as Consul's uuid_prefix lookup). Index: max of nodes and services tables.

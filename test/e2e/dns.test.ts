@@ -37,6 +37,7 @@ beforeAll(async () => {
       serviceNodes: async () => [],
       preparedQuery: async () => null,
       nodes: async () => [],
+      servicesAt: async () => [],
     } }),
   });
 }, 180_000);
@@ -102,6 +103,8 @@ describe("dig against an agent", () => {
     expect(proxy.json).toBe(true);
     expect(await short(agent, "db.connect.consul", "SRV")).toEqual(["1 1 21000 0a010064.addr.dc1.consul."]);
     expect(await short(agent, "db.connect.consul", "A")).toEqual(["10.1.0.100"]);
+    // The proxy's own address has no node: its PTR names the service.
+    expect(await short(agent, "-x", "10.1.0.100")).toEqual(["db-sidecar-proxy.service.dc1.consul."]);
   });
 
   test("NXDOMAIN with the SOA for unknown names and datacenters; names outside the domain go to the recursor", async () => {

@@ -17,7 +17,7 @@ Deno.test("dns: a node's A record over UDP and TCP", async () => {
   const server = await startDnsServer({
     host: "127.0.0.1", port: 0, config, logger: silentLogger(), clock: systemClock(),
     resolver: createDnsResolver({ config, rng: seededRng(1), nowSeconds: () => 0, catalog: {
-      nodeServices: async (name) => (name === "foo" ? { Node: node, Services: {} } : null), serviceNodes: async () => [], preparedQuery: async () => null, nodes: async () => [node],
+      nodeServices: async (name) => (name === "foo" ? { Node: node, Services: {} } : null), serviceNodes: async () => [], preparedQuery: async () => null, nodes: async () => [node], servicesAt: async () => [],
     } }),
   });
   try {
