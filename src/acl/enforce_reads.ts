@@ -60,6 +60,9 @@ function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions):
     }
     case "catalog-nodes":
       return ok((v as readonly { Node: string }[]).filter((n) => node(n.Node)));
+    case "ui-services":
+      // Consul filters the summaries by service:read, and each one's nodes by node:read.
+      return ok((v as readonly { Name: string; Nodes: readonly string[] }[]).filter((x) => svc(x.Name)).map((x) => ({ ...x, Nodes: x.Nodes.filter(node) })));
     case "catalog-services":
       return ok(Object.fromEntries(Object.entries(v as Record<string, readonly string[]>).filter(([name]) => svc(name))));
     case "catalog-service-nodes":

@@ -12,6 +12,7 @@ import { mountAgentServices } from "./agent_services.ts";
 import { mountCatalog } from "./catalog.ts";
 import { mountCoordinate } from "./coordinate.ts";
 import { mountHealth } from "./health.ts";
+import { mountInternalUi } from "./internal_ui.ts";
 import { mountSession } from "./session.ts";
 import { mountTxn } from "./txn.ts";
 import { mountKeyring } from "./keyring.ts";
@@ -71,6 +72,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   mountMembers(app, deps.membership, deps.agent, (c) => requestAuthorizer(c, deps));
   mountCatalog(app, deps);
   mountHealth(app, deps);
+  mountInternalUi(app, deps);
   mountCoordinate(app, deps);
   mountSession(app, deps);
   mountTxn(app, deps);

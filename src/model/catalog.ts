@@ -138,6 +138,20 @@ export interface HealthCheck extends RaftIndex {
 }
 
 /** One instance with its node and checks: `/v1/health/service/:service` and the discovery chain's input. */
+/** Consul's ServiceSummary (/v1/internal/ui/services, 1.8): one service across its instances. Kind is absent for typical services. */
+export interface ServiceSummary {
+  readonly Kind?: ServiceKind;
+  readonly Name: string;
+  readonly Tags: readonly string[];
+  readonly Nodes: readonly string[];
+  readonly InstanceCount: number;
+  readonly ChecksPassing: number;
+  readonly ChecksWarning: number;
+  readonly ChecksCritical: number;
+  /** The distinct `external-source` meta values of its instances (k8s, nomad...). */
+  readonly ExternalSources: readonly string[];
+}
+
 export interface CheckServiceNode {
   readonly Node: Node;
   readonly Service: NodeService;

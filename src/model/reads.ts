@@ -5,7 +5,7 @@
  * its result type.
  */
 import type { CAConfiguration, CARoot } from "./ca.ts";
-import type { CheckServiceNode, HealthCheck, HealthStateFilter, Node, NodeServices, ServiceKind, ServiceNode, ServiceTagsMap } from "./catalog.ts";
+import type { CheckServiceNode, HealthCheck, HealthStateFilter, Node, NodeServices, ServiceKind, ServiceNode, ServiceSummary, ServiceTagsMap } from "./catalog.ts";
 import type { ConfigEntry } from "./config_entry.ts";
 import type { Intention } from "./intention.ts";
 import type { DirEntry } from "./kv.ts";
@@ -42,6 +42,8 @@ export interface Reads {
     args: { service: string; tags?: readonly string[]; nodeMeta?: NodeMetaFilter; passingOnly: boolean; connect: boolean; near?: string };
     value: readonly CheckServiceNode[];
   };
+  /** Consul's /v1/internal/ui/services: a summary per service name (the web UI's services list). */
+  "ui-services": { args: Record<never, never>; value: readonly ServiceSummary[] };
   /** Every instance of a service kind ("mesh-gateway", ...) with its node and checks (Consul's Internal.ServiceDump by kind). */
   "health-service-kind-nodes": { args: { kind: ServiceKind }; value: readonly CheckServiceNode[] };
   "session-info": { args: { id: string }; value: readonly Session[] };

@@ -172,3 +172,18 @@ describe("deregister", () => {
     expect([idx(h, "nodes"), idx(h, "sessions"), idx(h, "service_last_extinction")]).toEqual([5, 5, 5]);
   });
 });
+
+describe("service summaries (/v1/internal/ui/services)", () => {
+  test("per name: kind, tags, nodes, instances, check counts (node checks once per instance), external sources", async () => {
+    const { uiServiceSummaries } = await import("./queries_health.ts");
+    const h = harness();
+    h.apply(register("n1", { Service: service("web1", "web", { Tags: ["v1"], Meta: { "external-source": "nomad" } }), Checks: [check("serfHealth", "passing"), check("w1", "warning", { ServiceID: "web1" })] }));
+    h.apply(register("n2", { Service: service("web2", "web", { Tags: ["v2"] }), Checks: [check("serfHealth", "critical"), check("w2", "passing", { ServiceID: "web2" })] }));
+    h.apply(register("n2", { Service: service("gw", "mesh-gateway", { Kind: "mesh-gateway", Port: 8443 }) }));
+    const r = uiServiceSummaries(h.store, ws());
+    expect(r.value).toEqual([
+      { Kind: "mesh-gateway", Name: "mesh-gateway", Tags: [], Nodes: ["n2"], InstanceCount: 1, ChecksPassing: 0, ChecksWarning: 0, ChecksCritical: 1, ExternalSources: [] },
+      { Name: "web", Tags: ["v1", "v2"], Nodes: ["n1", "n2"], InstanceCount: 2, ChecksPassing: 2, ChecksWarning: 1, ChecksCritical: 1, ExternalSources: ["nomad"] },
+    ]);
+  });
+});

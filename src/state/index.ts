@@ -39,6 +39,7 @@ export {
   healthServiceChecks,
   healthServiceNodes,
   healthServicesOfKind,
+  uiServiceSummaries,
   type HealthServiceOptions,
 } from "./queries_health.ts";
 export { kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode } from "./queries_kv.ts";

@@ -2,7 +2,7 @@
  * Health queries (Consul's Health.* endpoints over agent/consul/state/catalog.go, v1.8). Checks come
  * in memdb order (lowercase node, then lowercase check ID); results are read-only.
  */
-import type { CheckServiceNode, HealthCheck, HealthStateFilter, ServiceKind } from "../model/index.ts";
+import type { CheckServiceNode, HealthCheck, HealthStateFilter, ServiceKind, ServiceSummary } from "../model/index.ts";
 import { findInstances, type NodeMetaFilter } from "./queries_catalog.ts";
 import { hasTags, inKeyOrder, matchesMeta, maxIndex, maxIndexForService } from "./query_common.ts";
 import type { StateStore } from "./store.ts";
@@ -82,6 +82,41 @@ export function healthServiceNodes(store: StateStore, ws: WatchSet, service: str
     value.push({ Node: node, Service: s.svc, Checks: checks });
   }
   return { index, value };
+}
+
+/**
+ * Consul's /v1/internal/ui/services (ServiceSummary): every service by name with its kind, tags and
+ * nodes, its instance count, and the statuses of its instances' checks (the node's checks count once
+ * per instance, as Consul counts them). Sorted by name. Index: the highest of the nodes, services
+ * and checks tables.
+ */
+export function uiServiceSummaries(store: StateStore, ws: WatchSet): QueryResult<readonly ServiceSummary[]> {
+  const db = store.db;
+  for (const t of [INDEX.nodes, INDEX.services, INDEX.checks]) ws.addTopic(store.hub, topic.index(t));
+  const byName = new Map<string, {
+    kind: ServiceKind; name: string; tags: Set<string>; nodes: Set<string>; sources: Set<string>; instances: number; passing: number; warning: number; critical: number;
+  }>();
+  const instanceChecks = instanceCheckLookup(store);
+  for (const [nk, services] of db.services) {
+    const node = db.nodes.get(nk);
+    if (!node) continue;
+    for (const s of services.values()) {
+      const key = lower(s.svc.Service);
+      let sum = byName.get(key);
+      if (!sum) byName.set(key, sum = { kind: s.svc.Kind ?? "", name: s.svc.Service, tags: new Set(), nodes: new Set(), sources: new Set(), instances: 0, passing: 0, warning: 0, critical: 0 });
+      for (const t of s.svc.Tags ?? []) sum.tags.add(t);
+      const source = s.svc.Meta?.["external-source"];
+      if (source) sum.sources.add(source);
+      sum.nodes.add(node.Node);
+      sum.instances++;
+      for (const c of instanceChecks(nk, s.svc.ID)) sum[c.Status]++;
+    }
+  }
+  const value = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((x) => ({
+    ...(x.kind ? { Kind: x.kind } : {}), Name: x.name, Tags: [...x.tags].sort(), Nodes: [...x.nodes].sort(), InstanceCount: x.instances,
+    ChecksPassing: x.passing, ChecksWarning: x.warning, ChecksCritical: x.critical, ExternalSources: [...x.sources].sort(),
+  }));
+  return { index: maxIndex(db, INDEX.nodes, INDEX.services, INDEX.checks), value };
 }
 
 /**
