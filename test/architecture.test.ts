@@ -15,7 +15,7 @@ function sourceTree(): Map<string, string> {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".ts")) files.set(relative(root, path).split("\\").join("/"), readFileSync(path, "utf8"));
+      else if (/\.tsx?$/.test(entry.name)) files.set(relative(root, path).split("\\").join("/"), readFileSync(path, "utf8"));
     }
   };
   walk(join(root, "src"));

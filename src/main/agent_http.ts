@@ -3,6 +3,7 @@
  * address. startAgent (agent.ts) builds the parts; this is where they become the API's dependencies.
  */
 import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/index.ts";
+import { createUi, normalizeContentPath } from "../ui/index.ts";
 import { serveHttp, systemClock, type HttpServerHandle, type Logger, type LogTap, type LogTaps } from "../platform/index.ts";
 import type { RunningServer } from "../server/index.ts";
 import { checkAclSubject, serviceAclSubjects } from "./acl_subjects.ts";
@@ -105,12 +106,29 @@ export function startAgentHttp(p: AgentHttpParts): Promise<HttpServerHandle> {
     } : {}),
     logError: (err, request) => httpLog.error("request failed", { method: request.method, path: request.path, error: err }),
   });
+  const ui = config.ui.enabled ? webUi(p) : undefined;
   return serveHttp({
     host: config.clientAddr,
     port: config.ports.http,
-    handler: (req, info) => app.fetch(req, info),
+    handler: (req, info) => (ui?.serves(new URL(req.url).pathname) ? ui.app.fetch(req) : app.fetch(req, info)),
     maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES,
     onError: (err) => httpLog.error("request failed", { error: err }),
     onClientAbort: (abort) => httpLog.warn("client closed the connection mid-request", { ...abort }),
   });
+}
+
+/** The web UI over the agent's reads, and which paths are its: the content path, and "/" (Consul redirects it to the UI). */
+function webUi(p: AgentHttpParts): { app: ReturnType<typeof createUi>; serves(path: string): boolean } {
+  const base = normalizeContentPath(p.config.ui.contentPath);
+  const state = p.stateAccess;
+  const app = createUi({
+    datacenter: p.config.datacenter,
+    contentPath: base,
+    datacenters: p.datacenters,
+    services: async (dc, token) => {
+      if (!state) throw new Error("the replicated state is not reachable from this agent");
+      return (await state.read({ type: "ui-services" }, { datacenter: dc === p.config.datacenter ? undefined : dc, consistency: "default", minIndex: 0, maxWaitMs: 0, token })).value;
+    },
+  });
+  return { app, serves: (path) => path === "/" || path === base.replace(/\/$/, "") || path.startsWith(base) };
 }

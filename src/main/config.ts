@@ -72,6 +72,8 @@ export interface RuntimeConfig {
   readonly definitions: ConfigDefinitions;
   /** `connect { enabled }`: servers run the Connect CA (Consul's default is off; -dev turns it on). */
   readonly connectEnabled: boolean;
+  /** `ui_config { enabled, content_path }` (and the older top-level `ui`, `ui_content_path`; `-ui`): the web UI, on in -dev. */
+  readonly ui: UiSettings;
   /** `enable_script_checks`: script and Docker checks may be registered from config files and the API (default off, also in -dev). */
   readonly enableScriptChecks: boolean;
   /** `enable_local_script_checks`: script and Docker checks from config files only (default off, also in -dev). */
@@ -95,6 +97,14 @@ export interface RuntimeConfig {
 }
 
 /** Consul's gossip settings: joining, retrying, encryption, WAN advertise address. */
+export interface UiSettings {
+  readonly enabled: boolean;
+  /** Where the UI is served, "/ui/" by default. */
+  readonly contentPath: string;
+}
+
+export const DEFAULT_UI: UiSettings = { enabled: false, contentPath: "/ui/" };
+
 export interface GossipSettings {
   /** Joined once at start (`start_join`, `-join`); failure stops the agent. */
   readonly startJoin: readonly string[];
@@ -135,7 +145,7 @@ export const NO_TLS: TlsSettings = { caFile: "", certFile: "", keyFile: "", veri
 /** A partial config as read from one source, already in internal names. */
 export type ConfigSource = {
   -readonly [K in keyof RuntimeConfig]?: K extends "ports" ? Partial<Ports> : K extends "tls" ? Partial<TlsSettings> : K extends "gossip" ? Partial<GossipSettings> : K extends "xds" ? Partial<XdsSettings>
-    : K extends "federation" ? Partial<FederationSettings> : K extends "telemetry" ? Partial<TelemetrySettings> : K extends "acl" ? AclSource : K extends "dns" ? Partial<DnsSettings>
+    : K extends "federation" ? Partial<FederationSettings> : K extends "ui" ? Partial<UiSettings> : K extends "telemetry" ? Partial<TelemetrySettings> : K extends "acl" ? AclSource : K extends "dns" ? Partial<DnsSettings>
     : RuntimeConfig[K];
 };
 
@@ -180,6 +190,7 @@ export function defaultConfig(hostname: string): RuntimeConfig {
     coordinateUpdateMaxBatches: 5,
     definitions: { services: [], checks: [] },
     connectEnabled: false,
+    ui: DEFAULT_UI,
     enableScriptChecks: false,
     enableLocalScriptChecks: false,
   };
@@ -197,6 +208,7 @@ export const DEV_SOURCE: ConfigSource = {
   logLevel: "debug",
   ports: { grpc: 8502 },
   connectEnabled: true,
+  ui: { enabled: true },
 };
 
 /** The `xds` block. */
@@ -241,7 +253,7 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
     const f = s.federation ?? {};
     const federation = { ...cfg.federation, ...f, primaryGateways: [...cfg.federation.primaryGateways, ...(f.primaryGateways ?? [])] };
     const dns = { ...cfg.dns, ...s.dns, recursors: [...cfg.dns.recursors, ...(s.dns?.recursors ?? [])] };
-    cfg = { ...cfg, ...s, dns, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, telemetry: { ...cfg.telemetry, ...s.telemetry }, acl: mergeAcl(cfg.acl, s.acl), gossip, federation, definitions } as RuntimeConfig;
+    cfg = { ...cfg, ...s, dns, ui: { ...cfg.ui, ...s.ui }, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, telemetry: { ...cfg.telemetry, ...s.telemetry }, acl: mergeAcl(cfg.acl, s.acl), gossip, federation, definitions } as RuntimeConfig;
   }
   if (!cfg.primaryDatacenter) cfg = { ...cfg, primaryDatacenter: cfg.datacenter };
   validateConfig(cfg);
@@ -266,6 +278,7 @@ export function validateConfig(cfg: RuntimeConfig): void {
     const problem = recursorProblem(r);
     if (problem) throw new ConfigError(problem);
   }
+  if (!/^\/?[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(cfg.ui.contentPath)) throw new ConfigError(`ui_config.content_path "${cfg.ui.contentPath}" is not a URL path`);
   if (cfg.bootstrapExpect > 0 && !cfg.server) throw new ConfigError("bootstrap_expect requires server mode");
   const p = cfg.ports;
   if (p.sidecarMin > p.sidecarMax) throw new ConfigError(`ports.sidecar_min_port ${p.sidecarMin} must not exceed ports.sidecar_max_port ${p.sidecarMax}`);

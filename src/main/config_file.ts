@@ -124,6 +124,21 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
       }
       continue;
     }
+    if (key === "ui_config" || key === "ui" || key === "ui_content_path") {
+      const ui: Record<string, unknown> = { ...(out.ui as object | undefined) };
+      if (key === "ui") ui.enabled = checkValue(origin, key, "bool", value);
+      else if (key === "ui_content_path") ui.contentPath = checkValue(origin, key, "string", value);
+      else {
+        if (!isObject(value)) throw new ConfigError(`${origin}: "ui_config" must be an object`);
+        for (const [uk, uv] of Object.entries(value)) {
+          if (uk === "enabled") ui.enabled = checkValue(origin, "ui_config.enabled", "bool", uv);
+          else if (uk === "content_path") ui.contentPath = checkValue(origin, "ui_config.content_path", "string", uv);
+          else throw new ConfigError(`${origin}: invalid config key ui_config.${uk} (Causeway's UI takes enabled and content_path)`);
+        }
+      }
+      out.ui = ui;
+      continue;
+    }
     if (DEFINITION_KEYS.has(key)) {
       definitionBlocks[key] = value;
       continue;

@@ -50,6 +50,11 @@ describe("compiled binary", () => {
       expect(self.Config.Datacenter).toBe("dc1");
       expect(self.Config.Server).toBe(true);
       expect(self.Config.NodeID).toMatch(/^[0-9a-f-]{36}$/);
+      // The web UI's pages and embedded assets come out of the binary too.
+      const ui = await (await fetch(`${agent.httpUrl}/ui/dc1/services`)).text();
+      expect(ui).toContain('<tr data-service="consul">');
+      const css = /href="(\/ui\/assets\/style-[0-9a-f]+\.css)"/.exec(ui)![1]!;
+      expect((await fetch(`${agent.httpUrl}${css}`)).status).toBe(200);
       expect(existsSync(agent.dataDir)).toBe(true);
     } finally {
       expect(await agent.stop("SIGTERM")).toBe(0);

@@ -20,6 +20,7 @@ const FLAGS: FlagSpec[] = [
   { name: "http-port", kind: "int", arg: "<port>", usage: "HTTP API port. Default 8500; -1 disables." },
   { name: "grpc-port", kind: "int", arg: "<port>", usage: "gRPC (xDS) port. Default 8502 with -dev, else disabled (-1)." },
   { name: "server-port", kind: "int", arg: "<port>", usage: "Server RPC port. Default 8300." },
+  { name: "ui", kind: "bool", usage: "Serves the web UI at /ui/ on the HTTP port (on with -dev)." },
   { name: "dns-port", kind: "int", arg: "<port>", usage: "DNS port (UDP and TCP). Default 8600; -1 disables." },
   { name: "domain", kind: "string", arg: "<domain>", usage: 'DNS domain. Default "consul".' },
   { name: "alt-domain", kind: "string", arg: "<domain>", usage: "A second DNS domain answered like -domain." },
@@ -108,6 +109,7 @@ function flagSource(p: ParsedFlags): ConfigSource {
   if (Object.keys(ports).length) s.ports = ports;
   const dns = { ...(v.has("recursor") ? { recursors: list("recursor") } : {}), ...(v.has("alt-domain") ? { altDomain: str("alt-domain")! } : {}) };
   if (Object.keys(dns).length) s.dns = dns;
+  if (v.get("ui") === true) s.ui = { enabled: true };
   return s;
 }
 

@@ -1,0 +1,122 @@
+import { describe, expect, test } from "bun:test";
+import type { ServiceSummary } from "../model/index.ts";
+import { createUi, normalizeContentPath, TOKEN_COOKIE, type UiDeps } from "./app.tsx";
+import { LIVE, STYLE } from "./assets.ts";
+import { filterServices, healthOf, PAGE_SIZE, parseServicesQuery } from "./services_page.tsx";
+
+const summary = (name: string, o: Partial<ServiceSummary> = {}): ServiceSummary => ({
+  Name: name, Tags: [], Nodes: ["n1"], InstanceCount: 1, ChecksPassing: 1, ChecksWarning: 0, ChecksCritical: 0, ExternalSources: [], ...o,
+});
+const SEEDED = [
+  summary("api", { Tags: ["v2"], ChecksWarning: 1 }),
+  summary("db", { Tags: ["primary"], ChecksCritical: 2, InstanceCount: 3 }),
+  summary("mesh-gateway", { Kind: "mesh-gateway" }),
+  summary("web", { Tags: ["v1", "v2"] }),
+];
+
+function ui(over: Partial<UiDeps> = {}) {
+  const asked: { dc: string; token: string | undefined }[] = [];
+  const app = createUi({
+    datacenter: "dc1", contentPath: "/ui/", datacenters: () => ["dc1", "dc2"],
+    services: async (dc, token) => {
+      asked.push({ dc, token });
+      if (dc === "dc9") throw new Error("No path to datacenter");
+      return SEEDED;
+    },
+    ...over,
+  });
+  return { app, asked };
+}
+
+/** The text of every element matching a simple `<tag ...data-x="...">` pattern, for assertions on HTML. */
+const rows = (html: string) => [...html.matchAll(/<tr data-service="([^"]+)">/g)].map((m) => m[1]);
+
+describe("the web UI's services page", () => {
+  test("/ui/ goes to the local datacenter's services", async () => {
+    const { app } = ui();
+    for (const path of ["/ui", "/ui/"]) {
+      const res = await app.request(path);
+      expect(res.status).toBe(302);
+      expect(res.headers.get("Location")).toBe("/ui/dc1/services");
+    }
+  });
+
+  test("rows, health in words, counts, one h1, landmarks, caption and scopes, the security headers", async () => {
+    const { app, asked } = ui();
+    const res = await app.request("/ui/dc1/services", { headers: { Cookie: `${TOKEN_COOKIE}=secret-1` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Security-Policy")).toContain("default-src 'self'");
+    const html = await res.text();
+    expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
+    expect(rows(html)).toEqual(["api", "db", "mesh-gateway", "web"]);
+    expect(html).toContain("4 services: 2 passing, 1 warning, 1 critical");
+    expect(html).toMatch(/<td class="health-critical"><span aria-hidden="true">✕ <\/span>critical \(1 passing, 0 warning, 2 critical checks\)<\/td>/);
+    expect(html.match(/<h1>/g)).toHaveLength(1);
+    expect(html).toContain("<title>Services – dc1 – Causeway</title>");
+    expect(html).toContain('<a class="skip" href="#content">Skip to content</a>');
+    expect(html).toContain('<main id="content">');
+    expect(html).toContain("<caption>Services in dc1: 4 matching</caption>");
+    expect(html).toContain('<th scope="col">Service</th>');
+    // The datacenter switcher, the current one marked.
+    expect(html).toContain('<a href="/ui/dc2/services">dc2</a>');
+    expect(html).toContain('<a href="/ui/dc1/services" aria-current="page">dc1</a>');
+    expect(asked).toEqual([{ dc: "dc1", token: "secret-1" }]);
+  });
+
+  test("filters by name, tag, health and kind, as a GET form that works without JavaScript", async () => {
+    const { app } = ui();
+    const page = async (qs: string) => rows(await (await app.request(`/ui/dc2/services?${qs}`)).text());
+    expect(await page("s=E")).toEqual(["mesh-gateway", "web"]);
+    expect(await page("tag=v2")).toEqual(["api", "web"]);
+    expect(await page("status=critical")).toEqual(["db"]);
+    expect(await page("kind=typical")).toEqual(["api", "db", "web"]);
+    expect(await page("kind=mesh-gateway&status=passing")).toEqual(["mesh-gateway"]);
+    const html = await (await app.request("/ui/dc2/services?status=warning")).text();
+    expect(html).toContain('<form class="filters" method="get" action="/ui/dc2/services" role="search">');
+    expect(html).toContain('<option value="warning" selected="">warning</option>');
+  });
+
+  test("paging: 50 rows a page, previous and next links keep the filters", async () => {
+    const many = Array.from({ length: 120 }, (_, i) => summary(`svc-${String(i).padStart(3, "0")}`, { Tags: ["t"] }));
+    const { app } = ui({ services: async () => many });
+    const first = await (await app.request("/ui/dc1/services?tag=t")).text();
+    expect(rows(first)).toHaveLength(PAGE_SIZE);
+    expect(first).toContain("120 matching, page 1 of 3");
+    expect(first).toContain('<a href="/ui/dc1/services?tag=t&amp;page=2" rel="next">Next page</a>');
+    const last = await (await app.request("/ui/dc1/services?tag=t&page=3")).text();
+    expect(rows(last)).toEqual(many.slice(100).map((s) => s.Name));
+    expect(last).toContain('rel="prev"');
+    expect(last).not.toContain('rel="next"');
+  });
+
+  test("an unknown datacenter is a 404 page in words; the content path is in every link", async () => {
+    const { app } = ui();
+    const res = await app.request("/ui/dc9/services");
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain("There is no datacenter called dc9.");
+    const custom = createUi({ datacenter: "dc1", contentPath: "consul/ui", datacenters: () => ["dc1"], services: async () => SEEDED });
+    const html = await (await custom.request("/consul/ui/dc1/services")).text();
+    const links = [...html.matchAll(/(?:href|src|action)="([^"]+)"/g)].map((m) => m[1]!).filter((l) => !l.startsWith("#"));
+    expect(links.length).toBeGreaterThan(5);
+    for (const l of links) expect(l.startsWith("/consul/ui/"), l).toBe(true);
+    expect(normalizeContentPath("/")).toBe("/");
+  });
+
+  test("assets: hashed names, served with their type and cached forever; unknown names 404", async () => {
+    const { app } = ui();
+    expect(STYLE.name).toMatch(/^style-[0-9a-f]{12}\.css$/);
+    const css = await app.request(`/ui/assets/${STYLE.name}`);
+    expect(css.headers.get("Content-Type")).toBe("text/css; charset=utf-8");
+    expect(css.headers.get("Cache-Control")).toContain("immutable");
+    expect(await css.text()).toBe(STYLE.body);
+    expect((await app.request(`/ui/assets/${LIVE.name}`)).headers.get("Content-Type")).toBe("text/javascript; charset=utf-8");
+    expect((await app.request("/ui/assets/style-000000000000.css")).status).toBe(404);
+  });
+
+  test("the pure parts: health is the worst check; the query is read defensively", () => {
+    expect(SEEDED.map(healthOf)).toEqual(["warning", "critical", "passing", "passing"]);
+    expect(parseServicesQuery(() => undefined)).toEqual({ s: "", tag: "", status: "", kind: "", page: 1 });
+    expect(parseServicesQuery((k) => ({ status: "bogus", page: "-3" })[k])).toMatchObject({ status: "", page: 1 });
+    expect(filterServices(SEEDED, { s: "", tag: "", status: "", kind: "nope", page: 1 })).toEqual([]);
+  });
+});

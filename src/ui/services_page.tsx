@@ -1,0 +1,116 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The services list (Consul's /ui/:dc/services): one row per service with its health in words, kind,
+ * instance count and tags; filters by name, tag, health and kind as a plain GET form (works without
+ * JavaScript, "/" focuses the name filter); 50 rows a page. Pure: data and query in, JSX out.
+ */
+import type { ServiceSummary } from "../model/index.ts";
+import { Layout, type Frame } from "./layout.tsx";
+
+export const PAGE_SIZE = 50;
+
+export type Health = "passing" | "warning" | "critical";
+
+/** A service's health: its worst check status (critical, then warning); passing when none fails. */
+export function healthOf(s: ServiceSummary): Health {
+  if (s.ChecksCritical > 0) return "critical";
+  if (s.ChecksWarning > 0) return "warning";
+  return "passing";
+}
+
+export interface ServicesQuery {
+  /** Part of the name, case-insensitive. */
+  readonly s: string;
+  readonly tag: string;
+  readonly status: "" | Health;
+  /** "" any, "typical" for plain services, or a kind ("connect-proxy", "mesh-gateway"...). */
+  readonly kind: string;
+  /** 1-based. */
+  readonly page: number;
+}
+
+export function parseServicesQuery(get: (name: string) => string | undefined): ServicesQuery {
+  const status = get("status") ?? "";
+  const page = Number(get("page") ?? "1");
+  return {
+    s: get("s") ?? "", tag: get("tag") ?? "", status: status === "passing" || status === "warning" || status === "critical" ? status : "",
+    kind: get("kind") ?? "", page: Number.isInteger(page) && page > 0 ? page : 1,
+  };
+}
+
+export function filterServices(all: readonly ServiceSummary[], q: ServicesQuery): ServiceSummary[] {
+  const s = q.s.toLowerCase();
+  return all.filter((x) =>
+    (s === "" || x.Name.toLowerCase().includes(s)) && (q.tag === "" || x.Tags.includes(q.tag)) && (q.status === "" || healthOf(x) === q.status) &&
+    (q.kind === "" || (q.kind === "typical" ? !x.Kind : x.Kind === q.kind)));
+}
+
+const SYMBOL: Record<Health, string> = { passing: "✓", warning: "!", critical: "✕" };
+const KINDS = [["", "Any kind"], ["typical", "Service"], ["connect-proxy", "Connect proxy"], ["mesh-gateway", "Mesh gateway"], ["ingress-gateway", "Ingress gateway"], ["terminating-gateway", "Terminating gateway"]] as const;
+
+export function ServicesPage(props: { readonly frame: Omit<Frame, "section" | "title">; readonly all: readonly ServiceSummary[]; readonly query: ServicesQuery }) {
+  const { frame, all, query } = props;
+  const { base, dc } = frame;
+  const matching = filterServices(all, query);
+  const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
+  const page = Math.min(query.page, pages);
+  const rows = matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const counts = { passing: 0, warning: 0, critical: 0 };
+  for (const x of all) counts[healthOf(x)]++;
+  const link = (p: number) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of [["s", query.s], ["tag", query.tag], ["status", query.status], ["kind", query.kind]] as const) if (v) params.set(k, v);
+    if (p > 1) params.set("page", String(p));
+    const qs = params.toString();
+    return `${base}${dc}/services${qs ? `?${qs}` : ""}`;
+  };
+  return (
+    <Layout {...frame} section="services" title="Services">
+      <p id="service-counts">
+        {`${all.length} services: ${counts.passing} passing, ${counts.warning} warning, ${counts.critical} critical`}
+      </p>
+      <form class="filters" method="get" action={`${base}${dc}/services`} role="search">
+        <label>Name<input type="search" name="s" value={query.s} data-filter aria-keyshortcuts="/" /></label>
+        <label>Tag<input type="text" name="tag" value={query.tag} /></label>
+        <label>Health
+          <select name="status">
+            {(["", "passing", "warning", "critical"] as const).map((v) => <option value={v} selected={v === query.status}>{v === "" ? "Any health" : v}</option>)}
+          </select>
+        </label>
+        <label>Kind
+          <select name="kind">{KINDS.map(([v, label]) => <option value={v} selected={v === query.kind}>{label}</option>)}</select>
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      <table id="services">
+        <caption>{`Services in ${dc}: ${matching.length} matching${pages > 1 ? `, page ${page} of ${pages}` : ""}`}</caption>
+        <thead>
+          <tr><th scope="col">Service</th><th scope="col">Health</th><th scope="col">Kind</th><th scope="col">Instances</th><th scope="col">Tags</th></tr>
+        </thead>
+        <tbody>
+          {rows.map((x) => {
+            const h = healthOf(x);
+            return (
+              <tr data-service={x.Name}>
+                <th scope="row">{x.Name}</th>
+                <td class={`health-${h}`}><span aria-hidden="true">{SYMBOL[h]} </span>{h}
+                  {` (${x.ChecksPassing} passing, ${x.ChecksWarning} warning, ${x.ChecksCritical} critical checks)`}</td>
+                <td>{x.Kind ?? "service"}</td>
+                <td>{x.InstanceCount}</td>
+                <td class="tags">{x.Tags.join(", ")}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {matching.length === 0 ? <p>No services match.</p> : null}
+      {pages > 1 ? (
+        <nav class="pager" aria-label="Pages">
+          {page > 1 ? <a href={link(page - 1)} rel="prev">Previous page</a> : null}
+          {page < pages ? <a href={link(page + 1)} rel="next">Next page</a> : null}
+        </nav>
+      ) : null}
+      <p><a href={link(page)}>Refresh</a></p>
+    </Layout>
+  );
+}
