@@ -125,10 +125,15 @@ function webUi(p: AgentHttpParts): { app: ReturnType<typeof createUi>; serves(pa
     datacenter: p.config.datacenter,
     contentPath: base,
     datacenters: p.datacenters,
-    services: async (dc, token) => {
+    services: async (dc, token, wait) => {
       if (!state) throw new Error("the replicated state is not reachable from this agent");
-      return (await state.read({ type: "ui-services" }, { datacenter: dc === p.config.datacenter ? undefined : dc, consistency: "default", minIndex: 0, maxWaitMs: 0, token })).value;
+      const r = await state.read({ type: "ui-services" }, {
+        datacenter: dc === p.config.datacenter ? undefined : dc, consistency: "default", minIndex: wait?.minIndex ?? 0, maxWaitMs: wait?.maxWaitMs ?? 0, token,
+        ...(wait ? { signal: wait.signal } : {}),
+      });
+      return { value: r.value, index: r.meta.index };
     },
+    clock: systemClock(),
   });
   return { app, serves: (path) => path === "/" || path === base.replace(/\/$/, "") || path.startsWith(base) };
 }

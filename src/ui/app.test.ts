@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { ServiceSummary } from "../model/index.ts";
+import { systemClock } from "../platform/index.ts";
 import { createUi, normalizeContentPath, TOKEN_COOKIE, type UiDeps } from "./app.tsx";
 import { LIVE, STYLE } from "./assets.ts";
 import { filterServices, healthOf, PAGE_SIZE, parseServicesQuery } from "./services_page.tsx";
@@ -21,8 +22,9 @@ function ui(over: Partial<UiDeps> = {}) {
     services: async (dc, token) => {
       asked.push({ dc, token });
       if (dc === "dc9") throw new Error("No path to datacenter");
-      return SEEDED;
+      return { value: SEEDED, index: 5 };
     },
+    clock: systemClock(),
     ...over,
   });
   return { app, asked };
@@ -78,7 +80,7 @@ describe("the web UI's services page", () => {
 
   test("paging: 50 rows a page, previous and next links keep the filters", async () => {
     const many = Array.from({ length: 120 }, (_, i) => summary(`svc-${String(i).padStart(3, "0")}`, { Tags: ["t"] }));
-    const { app } = ui({ services: async () => many });
+    const { app } = ui({ services: async () => ({ value: many, index: 1 }) });
     const first = await (await app.request("/ui/dc1/services?tag=t")).text();
     expect(rows(first)).toHaveLength(PAGE_SIZE);
     expect(first).toContain("120 matching, page 1 of 3");
@@ -94,7 +96,7 @@ describe("the web UI's services page", () => {
     const res = await app.request("/ui/dc9/services");
     expect(res.status).toBe(404);
     expect(await res.text()).toContain("There is no datacenter called dc9.");
-    const custom = createUi({ datacenter: "dc1", contentPath: "consul/ui", datacenters: () => ["dc1"], services: async () => SEEDED });
+    const custom = createUi({ datacenter: "dc1", contentPath: "consul/ui", datacenters: () => ["dc1"], services: async () => ({ value: SEEDED, index: 1 }), clock: systemClock() });
     const html = await (await custom.request("/consul/ui/dc1/services")).text();
     const links = [...html.matchAll(/(?:href|src|action)="([^"]+)"/g)].map((m) => m[1]!).filter((l) => !l.startsWith("#"));
     expect(links.length).toBeGreaterThan(5);
@@ -118,5 +120,43 @@ describe("the web UI's services page", () => {
     expect(parseServicesQuery(() => undefined)).toEqual({ s: "", tag: "", status: "", kind: "", page: 1 });
     expect(parseServicesQuery((k) => ({ status: "bogus", page: "-3" })[k])).toMatchObject({ status: "", page: 1 });
     expect(filterServices(SEEDED, { s: "", tag: "", status: "", kind: "nope", page: 1 })).toEqual([]);
+  });
+
+  test("the live stream: an open event, then the re-rendered table when the read's index passes the page's", async () => {
+    let current = { value: SEEDED, index: 5 };
+    let changed!: () => void;
+    const change = new Promise<void>((r) => (changed = r));
+    const { app } = ui({
+      services: async (_dc, _token, wait) => {
+        if (wait && wait.minIndex >= current.index) await Promise.race([change, new Promise((r) => wait.signal.addEventListener("abort", r))]);
+        return current;
+      },
+    });
+    const page = await (await app.request("/ui/dc1/services?tag=v2")).text();
+    expect(page).toContain('data-live-url="/ui/events?topic=services&amp;dc=dc1&amp;tag=v2"');
+    expect(page).toContain('data-live-index="5"');
+    const abort = new AbortController();
+    const res = await app.request("/ui/events?topic=services&dc=dc1&tag=v2&since=5", { signal: abort.signal });
+    expect(res.headers.get("Content-Type")).toContain("text/event-stream");
+    const reader = res.body!.getReader();
+    let text = "";
+    const until = async (s: string) => {
+      while (!text.includes(s)) text += new TextDecoder().decode((await reader.read()).value);
+    };
+    await until("event: open");
+    current = { value: [...SEEDED, summary("zeta", { Tags: ["v2"] })], index: 9 };
+    changed();
+    await until("id: 9");
+    const event = text.slice(text.indexOf("event: services"));
+    expect(event).toContain('<tr data-service="zeta">');
+    expect(event).not.toContain('<tr data-service="db">'); // the page's own filter (tag v2) applies
+    expect(event).toContain("id: 9");
+    abort.abort();
+    await reader.cancel().catch(() => {});
+  });
+
+  test("an unknown live topic is a 400", async () => {
+    const { app } = ui();
+    expect((await app.request("/ui/events?topic=nope")).status).toBe(400);
   });
 });

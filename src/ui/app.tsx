@@ -8,10 +8,13 @@
  */
 import { Hono, type Context } from "hono";
 import { getCookie } from "hono/cookie";
+import { streamSSE } from "hono/streaming";
+import type { Clock } from "../platform/index.ts";
 import type { ServiceSummary } from "../model/index.ts";
 import { assetNamed } from "./assets.ts";
 import { Layout } from "./layout.tsx";
-import { parseServicesQuery, ServicesPage } from "./services_page.tsx";
+import { runLiveTopic } from "./live.ts";
+import { parseServicesQuery, ServicesLive, ServicesPage } from "./services_page.tsx";
 
 export interface UiDeps {
   /** This agent's datacenter: where /ui/ leads. */
@@ -20,9 +23,23 @@ export interface UiDeps {
   readonly contentPath: string;
   /** Every known datacenter, nearest first. */
   datacenters(): readonly string[] | Promise<readonly string[]>;
-  /** The service summaries of `dc` (GET /v1/internal/ui/services) as the holder of `token` (undefined: the agent's default token). */
-  services(dc: string, token: string | undefined): Promise<readonly ServiceSummary[]>;
+  /**
+   * The service summaries of `dc` (GET /v1/internal/ui/services) and their index, as the holder of
+   * `token` (undefined: the agent's default token); with `wait`, a blocking read past `minIndex`.
+   */
+  services(dc: string, token: string | undefined, wait?: BlockingWait): Promise<{ readonly value: readonly ServiceSummary[]; readonly index: number }>;
+  /** Times the live streams' heartbeats and push gaps. */
+  readonly clock: Clock;
 }
+
+export interface BlockingWait {
+  readonly minIndex: number;
+  readonly maxWaitMs: number;
+  readonly signal: AbortSignal;
+}
+
+/** How often a live stream sends a comment line, so that proxies keep it open. */
+const HEARTBEAT_MS = 5_000;
 
 export const TOKEN_COOKIE = "causeway-token";
 
@@ -77,13 +94,46 @@ export function createUi(deps: UiDeps): Hono {
     const dc = c.req.param("dc") ?? "";
     const datacenters = [...await deps.datacenters()];
     if (!datacenters.includes(dc)) datacenters.push(dc);
-    let all: readonly ServiceSummary[];
+    let read: { readonly value: readonly ServiceSummary[]; readonly index: number };
     try {
-      all = await deps.services(dc, token(c));
+      read = await deps.services(dc, token(c));
     } catch (err) {
       return failure(c, dc, datacenters, err);
     }
-    return html(c, <ServicesPage frame={{ base, dc, datacenters }} all={all} query={parseServicesQuery((k) => c.req.query(k))} />);
+    return html(c, <ServicesPage frame={{ base, dc, datacenters }} all={read.value} query={parseServicesQuery((k) => c.req.query(k))} index={read.index} />);
+  });
+
+  // A page's live stream (server-sent events): `topic` and the page's own query; resumes after
+  // Last-Event-ID, else after `since` (the index the page was rendered at).
+  app.get(`${base}events`, (c) => {
+    const dc = c.req.query("dc") ?? deps.datacenter;
+    const topic = c.req.query("topic");
+    if (topic !== "services") return c.text(`unknown live topic ${JSON.stringify(topic ?? "")}`, 400);
+    const query = parseServicesQuery((k) => c.req.query(k));
+    const since = Number(c.req.header("Last-Event-ID") ?? c.req.query("since") ?? "0");
+    const who = token(c);
+    return streamSSE(c, async (stream) => {
+      const done = new AbortController();
+      stream.onAbort(() => done.abort());
+      const stopHeartbeat = deps.clock.setInterval(HEARTBEAT_MS, () => void stream.write(": hb\n\n").catch(() => done.abort()));
+      try {
+        await stream.writeSSE({ event: "open", data: "live" });
+        await runLiveTopic({
+          topic: {
+            event: "services",
+            read: (minIndex, maxWaitMs, signal) => deps.services(dc, who, { minIndex, maxWaitMs, signal }),
+            render: async (all) => String(await String(<ServicesLive base={base} dc={dc} all={all} query={query} />)),
+          },
+          since: Number.isFinite(since) && since >= 0 ? since : 0,
+          signal: done.signal, clock: deps.clock,
+          push: (p) => stream.writeSSE(p),
+        });
+      } catch {
+        // The read failed (the client reconnects and retries) or the client went away.
+      } finally {
+        stopHeartbeat();
+      }
+    });
   });
   return app;
 }

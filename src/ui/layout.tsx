@@ -20,8 +20,12 @@ export interface Frame {
 /** The sections served so far (nodes, key/value, intentions, ACLs and the federation map come next). */
 const SECTIONS = [["services", "Services"]] as const;
 
-export function Layout(props: Frame & { readonly children?: Child }) {
-  const { base, dc, datacenters, section, title } = props;
+/**
+ * `live`: the page's live stream (its event-stream URL and the index the page was rendered at); the
+ * client module connects to it and marks the body `data-live="on"` once connected.
+ */
+export function Layout(props: Frame & { readonly live?: { readonly url: string; readonly index: number }; readonly children?: Child }) {
+  const { base, dc, datacenters, section, title, live } = props;
   return (
     <html lang="en">
       <head>
@@ -31,7 +35,7 @@ export function Layout(props: Frame & { readonly children?: Child }) {
         <link rel="stylesheet" href={`${base}assets/${STYLE.name}`} />
         <script type="module" src={`${base}assets/${LIVE.name}`}></script>
       </head>
-      <body>
+      <body data-live-url={live?.url} data-live-index={live ? String(live.index) : undefined}>
         <a class="skip" href="#content">Skip to content</a>
         <header>
           <a class="brand" href={`${base}${dc}/services`}>Causeway</a>
@@ -52,6 +56,7 @@ export function Layout(props: Frame & { readonly children?: Child }) {
         </header>
         <main id="content">
           <h1>{title}</h1>
+          {live ? <p class="live" id="live-status" role="status" aria-live="polite">Not live: reload to see changes.</p> : null}
           {props.children}
         </main>
       </body>

@@ -1,8 +1,19 @@
 /**
- * The UI's client module (source text, served as an asset): for now it marks the page as scripted and
- * makes "/" focus the page's filter. Live updates over server-sent events come in a later step; every
- * page works without it.
+ * The UI's client module (source text, served as an asset; under 1 KB): "/" focuses the page's
+ * filter; on a page with a live stream (body data-live-url) it opens one EventSource, swaps each
+ * pushed fragment in by element id (focus and the filter form are outside the fragments), says
+ * "Live" or "Reconnecting" in the polite status line, and closes the stream while the tab is hidden
+ * (reopening after the last index seen). Every page works without it.
  */
-export const LIVE_JS = `document.body.dataset.js="on";
-document.addEventListener("keydown",e=>{if(e.key==="/"&&!(e.target instanceof HTMLInputElement)&&!(e.target instanceof HTMLTextAreaElement)){const f=document.querySelector("[data-filter]");if(f){e.preventDefault();f.focus();}}});
+export const LIVE_JS = `const b=document.body;b.dataset.js="on";
+document.addEventListener("keydown",e=>{if(e.key==="/"&&!(e.target instanceof HTMLInputElement)&&!(e.target instanceof HTMLTextAreaElement)&&!(e.target instanceof HTMLSelectElement)){const f=document.querySelector("[data-filter]");if(f){e.preventDefault();f.focus();}}});
+const url=b.dataset.liveUrl;let last=b.dataset.liveIndex||"0",es=null;
+const status=t=>{const s=document.getElementById("live-status");if(s)s.textContent=t;};
+function open(){if(!url||es)return;es=new EventSource(url+"&since="+encodeURIComponent(last));
+es.addEventListener("open",()=>{b.dataset.live="on";status("Live");});
+es.addEventListener("services",e=>{last=e.lastEventId||last;const t=document.createElement("template");t.innerHTML=e.data;const n=t.content.firstElementChild;const old=n&&document.getElementById(n.id);
+if(old){old.setAttribute("aria-busy","true");old.replaceWith(n);const c=document.getElementById("service-counts");status("Live. Updated: "+(c?c.textContent:""));}});
+es.onerror=()=>{b.dataset.live="off";status("Reconnecting…");};}
+function close(){if(es){es.close();es=null;b.dataset.live="off";status("Paused while the tab is hidden");}}
+document.addEventListener("visibilitychange",()=>document.hidden?close():open());open();
 `;

@@ -48,40 +48,21 @@ export function filterServices(all: readonly ServiceSummary[], q: ServicesQuery)
 const SYMBOL: Record<Health, string> = { passing: "✓", warning: "!", critical: "✕" };
 const KINDS = [["", "Any kind"], ["typical", "Service"], ["connect-proxy", "Connect proxy"], ["mesh-gateway", "Mesh gateway"], ["ingress-gateway", "Ingress gateway"], ["terminating-gateway", "Terminating gateway"]] as const;
 
-export function ServicesPage(props: { readonly frame: Omit<Frame, "section" | "title">; readonly all: readonly ServiceSummary[]; readonly query: ServicesQuery }) {
-  const { frame, all, query } = props;
-  const { base, dc } = frame;
+/** What the live stream re-renders: the counts, the table and the pager (the filter form stays as the user left it). */
+export function ServicesLive(props: { readonly base: string; readonly dc: string; readonly all: readonly ServiceSummary[]; readonly query: ServicesQuery }) {
+  const { base, dc, all, query } = props;
   const matching = filterServices(all, query);
   const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
   const page = Math.min(query.page, pages);
   const rows = matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   const counts = { passing: 0, warning: 0, critical: 0 };
   for (const x of all) counts[healthOf(x)]++;
-  const link = (p: number) => {
-    const params = new URLSearchParams();
-    for (const [k, v] of [["s", query.s], ["tag", query.tag], ["status", query.status], ["kind", query.kind]] as const) if (v) params.set(k, v);
-    if (p > 1) params.set("page", String(p));
-    const qs = params.toString();
-    return `${base}${dc}/services${qs ? `?${qs}` : ""}`;
-  };
+  const link = (p: number) => servicesLink(base, dc, query, p);
   return (
-    <Layout {...frame} section="services" title="Services">
+    <div id="services-live">
       <p id="service-counts">
         {`${all.length} services: ${counts.passing} passing, ${counts.warning} warning, ${counts.critical} critical`}
       </p>
-      <form class="filters" method="get" action={`${base}${dc}/services`} role="search">
-        <label>Name<input type="search" name="s" value={query.s} data-filter aria-keyshortcuts="/" /></label>
-        <label>Tag<input type="text" name="tag" value={query.tag} /></label>
-        <label>Health
-          <select name="status">
-            {(["", "passing", "warning", "critical"] as const).map((v) => <option value={v} selected={v === query.status}>{v === "" ? "Any health" : v}</option>)}
-          </select>
-        </label>
-        <label>Kind
-          <select name="kind">{KINDS.map(([v, label]) => <option value={v} selected={v === query.kind}>{label}</option>)}</select>
-        </label>
-        <button type="submit">Filter</button>
-      </form>
       <table id="services">
         <caption>{`Services in ${dc}: ${matching.length} matching${pages > 1 ? `, page ${page} of ${pages}` : ""}`}</caption>
         <thead>
@@ -110,7 +91,46 @@ export function ServicesPage(props: { readonly frame: Omit<Frame, "section" | "t
           {page < pages ? <a href={link(page + 1)} rel="next">Next page</a> : null}
         </nav>
       ) : null}
-      <p><a href={link(page)}>Refresh</a></p>
+    </div>
+  );
+}
+
+/** The query string of `q` (page `p`), without empty values: for links and the live stream. */
+export function servicesQueryString(q: ServicesQuery, p = q.page): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of [["s", q.s], ["tag", q.tag], ["status", q.status], ["kind", q.kind]] as const) if (v) params.set(k, v);
+  if (p > 1) params.set("page", String(p));
+  return params.toString();
+}
+
+function servicesLink(base: string, dc: string, q: ServicesQuery, p: number): string {
+  const qs = servicesQueryString(q, p);
+  return `${base}${dc}/services${qs ? `?${qs}` : ""}`;
+}
+
+export function ServicesPage(props: {
+  readonly frame: Omit<Frame, "section" | "title">; readonly all: readonly ServiceSummary[]; readonly query: ServicesQuery; readonly index: number;
+}) {
+  const { frame, all, query, index } = props;
+  const { base, dc } = frame;
+  const live = `${base}events?topic=services&dc=${encodeURIComponent(dc)}${servicesQueryString(query) ? `&${servicesQueryString(query)}` : ""}`;
+  return (
+    <Layout {...frame} section="services" title="Services" live={{ url: live, index }}>
+      <form class="filters" method="get" action={`${base}${dc}/services`} role="search">
+        <label>Name<input type="search" name="s" value={query.s} data-filter aria-keyshortcuts="/" /></label>
+        <label>Tag<input type="text" name="tag" value={query.tag} /></label>
+        <label>Health
+          <select name="status">
+            {(["", "passing", "warning", "critical"] as const).map((v) => <option value={v} selected={v === query.status}>{v === "" ? "Any health" : v}</option>)}
+          </select>
+        </label>
+        <label>Kind
+          <select name="kind">{KINDS.map(([v, label]) => <option value={v} selected={v === query.kind}>{label}</option>)}</select>
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      <ServicesLive base={base} dc={dc} all={all} query={query} />
+      <p><a href={servicesLink(base, dc, query, query.page)}>Refresh</a></p>
     </Layout>
   );
 }

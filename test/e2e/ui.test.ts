@@ -39,3 +39,26 @@ test("/ and /ui/ lead to the services page, which lists the catalog's services w
   // The API is untouched by the UI's routes.
   expect((await fetch(`${agent.httpUrl}/v1/status/leader`)).status).toBe(200);
 });
+
+test("the live stream pushes a service registered over the API within 2 s", async () => {
+  const page = await (await fetch(`${agent.httpUrl}/ui/dc1/services`)).text();
+  const url = /data-live-url="([^"]+)"/.exec(page)![1]!.replaceAll("&amp;", "&");
+  const since = /data-live-index="(\d+)"/.exec(page)![1]!;
+  const abort = new AbortController();
+  const res = await fetch(`${agent.httpUrl}${url}&since=${since}`, { signal: abort.signal });
+  const reader = res.body!.getReader();
+  let text = "";
+  const until = async (s: string) => {
+    while (!text.includes(s)) text += new TextDecoder().decode((await reader.read()).value);
+  };
+  try {
+    await until("event: open");
+    const t0 = performance.now();
+    expect((await agentCall(agent.httpUrl, "PUT", "/v1/catalog/register", undefined, { Node: "api1", Address: "10.0.0.2", Service: { Service: "api", Port: 81 } })).json).toBe(true);
+    await until('<tr data-service="api">');
+    expect(performance.now() - t0).toBeLessThan(2_000);
+  } finally {
+    abort.abort();
+    await reader.cancel().catch(() => {});
+  }
+});

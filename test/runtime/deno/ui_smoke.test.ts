@@ -2,12 +2,14 @@
  * Deno smoke suite: the web UI's server-rendered JSX (hono/jsx) and its embedded assets run on Deno.
  */
 import assert from "node:assert/strict";
+import { systemClock } from "../../../src/platform/index.ts";
 import { createUi } from "../../../src/ui/index.ts";
 
 Deno.test("ui: the services page renders and its stylesheet is served", async () => {
   const app = createUi({
     datacenter: "dc1", contentPath: "/ui/", datacenters: () => ["dc1"],
-    services: async () => [{ Name: "web", Tags: [], Nodes: ["n1"], InstanceCount: 1, ChecksPassing: 1, ChecksWarning: 0, ChecksCritical: 0, ExternalSources: [] }],
+    services: async () => ({ value: [{ Name: "web", Tags: [], Nodes: ["n1"], InstanceCount: 1, ChecksPassing: 1, ChecksWarning: 0, ChecksCritical: 0, ExternalSources: [] }], index: 1 }),
+    clock: systemClock(),
   });
   const res = await app.request("/ui/dc1/services");
   assert.equal(res.status, 200);
