@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { gzipSync } from "node:zlib";
 import type { ServiceSummary } from "../model/index.ts";
 import { systemClock } from "../platform/index.ts";
 import { createUi, normalizeContentPath, TOKEN_COOKIE, type UiDeps } from "./app.tsx";
 import { LIVE, STYLE } from "./assets.ts";
-import { filterServices, healthOf, PAGE_SIZE, parseServicesQuery } from "./services_page.tsx";
+import { checksText, filterServices, healthOf, PAGE_SIZE, parseServicesQuery } from "./services_page.tsx";
 
 const summary = (name: string, o: Partial<ServiceSummary> = {}): ServiceSummary => ({
   Name: name, Tags: [], Nodes: ["n1"], InstanceCount: 1, ChecksPassing: 1, ChecksWarning: 0, ChecksCritical: 0, ExternalSources: [], ...o,
@@ -52,7 +53,7 @@ describe("the web UI's services page", () => {
     expect(html.startsWith("<!DOCTYPE html>")).toBe(true);
     expect(rows(html)).toEqual(["api", "db", "mesh-gateway", "web"]);
     expect(html).toContain("4 services: 2 passing, 1 warning, 1 critical");
-    expect(html).toMatch(/<td class="health-critical"><span aria-hidden="true">✕ <\/span>critical \(1 passing, 0 warning, 2 critical checks\)<\/td>/);
+    expect(html).toMatch(/<td class="health-critical"><span aria-hidden="true">✕ <\/span>critical \(1 passing, 2 critical of 3 checks\)<\/td>/);
     expect(html.match(/<h1>/g)).toHaveLength(1);
     expect(html).toContain("<title>Services – dc1 – Causeway</title>");
     expect(html).toContain('<a class="skip" href="#content">Skip to content</a>');
@@ -104,6 +105,12 @@ describe("the web UI's services page", () => {
     expect(normalizeContentPath("/")).toBe("/");
   });
 
+  test("page weight: the client module and the stylesheet stay far under 10 KB and 15 KB gzipped", () => {
+    const gz = (t: string) => gzipSync(new TextEncoder().encode(t)).length;
+    expect(gz(LIVE.body)).toBeLessThan(10 * 1024);
+    expect(gz(STYLE.body)).toBeLessThan(15 * 1024);
+  });
+
   test("assets: hashed names, served with their type and cached forever; unknown names 404", async () => {
     const { app } = ui();
     expect(STYLE.name).toMatch(/^style-[0-9a-f]{12}\.css$/);
@@ -120,6 +127,8 @@ describe("the web UI's services page", () => {
     expect(parseServicesQuery(() => undefined)).toEqual({ s: "", tag: "", status: "", kind: "", page: 1 });
     expect(parseServicesQuery((k) => ({ status: "bogus", page: "-3" })[k])).toMatchObject({ status: "", page: 1 });
     expect(filterServices(SEEDED, { s: "", tag: "", status: "", kind: "nope", page: 1 })).toEqual([]);
+    expect(checksText(summary("x", { ChecksPassing: 1 }))).toBe("1 passing of 1 check");
+    expect(checksText(summary("x", { ChecksPassing: 0 }))).toBe("no checks");
   });
 
   test("the live stream: an open event, then the re-rendered table when the read's index passes the page's", async () => {

@@ -45,6 +45,13 @@ export function filterServices(all: readonly ServiceSummary[], q: ServicesQuery)
     (q.kind === "" || (q.kind === "typical" ? !x.Kind : x.Kind === q.kind)));
 }
 
+/** "2 passing, 1 critical" (zero counts left out; "no checks" when there are none). */
+export function checksText(x: ServiceSummary): string {
+  const parts = ([["passing", x.ChecksPassing], ["warning", x.ChecksWarning], ["critical", x.ChecksCritical]] as const).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`);
+  const total = x.ChecksPassing + x.ChecksWarning + x.ChecksCritical;
+  return total === 0 ? "no checks" : `${parts.join(", ")} of ${total} check${total === 1 ? "" : "s"}`;
+}
+
 const SYMBOL: Record<Health, string> = { passing: "✓", warning: "!", critical: "✕" };
 const KINDS = [["", "Any kind"], ["typical", "Service"], ["connect-proxy", "Connect proxy"], ["mesh-gateway", "Mesh gateway"], ["ingress-gateway", "Ingress gateway"], ["terminating-gateway", "Terminating gateway"]] as const;
 
@@ -75,7 +82,7 @@ export function ServicesLive(props: { readonly base: string; readonly dc: string
               <tr data-service={x.Name}>
                 <th scope="row">{x.Name}</th>
                 <td class={`health-${h}`}><span aria-hidden="true">{SYMBOL[h]} </span>{h}
-                  {` (${x.ChecksPassing} passing, ${x.ChecksWarning} warning, ${x.ChecksCritical} critical checks)`}</td>
+                  {` (${checksText(x)})`}</td>
                 <td>{x.Kind ?? "service"}</td>
                 <td>{x.InstanceCount}</td>
                 <td class="tags">{x.Tags.join(", ")}</td>

@@ -1,0 +1,77 @@
+/**
+ * The services page in headless Chromium against a real `causeway agent -dev`: what a person sees
+ * (rows, health in words, counts), live updates without a reload (a service registered over the API
+ * appears within 2 s; failing a check turns its row critical), the keyboard shortcut, zero axe
+ * violations (WCAG 2 A and AA) in light and dark, and no request leaving 127.0.0.1. Screenshots go to
+ * test/ui/screenshots/ (not committed) for a person to look at.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { agentCall, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
+import { axeViolations, launchChromium, offlineGuard } from "../harness/browser.ts";
+
+const SHOTS = join(import.meta.dir, "screenshots");
+let agent: AgentProcess;
+let browser: Browser;
+
+const register = (node: string, service: string, status: string) =>
+  agentCall(agent.httpUrl, "PUT", "/v1/catalog/register", undefined, {
+    Node: node, Address: "10.0.0.9", Service: { Service: service, Tags: ["v1"], Port: 80 }, Check: { CheckID: `${service}-check`, Name: service, Status: status, ServiceID: service },
+  });
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  agent = await startAgentProcess(process.execPath, ["src/main/cli.ts", "agent", "-dev", "-node", "ui-browser", "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1",
+    "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"]);
+  await poll(() => agentCall(agent.httpUrl, "GET", "/v1/status/leader"), (r) => r.status === 200 && r.json !== "", 20_000, "a leader");
+  for (const [node, svc, status] of [["n1", "web", "passing"], ["n2", "db", "warning"], ["n3", "cache", "critical"]]) expect((await register(node!, svc!, status!)).json).toBe(true);
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close().catch(() => {});
+  await agent?.stop("SIGKILL").catch(() => {});
+});
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`services (${scheme}): rows and counts, live additions and health changes, the "/" shortcut, no axe violations, nothing off 127.0.0.1`, async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
+    const refused = await offlineGuard(page);
+    try {
+      await page.goto(`${agent.httpUrl}/ui/`);
+      expect(new URL(page.url()).pathname).toBe("/ui/dc1/services");
+      await page.waitForSelector('body[data-live="on"]', { timeout: 5_000 });
+      const names = await page.locator("#services tbody th").allTextContents();
+      expect(names).toEqual(expect.arrayContaining(["cache", "consul", "db", "web"]));
+      expect(await page.locator('tr[data-service="cache"] td').first().textContent()).toContain("critical");
+      expect(await page.locator("#live-status").textContent()).toBe("Live");
+
+      // Live: a new service appears, and a failing check turns a row critical, with no reload.
+      const added = `api-${scheme}`;
+      expect((await register(`n-${scheme}`, added, "passing")).json).toBe(true);
+      await page.waitForSelector(`tr[data-service="${added}"]`, { timeout: 2_000 });
+      expect((await register("n1", "web", "critical")).json).toBe(true);
+      await page.waitForSelector('tr[data-service="web"] td.health-critical', { timeout: 2_000 });
+      expect(await page.locator("#live-status").textContent()).toContain("Updated:");
+      expect((await register("n1", "web", "passing")).json).toBe(true);
+      await page.waitForSelector('tr[data-service="web"] td.health-passing', { timeout: 2_000 });
+
+      // "/" focuses the name filter; the filter works as a form.
+      await page.keyboard.press("/");
+      expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("s");
+      await page.keyboard.type("cach");
+      await page.keyboard.press("Enter");
+      await page.waitForURL(/s=cach/);
+      expect(await page.locator("#services tbody th").allTextContents()).toEqual(["cache"]);
+
+      await page.goto(`${agent.httpUrl}/ui/dc1/services`);
+      await page.screenshot({ path: join(SHOTS, `services-${scheme}.png`), fullPage: true });
+      expect(await axeViolations(page)).toEqual([]);
+      expect(refused).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+}
