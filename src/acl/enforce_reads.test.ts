@@ -28,6 +28,11 @@ describe("what a token sees of a read", () => {
     expect(read(rules, { type: "health-node-checks", node: "n1" }, checks)).toEqual({ value: [checks[0], checks[2]] });
     // Service summaries: services without service:read go, each one's nodes without node:read too.
     expect(read(rules, { type: "ui-services" }, [{ Name: "db", Nodes: ["n1"] }, { Name: "web", Nodes: ["n1", "n2"] }])).toEqual({ value: [{ Name: "web", Nodes: ["n1"] }] });
+    const dump = [
+      { Node: "n1", Services: [{ Service: "web" }, { Service: "db" }], Checks: [{ Node: "n1", ServiceName: "" }, { Node: "n1", ServiceName: "db" }] },
+      { Node: "n2", Services: [], Checks: [] },
+    ];
+    expect(read(rules, { type: "ui-nodes" }, dump)).toEqual({ value: [{ Node: "n1", Services: [{ Service: "web" }], Checks: [{ Node: "n1", ServiceName: "" }] }] });
     expect(read(rules, { type: "catalog-service-nodes-by-address", address: "10.0.0.1" }, [{ Node: "n1", ServiceName: "web" }, { Node: "n2", ServiceName: "web" }]))
       .toEqual({ value: [{ Node: "n1", ServiceName: "web" }] });
   });

@@ -39,6 +39,8 @@ export function authorizeRead<Q extends ReadQuery>(q: Q, value: ReadValue<Q>, a:
 const ok = <V>(value: V): ReadDecision<V> => ({ value });
 const DENIED = { denied: PERMISSION_DENIED } as const;
 
+type NodeInfoLike = { readonly Node: string; readonly Services: readonly { readonly Service: string }[]; readonly Checks: readonly HealthCheck[] };
+
 function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions): ReadDecision<unknown> {
   const can = (resource: Parameters<Authorizer["check"]>[0], segment: string, access: "read" | "list" = "read") => a.check(resource, access, segment) === "allow";
   const node = (n: string) => can("node", n);
@@ -60,6 +62,11 @@ function decide(q: ReadQuery, v: never, a: Authorizer, o: ReadAuthorizeOptions):
     }
     case "catalog-nodes":
       return ok((v as readonly { Node: string }[]).filter((n) => node(n.Node)));
+    case "ui-nodes":
+      // Nodes without node:read go; of the rest, the services and checks the token may not read.
+      return ok((v as readonly NodeInfoLike[]).filter((n) => node(n.Node)).map((n) => ({
+        ...n, Services: n.Services.filter((s) => svc(s.Service)), Checks: n.Checks.filter(check),
+      })));
     case "ui-services":
       // Consul filters the summaries by service:read, and each one's nodes by node:read.
       return ok((v as readonly { Name: string; Nodes: readonly string[] }[]).filter((x) => svc(x.Name)).map((x) => ({ ...x, Nodes: x.Nodes.filter(node) })));

@@ -18,4 +18,13 @@ describe("GET /v1/internal/ui/services", () => {
     expect(state.reads[0]!.query).toEqual({ type: "ui-services" });
     expect(state.reads[0]!.options).toMatchObject({ datacenter: "dc2", minIndex: 7 });
   });
+
+  test("GET /v1/internal/ui/nodes: the node dump as read", async () => {
+    const state = fakeState();
+    const app = createHttpApi({ agent, raft: { leader: () => "", peers: () => [] }, state, random: () => 0 });
+    state.values["ui-nodes"] = [{ Node: "n1", Services: [], Checks: [] }];
+    const res = await app.request("/v1/internal/ui/nodes");
+    expect(await res.json()).toEqual([{ Node: "n1", Services: [], Checks: [] }]);
+    expect(state.reads[0]!.query).toEqual({ type: "ui-nodes" });
+  });
 });

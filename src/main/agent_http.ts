@@ -3,7 +3,8 @@
  * address. startAgent (agent.ts) builds the parts; this is where they become the API's dependencies.
  */
 import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/index.ts";
-import { createUi, normalizeContentPath } from "../ui/index.ts";
+import type { ReadQuery } from "../model/index.ts";
+import { createUi, normalizeContentPath, type BlockingWait } from "../ui/index.ts";
 import { serveHttp, systemClock, type HttpServerHandle, type Logger, type LogTap, type LogTaps } from "../platform/index.ts";
 import type { RunningServer } from "../server/index.ts";
 import { checkAclSubject, serviceAclSubjects } from "./acl_subjects.ts";
@@ -121,18 +122,21 @@ export function startAgentHttp(p: AgentHttpParts): Promise<HttpServerHandle> {
 function webUi(p: AgentHttpParts): { app: ReturnType<typeof createUi>; serves(path: string): boolean } {
   const base = normalizeContentPath(p.config.ui.contentPath);
   const state = p.stateAccess;
+  /** A read of `dc` as the holder of `token`, blocking past `wait.minIndex` when given. */
+  const read = async <Q extends ReadQuery>(q: Q, dc: string, token: string | undefined, wait?: BlockingWait) => {
+    if (!state) throw new Error("the replicated state is not reachable from this agent");
+    const r = await state.read(q, {
+      datacenter: dc === p.config.datacenter ? undefined : dc, consistency: "default", minIndex: wait?.minIndex ?? 0, maxWaitMs: wait?.maxWaitMs ?? 0, token,
+      ...(wait ? { signal: wait.signal } : {}),
+    });
+    return { value: r.value, index: r.meta.index };
+  };
   const app = createUi({
     datacenter: p.config.datacenter,
     contentPath: base,
     datacenters: p.datacenters,
-    services: async (dc, token, wait) => {
-      if (!state) throw new Error("the replicated state is not reachable from this agent");
-      const r = await state.read({ type: "ui-services" }, {
-        datacenter: dc === p.config.datacenter ? undefined : dc, consistency: "default", minIndex: wait?.minIndex ?? 0, maxWaitMs: wait?.maxWaitMs ?? 0, token,
-        ...(wait ? { signal: wait.signal } : {}),
-      });
-      return { value: r.value, index: r.meta.index };
-    },
+    services: (dc, token, wait) => read({ type: "ui-services" }, dc, token, wait),
+    nodes: (dc, token, wait) => read({ type: "ui-nodes" }, dc, token, wait),
     clock: systemClock(),
   });
   return { app, serves: (path) => path === "/" || path === base.replace(/\/$/, "") || path.startsWith(base) };

@@ -138,6 +138,12 @@ export interface HealthCheck extends RaftIndex {
 }
 
 /** One instance with its node and checks: `/v1/health/service/:service` and the discovery chain's input. */
+/** Consul's NodeInfo (/v1/internal/ui/nodes): a node (without its Raft indexes) with its services and every check on it. */
+export type NodeInfo = Omit<Node, "CreateIndex" | "ModifyIndex"> & {
+  readonly Services: readonly NodeService[];
+  readonly Checks: readonly HealthCheck[];
+};
+
 /** Consul's ServiceSummary (/v1/internal/ui/services, 1.8): one service across its instances. Kind is absent for typical services. */
 export interface ServiceSummary {
   readonly Kind?: ServiceKind;

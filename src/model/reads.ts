@@ -5,7 +5,9 @@
  * its result type.
  */
 import type { CAConfiguration, CARoot } from "./ca.ts";
-import type { CheckServiceNode, HealthCheck, HealthStateFilter, Node, NodeServices, ServiceKind, ServiceNode, ServiceSummary, ServiceTagsMap } from "./catalog.ts";
+import type {
+  CheckServiceNode, HealthCheck, HealthStateFilter, Node, NodeInfo, NodeServices, ServiceKind, ServiceNode, ServiceSummary, ServiceTagsMap,
+} from "./catalog.ts";
 import type { ConfigEntry } from "./config_entry.ts";
 import type { Intention } from "./intention.ts";
 import type { DirEntry } from "./kv.ts";
@@ -44,6 +46,8 @@ export interface Reads {
   };
   /** Consul's /v1/internal/ui/services: a summary per service name (the web UI's services list). */
   "ui-services": { args: Record<never, never>; value: readonly ServiceSummary[] };
+  /** Consul's /v1/internal/ui/nodes: every node with its services and checks (the web UI's nodes list). */
+  "ui-nodes": { args: Record<never, never>; value: readonly NodeInfo[] };
   /** Every instance of a service kind ("mesh-gateway", ...) with its node and checks (Consul's Internal.ServiceDump by kind). */
   "health-service-kind-nodes": { args: { kind: ServiceKind }; value: readonly CheckServiceNode[] };
   "session-info": { args: { id: string }; value: readonly Session[] };

@@ -4,7 +4,7 @@
  */
 import {
   catalogNodes, catalogNodeServices, catalogServiceNodes, catalogServiceNodesByAddress, catalogServices, healthChecksInState, healthNodeChecks,
-  healthServiceChecks, healthServiceNodes, healthServicesOfKind, uiServiceSummaries, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
+  healthServiceChecks, healthServiceNodes, healthServicesOfKind, uiNodes, uiServiceSummaries, kvGet, kvKeys, kvList, kvReadTxn, sessionGet, sessionList, sessionsForNode,
   caRoots, configEntryGet, configEntryList, intentionGet, intentionList, preparedQueryGet, preparedQueryList, autopilotConfigGet,
   coordinateList, coordinateNode, federationStateGet, federationStateList, runAclAuthRead, type QueryResult, type StateStore, type WatchSet,
 } from "../state/index.ts";
@@ -74,6 +74,8 @@ export function runRead(store: StateStore, ws: WatchSet, q: ReadQuery, ctx: Read
       return healthServicesOfKind(store, ws, q.kind);
     case "ui-services":
       return uiServiceSummaries(store, ws);
+    case "ui-nodes":
+      return uiNodes(store, ws);
     case "session-info": {
       const r = sessionGet(store, ws, q.id);
       return { index: r.index, value: r.value ? [r.value] : [] };

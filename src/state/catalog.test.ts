@@ -187,3 +187,18 @@ describe("service summaries (/v1/internal/ui/services)", () => {
     ]);
   });
 });
+
+describe("node dumps (/v1/internal/ui/nodes)", () => {
+  test("every node by name with its services and all its checks", async () => {
+    const { uiNodes } = await import("./queries_health.ts");
+    const h = harness();
+    h.apply(register("n2", { Service: service("web2", "web"), Checks: [check("serfHealth", "passing"), check("w2", "critical", { ServiceID: "web2" })] }));
+    h.apply(register("n1", { Service: service("db1", "db") }));
+    const r = uiNodes(h.store, ws());
+    expect(r.value.map((n) => [n.Node, n.Services.map((s) => s.ID), n.Checks.map((c) => `${c.CheckID}:${c.Status}`)])).toEqual([
+      ["n1", ["db1"], []],
+      ["n2", ["web2"], ["serfHealth:passing", "w2:critical"]],
+    ]);
+    expect(r.index).toBe(2);
+  });
+});

@@ -39,6 +39,7 @@ export {
   healthServiceChecks,
   healthServiceNodes,
   healthServicesOfKind,
+  uiNodes,
   uiServiceSummaries,
   type HealthServiceOptions,
 } from "./queries_health.ts";

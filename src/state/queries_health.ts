@@ -2,7 +2,7 @@
  * Health queries (Consul's Health.* endpoints over agent/consul/state/catalog.go, v1.8). Checks come
  * in memdb order (lowercase node, then lowercase check ID); results are read-only.
  */
-import type { CheckServiceNode, HealthCheck, HealthStateFilter, ServiceKind, ServiceSummary } from "../model/index.ts";
+import type { CheckServiceNode, HealthCheck, HealthStateFilter, NodeInfo, ServiceKind, ServiceSummary } from "../model/index.ts";
 import { findInstances, type NodeMetaFilter } from "./queries_catalog.ts";
 import { hasTags, inKeyOrder, matchesMeta, maxIndex, maxIndexForService } from "./query_common.ts";
 import type { StateStore } from "./store.ts";
@@ -116,6 +116,23 @@ export function uiServiceSummaries(store: StateStore, ws: WatchSet): QueryResult
     ...(x.kind ? { Kind: x.kind } : {}), Name: x.name, Tags: [...x.tags].sort(), Nodes: [...x.nodes].sort(), InstanceCount: x.instances,
     ChecksPassing: x.passing, ChecksWarning: x.warning, ChecksCritical: x.critical, ExternalSources: [...x.sources].sort(),
   }));
+  return { index: maxIndex(db, INDEX.nodes, INDEX.services, INDEX.checks), value };
+}
+
+/**
+ * Consul's /v1/internal/ui/nodes (a NodeDump): every node by name with its services (by ID) and all
+ * its checks (by ID). Index: the highest of the nodes, services and checks tables.
+ */
+export function uiNodes(store: StateStore, ws: WatchSet): QueryResult<readonly NodeInfo[]> {
+  const db = store.db;
+  for (const t of [INDEX.nodes, INDEX.services, INDEX.checks]) ws.addTopic(store.hub, topic.index(t));
+  const value = db.nodeKeys().map((nk) => {
+    const n = db.nodes.get(nk)!;
+    return {
+      ID: n.ID, Node: n.Node, Address: n.Address, Datacenter: n.Datacenter, TaggedAddresses: n.TaggedAddresses, Meta: n.Meta,
+      Services: inKeyOrder(db.services.get(nk)).map((s) => s.svc), Checks: inKeyOrder(db.checks.get(nk)),
+    };
+  });
   return { index: maxIndex(db, INDEX.nodes, INDEX.services, INDEX.checks), value };
 }
 

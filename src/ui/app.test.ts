@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
-import type { ServiceSummary } from "../model/index.ts";
+import type { NodeInfo, ServiceSummary } from "../model/index.ts";
 import { systemClock } from "../platform/index.ts";
 import { createUi, normalizeContentPath, TOKEN_COOKIE, type UiDeps } from "./app.tsx";
 import { LIVE, STYLE } from "./assets.ts";
@@ -16,6 +16,12 @@ const SEEDED = [
   summary("web", { Tags: ["v1", "v2"] }),
 ];
 
+const nodeInfo = (name: string, checks: [string, string, string][]): NodeInfo => ({
+  ID: "", Node: name, Address: `10.1.0.${name.length}`, Datacenter: "dc1", TaggedAddresses: {}, Meta: {}, Services: [],
+  Checks: checks.map(([id, status, serviceId]) => ({ CheckID: id, Status: status, ServiceID: serviceId }) as never),
+});
+const NODES = [nodeInfo("alpha", [["serfHealth", "passing", ""], ["web", "critical", "web"]]), nodeInfo("beta", [["serfHealth", "critical", ""]])];
+
 function ui(over: Partial<UiDeps> = {}) {
   const asked: { dc: string; token: string | undefined }[] = [];
   const app = createUi({
@@ -25,6 +31,7 @@ function ui(over: Partial<UiDeps> = {}) {
       if (dc === "dc9") throw new Error("No path to datacenter");
       return { value: SEEDED, index: 5 };
     },
+    nodes: async () => ({ value: NODES, index: 3 }),
     clock: systemClock(),
     ...over,
   });
@@ -97,7 +104,10 @@ describe("the web UI's services page", () => {
     const res = await app.request("/ui/dc9/services");
     expect(res.status).toBe(404);
     expect(await res.text()).toContain("There is no datacenter called dc9.");
-    const custom = createUi({ datacenter: "dc1", contentPath: "consul/ui", datacenters: () => ["dc1"], services: async () => ({ value: SEEDED, index: 1 }), clock: systemClock() });
+    const custom = createUi({
+      datacenter: "dc1", contentPath: "consul/ui", datacenters: () => ["dc1"], services: async () => ({ value: SEEDED, index: 1 }), nodes: async () => ({ value: NODES, index: 1 }),
+      clock: systemClock(),
+    });
     const html = await (await custom.request("/consul/ui/dc1/services")).text();
     const links = [...html.matchAll(/(?:href|src|action)="([^"]+)"/g)].map((m) => m[1]!).filter((l) => !l.startsWith("#"));
     expect(links.length).toBeGreaterThan(5);
@@ -167,5 +177,20 @@ describe("the web UI's services page", () => {
   test("an unknown live topic is a 400", async () => {
     const { app } = ui();
     expect((await app.request("/ui/events?topic=nope")).status).toBe(400);
+  });
+
+  test("nodes: health from the node's own checks, in words; filters; its own live topic", async () => {
+    const { app } = ui();
+    const html = await (await app.request("/ui/dc1/nodes")).text();
+    expect([...html.matchAll(/<tr data-node="([^"]+)">/g)].map((m) => m[1])).toEqual(["alpha", "beta"]);
+    // alpha's failing check belongs to a service: the node itself is healthy.
+    expect(html).toMatch(/<tr data-node="alpha"><th scope="row">alpha<\/th><td class="health-passing">/);
+    expect(html).toMatch(/<tr data-node="beta"><th scope="row">beta<\/th><td class="health-critical">/);
+    expect(html).toContain("2 nodes: 1 passing, 0 warning, 1 critical");
+    expect(html).toContain("<title>Nodes – dc1 – Causeway</title>");
+    expect(html).toContain('<a href="/ui/dc1/nodes" aria-current="page">Nodes</a>');
+    expect(html).toContain('data-live-url="/ui/events?topic=nodes&amp;dc=dc1"');
+    const critical = await (await app.request("/ui/dc1/nodes?status=critical")).text();
+    expect([...critical.matchAll(/<tr data-node="([^"]+)">/g)].map((m) => m[1])).toEqual(["beta"]);
   });
 });

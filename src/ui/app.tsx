@@ -10,10 +10,11 @@ import { Hono, type Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import type { Clock } from "../platform/index.ts";
-import type { ServiceSummary } from "../model/index.ts";
+import type { NodeInfo, ServiceSummary } from "../model/index.ts";
 import { assetNamed } from "./assets.ts";
 import { Layout } from "./layout.tsx";
-import { runLiveTopic } from "./live.ts";
+import { runLiveTopic, type LiveTopic } from "./live.ts";
+import { NodesLive, NodesPage, parseNodesQuery } from "./nodes_page.tsx";
 import { parseServicesQuery, ServicesLive, ServicesPage } from "./services_page.tsx";
 
 export interface UiDeps {
@@ -27,9 +28,16 @@ export interface UiDeps {
    * The service summaries of `dc` (GET /v1/internal/ui/services) and their index, as the holder of
    * `token` (undefined: the agent's default token); with `wait`, a blocking read past `minIndex`.
    */
-  services(dc: string, token: string | undefined, wait?: BlockingWait): Promise<{ readonly value: readonly ServiceSummary[]; readonly index: number }>;
+  services(dc: string, token: string | undefined, wait?: BlockingWait): Promise<Indexed<readonly ServiceSummary[]>>;
+  /** Every node of `dc` with its services and checks (GET /v1/internal/ui/nodes), as `services` reads. */
+  nodes(dc: string, token: string | undefined, wait?: BlockingWait): Promise<Indexed<readonly NodeInfo[]>>;
   /** Times the live streams' heartbeats and push gaps. */
   readonly clock: Clock;
+}
+
+export interface Indexed<T> {
+  readonly value: T;
+  readonly index: number;
 }
 
 export interface BlockingWait {
@@ -90,11 +98,17 @@ export function createUi(deps: UiDeps): Hono {
     app.get("/", (c) => c.redirect(base, 302));
   }
 
+  /** The datacenters for the switcher, the one asked for included even when unknown (its read then fails in words). */
+  const switcher = async (dc: string) => {
+    const list = [...await deps.datacenters()];
+    if (!list.includes(dc)) list.push(dc);
+    return list;
+  };
+
   app.get(`${base}:dc/services`, async (c) => {
     const dc = c.req.param("dc") ?? "";
-    const datacenters = [...await deps.datacenters()];
-    if (!datacenters.includes(dc)) datacenters.push(dc);
-    let read: { readonly value: readonly ServiceSummary[]; readonly index: number };
+    const datacenters = await switcher(dc);
+    let read: Indexed<readonly ServiceSummary[]>;
     try {
       read = await deps.services(dc, token(c));
     } catch (err) {
@@ -103,15 +117,25 @@ export function createUi(deps: UiDeps): Hono {
     return html(c, <ServicesPage frame={{ base, dc, datacenters }} all={read.value} query={parseServicesQuery((k) => c.req.query(k))} index={read.index} />);
   });
 
+  app.get(`${base}:dc/nodes`, async (c) => {
+    const dc = c.req.param("dc") ?? "";
+    const datacenters = await switcher(dc);
+    let read: Indexed<readonly NodeInfo[]>;
+    try {
+      read = await deps.nodes(dc, token(c));
+    } catch (err) {
+      return failure(c, dc, datacenters, err);
+    }
+    return html(c, <NodesPage frame={{ base, dc, datacenters }} all={read.value} query={parseNodesQuery((k) => c.req.query(k))} index={read.index} />);
+  });
+
   // A page's live stream (server-sent events): `topic` and the page's own query; resumes after
   // Last-Event-ID, else after `since` (the index the page was rendered at).
   app.get(`${base}events`, (c) => {
     const dc = c.req.query("dc") ?? deps.datacenter;
-    const topic = c.req.query("topic");
-    if (topic !== "services") return c.text(`unknown live topic ${JSON.stringify(topic ?? "")}`, 400);
-    const query = parseServicesQuery((k) => c.req.query(k));
+    const topic = liveTopic(c.req.query("topic") ?? "", dc, token(c), (k) => c.req.query(k));
+    if (!topic) return c.text(`unknown live topic ${JSON.stringify(c.req.query("topic") ?? "")}`, 400);
     const since = Number(c.req.header("Last-Event-ID") ?? c.req.query("since") ?? "0");
-    const who = token(c);
     return streamSSE(c, async (stream) => {
       const done = new AbortController();
       stream.onAbort(() => done.abort());
@@ -119,11 +143,7 @@ export function createUi(deps: UiDeps): Hono {
       try {
         await stream.writeSSE({ event: "open", data: "live" });
         await runLiveTopic({
-          topic: {
-            event: "services",
-            read: (minIndex, maxWaitMs, signal) => deps.services(dc, who, { minIndex, maxWaitMs, signal }),
-            render: async (all) => String(await String(<ServicesLive base={base} dc={dc} all={all} query={query} />)),
-          },
+          topic,
           since: Number.isFinite(since) && since >= 0 ? since : 0,
           signal: done.signal, clock: deps.clock,
           push: (p) => stream.writeSSE(p),
@@ -135,5 +155,23 @@ export function createUi(deps: UiDeps): Hono {
       }
     });
   });
+  /** The live topics: each page's read, re-rendered with the page's own query. */
+  const liveTopic = (name: string, dc: string, who: string | undefined, get: (k: string) => string | undefined): LiveTopic<unknown> | undefined => {
+    if (name === "services") {
+      const query = parseServicesQuery(get);
+      return {
+        event: name, read: (minIndex, maxWaitMs, signal) => deps.services(dc, who, { minIndex, maxWaitMs, signal }),
+        render: async (all) => String(await String(<ServicesLive base={base} dc={dc} all={all as readonly ServiceSummary[]} query={query} />)),
+      };
+    }
+    if (name === "nodes") {
+      const query = parseNodesQuery(get);
+      return {
+        event: name, read: (minIndex, maxWaitMs, signal) => deps.nodes(dc, who, { minIndex, maxWaitMs, signal }),
+        render: async (all) => String(await String(<NodesLive base={base} dc={dc} all={all as readonly NodeInfo[]} query={query} />)),
+      };
+    }
+    return undefined;
+  };
   return app;
 }

@@ -13,12 +13,12 @@ export interface Frame {
   readonly dc: string;
   readonly datacenters: readonly string[];
   /** Which main section the page belongs to. */
-  readonly section: "services";
+  readonly section: "services" | "nodes";
   readonly title: string;
 }
 
-/** The sections served so far (nodes, key/value, intentions, ACLs and the federation map come next). */
-const SECTIONS = [["services", "Services"]] as const;
+/** The sections served so far (key/value, intentions, ACLs and the federation map come next). */
+const SECTIONS = [["services", "Services"], ["nodes", "Nodes"]] as const;
 
 /**
  * `live`: the page's live stream (its event-stream URL and the index the page was rendered at); the

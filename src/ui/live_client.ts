@@ -11,8 +11,9 @@ const url=b.dataset.liveUrl;let last=b.dataset.liveIndex||"0",es=null;
 const status=t=>{const s=document.getElementById("live-status");if(s)s.textContent=t;};
 function open(){if(!url||es)return;es=new EventSource(url+"&since="+encodeURIComponent(last));
 es.addEventListener("open",()=>{b.dataset.live="on";status("Live");});
-es.addEventListener("services",e=>{last=e.lastEventId||last;const t=document.createElement("template");t.innerHTML=e.data;const n=t.content.firstElementChild;const old=n&&document.getElementById(n.id);
-if(old){old.setAttribute("aria-busy","true");old.replaceWith(n);const c=document.getElementById("service-counts");status("Live. Updated: "+(c?c.textContent:""));}});
+const swap=e=>{last=e.lastEventId||last;const t=document.createElement("template");t.innerHTML=e.data;const n=t.content.firstElementChild;const old=n&&document.getElementById(n.id);
+if(old){old.setAttribute("aria-busy","true");old.replaceWith(n);const c=document.getElementById("live-counts");status("Live. Updated: "+(c?c.textContent:""));}};
+for(const t of ["services","nodes"])es.addEventListener(t,swap);
 es.onerror=()=>{b.dataset.live="off";status("Reconnecting…");};}
 function close(){if(es){es.close();es=null;b.dataset.live="off";status("Paused while the tab is hidden");}}
 document.addEventListener("visibilitychange",()=>document.hidden?close():open());open();

@@ -6,10 +6,11 @@
  */
 import type { ServiceSummary } from "../model/index.ts";
 import { Layout, type Frame } from "./layout.tsx";
+import { HealthCell, healthParam, HealthSelect, pageParam, Pager, type Health } from "./list_parts.tsx";
 
 export const PAGE_SIZE = 50;
 
-export type Health = "passing" | "warning" | "critical";
+export type { Health } from "./list_parts.tsx";
 
 /** A service's health: its worst check status (critical, then warning); passing when none fails. */
 export function healthOf(s: ServiceSummary): Health {
@@ -30,12 +31,7 @@ export interface ServicesQuery {
 }
 
 export function parseServicesQuery(get: (name: string) => string | undefined): ServicesQuery {
-  const status = get("status") ?? "";
-  const page = Number(get("page") ?? "1");
-  return {
-    s: get("s") ?? "", tag: get("tag") ?? "", status: status === "passing" || status === "warning" || status === "critical" ? status : "",
-    kind: get("kind") ?? "", page: Number.isInteger(page) && page > 0 ? page : 1,
-  };
+  return { s: get("s") ?? "", tag: get("tag") ?? "", status: healthParam(get("status")), kind: get("kind") ?? "", page: pageParam(get("page")) };
 }
 
 export function filterServices(all: readonly ServiceSummary[], q: ServicesQuery): ServiceSummary[] {
@@ -52,7 +48,6 @@ export function checksText(x: ServiceSummary): string {
   return total === 0 ? "no checks" : `${parts.join(", ")} of ${total} check${total === 1 ? "" : "s"}`;
 }
 
-const SYMBOL: Record<Health, string> = { passing: "✓", warning: "!", critical: "✕" };
 const KINDS = [["", "Any kind"], ["typical", "Service"], ["connect-proxy", "Connect proxy"], ["mesh-gateway", "Mesh gateway"], ["ingress-gateway", "Ingress gateway"], ["terminating-gateway", "Terminating gateway"]] as const;
 
 /** What the live stream re-renders: the counts, the table and the pager (the filter form stays as the user left it). */
@@ -67,7 +62,7 @@ export function ServicesLive(props: { readonly base: string; readonly dc: string
   const link = (p: number) => servicesLink(base, dc, query, p);
   return (
     <div id="services-live">
-      <p id="service-counts">
+      <p id="live-counts">
         {`${all.length} services: ${counts.passing} passing, ${counts.warning} warning, ${counts.critical} critical`}
       </p>
       <table id="services">
@@ -77,12 +72,10 @@ export function ServicesLive(props: { readonly base: string; readonly dc: string
         </thead>
         <tbody>
           {rows.map((x) => {
-            const h = healthOf(x);
             return (
               <tr data-service={x.Name}>
                 <th scope="row">{x.Name}</th>
-                <td class={`health-${h}`}><span aria-hidden="true">{SYMBOL[h]} </span>{h}
-                  {` (${checksText(x)})`}</td>
+                <HealthCell health={healthOf(x)} detail={checksText(x)} />
                 <td>{x.Kind ?? "service"}</td>
                 <td>{x.InstanceCount}</td>
                 <td class="tags">{x.Tags.join(", ")}</td>
@@ -92,12 +85,7 @@ export function ServicesLive(props: { readonly base: string; readonly dc: string
         </tbody>
       </table>
       {matching.length === 0 ? <p>No services match.</p> : null}
-      {pages > 1 ? (
-        <nav class="pager" aria-label="Pages">
-          {page > 1 ? <a href={link(page - 1)} rel="prev">Previous page</a> : null}
-          {page < pages ? <a href={link(page + 1)} rel="next">Next page</a> : null}
-        </nav>
-      ) : null}
+      <Pager page={page} pages={pages} link={link} />
     </div>
   );
 }
@@ -126,11 +114,7 @@ export function ServicesPage(props: {
       <form class="filters" method="get" action={`${base}${dc}/services`} role="search">
         <label>Name<input type="search" name="s" value={query.s} data-filter aria-keyshortcuts="/" /></label>
         <label>Tag<input type="text" name="tag" value={query.tag} /></label>
-        <label>Health
-          <select name="status">
-            {(["", "passing", "warning", "critical"] as const).map((v) => <option value={v} selected={v === query.status}>{v === "" ? "Any health" : v}</option>)}
-          </select>
-        </label>
+        <HealthSelect value={query.status} />
         <label>Kind
           <select name="kind">{KINDS.map(([v, label]) => <option value={v} selected={v === query.kind}>{label}</option>)}</select>
         </label>

@@ -1,8 +1,9 @@
 /**
- * The services page in headless Chromium against a real `causeway agent -dev`: what a person sees
+ * The UI's pages in headless Chromium against a real `causeway agent -dev`. Services: what a person sees
  * (rows, health in words, counts), live updates without a reload (a service registered over the API
  * appears within 2 s; failing a check turns its row critical), the keyboard shortcut, zero axe
- * violations (WCAG 2 A and AA) in light and dark, and no request leaving 127.0.0.1. Screenshots go to
+ * violations (WCAG 2 A and AA) in light and dark, and no request leaving 127.0.0.1. Nodes: rows and
+ * health, a node registered over the API appears live, axe in both themes. Screenshots go to
  * test/ui/screenshots/ (not committed) for a person to look at.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -68,6 +69,27 @@ for (const scheme of ["light", "dark"] as const) {
 
       await page.goto(`${agent.httpUrl}/ui/dc1/services`);
       await page.screenshot({ path: join(SHOTS, `services-${scheme}.png`), fullPage: true });
+      expect(await axeViolations(page)).toEqual([]);
+      expect(refused).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+}
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`nodes (${scheme}): rows with health, a new node appears live, no axe violations`, async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
+    const refused = await offlineGuard(page);
+    try {
+      await page.goto(`${agent.httpUrl}/ui/dc1/nodes`);
+      await page.waitForSelector('body[data-live="on"]', { timeout: 5_000 });
+      expect(await page.locator("#nodes tbody th").allTextContents()).toEqual(expect.arrayContaining(["n1", "n2", "n3", "ui-browser"]));
+      expect(await page.locator('tr[data-node="ui-browser"] td').first().textContent()).toContain("passing");
+      const node = `late-${scheme}`;
+      expect((await agentCall(agent.httpUrl, "PUT", "/v1/catalog/register", undefined, { Node: node, Address: "10.0.0.77" })).json).toBe(true);
+      await page.waitForSelector(`tr[data-node="${node}"]`, { timeout: 2_000 });
+      await page.screenshot({ path: join(SHOTS, `nodes-${scheme}.png`), fullPage: true });
       expect(await axeViolations(page)).toEqual([]);
       expect(refused).toEqual([]);
     } finally {

@@ -1,0 +1,88 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The nodes list (Consul's /ui/:dc/nodes): one row per node with its health in words (the worst of
+ * its own checks, as Consul's UI shows it), address, service instances and checks; filters by name
+ * and health as a GET form; 50 rows a page. Pure: data and query in, JSX out.
+ */
+import type { HealthCheck, NodeInfo } from "../model/index.ts";
+import { Layout, type Frame } from "./layout.tsx";
+import { HealthCell, healthParam, HealthSelect, pageParam, Pager, type Health } from "./list_parts.tsx";
+import { PAGE_SIZE } from "./services_page.tsx";
+
+export interface NodesQuery {
+  readonly s: string;
+  readonly status: "" | Health;
+  readonly page: number;
+}
+
+export function parseNodesQuery(get: (name: string) => string | undefined): NodesQuery {
+  return { s: get("s") ?? "", status: healthParam(get("status")), page: pageParam(get("page")) };
+}
+
+/** The worst status among the node's own checks (those of no service); passing when there are none. */
+export function nodeHealth(n: NodeInfo): Health {
+  const own = n.Checks.filter((c: HealthCheck) => !c.ServiceID);
+  if (own.some((c) => c.Status === "critical")) return "critical";
+  if (own.some((c) => c.Status === "warning")) return "warning";
+  return "passing";
+}
+
+export function nodesQueryString(q: NodesQuery, p = q.page): string {
+  const params = new URLSearchParams();
+  if (q.s) params.set("s", q.s);
+  if (q.status) params.set("status", q.status);
+  if (p > 1) params.set("page", String(p));
+  return params.toString();
+}
+
+export function NodesLive(props: { readonly base: string; readonly dc: string; readonly all: readonly NodeInfo[]; readonly query: NodesQuery }) {
+  const { base, dc, all, query } = props;
+  const s = query.s.toLowerCase();
+  const matching = all.filter((n) => (s === "" || n.Node.toLowerCase().includes(s)) && (query.status === "" || nodeHealth(n) === query.status));
+  const pages = Math.max(1, Math.ceil(matching.length / PAGE_SIZE));
+  const page = Math.min(query.page, pages);
+  const counts = { passing: 0, warning: 0, critical: 0 };
+  for (const n of all) counts[nodeHealth(n)]++;
+  const link = (p: number) => `${base}${dc}/nodes${nodesQueryString(query, p) ? `?${nodesQueryString(query, p)}` : ""}`;
+  return (
+    <div id="nodes-live">
+      <p id="live-counts">{`${all.length} nodes: ${counts.passing} passing, ${counts.warning} warning, ${counts.critical} critical`}</p>
+      <table id="nodes">
+        <caption>{`Nodes in ${dc}: ${matching.length} matching${pages > 1 ? `, page ${page} of ${pages}` : ""}`}</caption>
+        <thead><tr><th scope="col">Node</th><th scope="col">Health</th><th scope="col">Address</th><th scope="col">Service instances</th><th scope="col">Checks</th></tr></thead>
+        <tbody>
+          {matching.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((n) => {
+            return (
+              <tr data-node={n.Node}>
+                <th scope="row">{n.Node}</th>
+                <HealthCell health={nodeHealth(n)} />
+                <td>{n.Address}</td>
+                <td>{n.Services.length}</td>
+                <td>{n.Checks.length}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {matching.length === 0 ? <p>No nodes match.</p> : null}
+      <Pager page={page} pages={pages} link={link} />
+    </div>
+  );
+}
+
+export function NodesPage(props: { readonly frame: Omit<Frame, "section" | "title">; readonly all: readonly NodeInfo[]; readonly query: NodesQuery; readonly index: number }) {
+  const { frame, all, query, index } = props;
+  const { base, dc } = frame;
+  const qs = nodesQueryString(query);
+  return (
+    <Layout {...frame} section="nodes" title="Nodes" live={{ url: `${base}events?topic=nodes&dc=${encodeURIComponent(dc)}${qs ? `&${qs}` : ""}`, index }}>
+      <form class="filters" method="get" action={`${base}${dc}/nodes`} role="search">
+        <label>Name<input type="search" name="s" value={query.s} data-filter aria-keyshortcuts="/" /></label>
+        <HealthSelect value={query.status} />
+        <button type="submit">Filter</button>
+      </form>
+      <NodesLive base={base} dc={dc} all={all} query={query} />
+      <p><a href={`${base}${dc}/nodes${qs ? `?${qs}` : ""}`}>Refresh</a></p>
+    </Layout>
+  );
+}
