@@ -117,7 +117,13 @@ describe("dig against an agent", () => {
   });
 
   test("query timings under Consul's metric names", async () => {
-    const m = (await agentCall(agent.httpUrl, "GET", "/v1/agent/metrics")).json as { Samples: { Name: string; Count: number; Labels: Record<string, string> }[] };
+    type Metrics = { Samples: { Name: string; Count: number; Labels: Record<string, string> }[] };
+    // /v1/agent/metrics shows the current 10 s interval: ask, then read, again if the interval turned in between.
+    const m = await poll(async () => {
+      await short(agent, "db.service.consul", "A");
+      await short(agent, "-x", "10.1.0.1");
+      return (await agentCall(agent.httpUrl, "GET", "/v1/agent/metrics")).json as Metrics;
+    }, (x) => ["consul.dns.domain_query", "consul.dns.ptr_query"].every((n) => x.Samples.some((s) => s.Name === n)), 15_000, "DNS samples in the current interval");
     const domain = m.Samples.find((x) => x.Name === "consul.dns.domain_query");
     expect(domain?.Count).toBeGreaterThan(0);
     expect(domain?.Labels).toEqual({ node: "dns-agent" });
