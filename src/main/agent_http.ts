@@ -137,6 +137,7 @@ function webUi(p: AgentHttpParts): { app: ReturnType<typeof createUi>; serves(pa
     datacenters: p.datacenters,
     services: (dc, token, wait) => read({ type: "ui-services" }, dc, token, wait),
     nodes: (dc, token, wait) => read({ type: "ui-nodes" }, dc, token, wait),
+    instances: (dc, service, token, wait) => read({ type: "health-service-nodes", service, passingOnly: false, connect: false }, dc, token, wait),
     clock: systemClock(),
   });
   return { app, serves: (path) => path === "/" || path === base.replace(/\/$/, "") || path.startsWith(base) };

@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
-import type { NodeInfo, ServiceSummary } from "../model/index.ts";
+import type { CheckServiceNode, NodeInfo, ServiceSummary } from "../model/index.ts";
 import { systemClock } from "../platform/index.ts";
 import { createUi, normalizeContentPath, TOKEN_COOKIE, type UiDeps } from "./app.tsx";
 import { LIVE, STYLE } from "./assets.ts";
+import { counted } from "./list_parts.tsx";
 import { checksText, filterServices, healthOf, PAGE_SIZE, parseServicesQuery } from "./services_page.tsx";
 
 const summary = (name: string, o: Partial<ServiceSummary> = {}): ServiceSummary => ({
@@ -22,6 +23,13 @@ const nodeInfo = (name: string, checks: [string, string, string][]): NodeInfo =>
 });
 const NODES = [nodeInfo("alpha", [["serfHealth", "passing", ""], ["web", "critical", "web"]]), nodeInfo("beta", [["serfHealth", "critical", ""]])];
 
+const instance = (node: string, id: string, status: string, address = ""): CheckServiceNode => ({
+  Node: { ID: "", Node: node, Address: "10.2.0.1", Datacenter: "dc1", TaggedAddresses: {}, Meta: {}, CreateIndex: 1, ModifyIndex: 1 },
+  Service: { ID: id, Service: "web", Tags: ["v1"], Address: address, Meta: null, Port: 8080, Weights: { Passing: 1, Warning: 1 }, EnableTagOverride: false, Proxy: {} as never, Connect: {}, CreateIndex: 1, ModifyIndex: 1 },
+  Checks: [{ CheckID: "serfHealth", Name: "Serf Health Status", Status: "passing" }, { CheckID: `${id}-ttl`, Name: "ttl", Status: status }] as never,
+});
+const INSTANCES = [instance("n1", "web-1", "passing"), instance("n2", "web-2", "critical", "2001:db8::5")];
+
 function ui(over: Partial<UiDeps> = {}) {
   const asked: { dc: string; token: string | undefined }[] = [];
   const app = createUi({
@@ -32,6 +40,7 @@ function ui(over: Partial<UiDeps> = {}) {
       return { value: SEEDED, index: 5 };
     },
     nodes: async () => ({ value: NODES, index: 3 }),
+    instances: async (_dc, service) => ({ value: service === "web" ? INSTANCES : [], index: 4 }),
     clock: systemClock(),
     ...over,
   });
@@ -106,6 +115,7 @@ describe("the web UI's services page", () => {
     expect(await res.text()).toContain("There is no datacenter called dc9.");
     const custom = createUi({
       datacenter: "dc1", contentPath: "consul/ui", datacenters: () => ["dc1"], services: async () => ({ value: SEEDED, index: 1 }), nodes: async () => ({ value: NODES, index: 1 }),
+      instances: async () => ({ value: [], index: 1 }),
       clock: systemClock(),
     });
     const html = await (await custom.request("/consul/ui/dc1/services")).text();
@@ -139,6 +149,7 @@ describe("the web UI's services page", () => {
     expect(filterServices(SEEDED, { s: "", tag: "", status: "", kind: "nope", page: 1 })).toEqual([]);
     expect(checksText(summary("x", { ChecksPassing: 1 }))).toBe("1 passing of 1 check");
     expect(checksText(summary("x", { ChecksPassing: 0 }))).toBe("no checks");
+    expect([counted(1, "instance"), counted(0, "node"), counted(2, "service")]).toEqual(["1 instance", "0 nodes", "2 services"]);
   });
 
   test("the live stream: an open event, then the re-rendered table when the read's index passes the page's", async () => {
@@ -192,5 +203,22 @@ describe("the web UI's services page", () => {
     expect(html).toContain('data-live-url="/ui/events?topic=nodes&amp;dc=dc1"');
     const critical = await (await app.request("/ui/dc1/nodes?status=critical")).text();
     expect([...critical.matchAll(/<tr data-node="([^"]+)">/g)].map((m) => m[1])).toEqual(["beta"]);
+  });
+
+  test("a service's instances: node, address, health from all its checks, each check in words; the list links to it", async () => {
+    const { app } = ui();
+    const list = await (await app.request("/ui/dc1/services")).text();
+    expect(list).toContain('<th scope="row"><a href="/ui/dc1/services/web/instances">web</a></th>');
+    expect((await app.request("/ui/dc1/services/web", { redirect: "manual" })).headers.get("Location")).toBe("/ui/dc1/services/web/instances");
+    const html = await (await app.request("/ui/dc1/services/web/instances")).text();
+    expect([...html.matchAll(/<tr data-instance="([^"]+)">/g)].map((m) => m[1])).toEqual(["n1/web-1", "n2/web-2"]);
+    expect(html).toMatch(/<tr data-instance="n2\/web-2"><th scope="row">web-2<\/th><td class="health-critical">/);
+    expect(html).toContain("<td>[2001:db8::5]:8080</td>");
+    expect(html).toContain("<td>10.2.0.1:8080</td>");
+    expect(html).toContain("<li>ttl: critical</li>");
+    expect(html).toContain("2 instances: 1 passing, 0 warning, 1 critical");
+    expect(html).toContain("<title>web – dc1 – Causeway</title>");
+    expect(html).toContain('data-live-url="/ui/events?topic=instances&amp;dc=dc1&amp;service=web"');
+    expect(await (await app.request("/ui/dc1/services/nope/instances")).text()).toContain("This service has no instances in dc1.");
   });
 });

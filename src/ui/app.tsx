@@ -10,10 +10,11 @@ import { Hono, type Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import type { Clock } from "../platform/index.ts";
-import type { NodeInfo, ServiceSummary } from "../model/index.ts";
+import type { CheckServiceNode, NodeInfo, ServiceSummary } from "../model/index.ts";
 import { assetNamed } from "./assets.ts";
 import { Layout } from "./layout.tsx";
 import { runLiveTopic, type LiveTopic } from "./live.ts";
+import { InstancesLive, InstancesPage } from "./instances_page.tsx";
 import { NodesLive, NodesPage, parseNodesQuery } from "./nodes_page.tsx";
 import { parseServicesQuery, ServicesLive, ServicesPage } from "./services_page.tsx";
 
@@ -29,6 +30,8 @@ export interface UiDeps {
    * `token` (undefined: the agent's default token); with `wait`, a blocking read past `minIndex`.
    */
   services(dc: string, token: string | undefined, wait?: BlockingWait): Promise<Indexed<readonly ServiceSummary[]>>;
+  /** A service's instances with their checks (GET /v1/health/service/:name), as `services` reads. */
+  instances(dc: string, service: string, token: string | undefined, wait?: BlockingWait): Promise<Indexed<readonly CheckServiceNode[]>>;
   /** Every node of `dc` with its services and checks (GET /v1/internal/ui/nodes), as `services` reads. */
   nodes(dc: string, token: string | undefined, wait?: BlockingWait): Promise<Indexed<readonly NodeInfo[]>>;
   /** Times the live streams' heartbeats and push gaps. */
@@ -117,6 +120,21 @@ export function createUi(deps: UiDeps): Hono {
     return html(c, <ServicesPage frame={{ base, dc, datacenters }} all={read.value} query={parseServicesQuery((k) => c.req.query(k))} index={read.index} />);
   });
 
+  // Consul's service URL leads to its instances.
+  app.get(`${base}:dc/services/:service`, (c) => c.redirect(`${base}${c.req.param("dc")}/services/${encodeURIComponent(c.req.param("service") ?? "")}/instances`, 302));
+  app.get(`${base}:dc/services/:service/instances`, async (c) => {
+    const dc = c.req.param("dc") ?? "";
+    const service = c.req.param("service") ?? "";
+    const datacenters = await switcher(dc);
+    let read: Indexed<readonly CheckServiceNode[]>;
+    try {
+      read = await deps.instances(dc, service, token(c));
+    } catch (err) {
+      return failure(c, dc, datacenters, err);
+    }
+    return html(c, <InstancesPage frame={{ base, dc, datacenters }} service={service} all={read.value} index={read.index} />);
+  });
+
   app.get(`${base}:dc/nodes`, async (c) => {
     const dc = c.req.param("dc") ?? "";
     const datacenters = await switcher(dc);
@@ -162,6 +180,13 @@ export function createUi(deps: UiDeps): Hono {
       return {
         event: name, read: (minIndex, maxWaitMs, signal) => deps.services(dc, who, { minIndex, maxWaitMs, signal }),
         render: async (all) => String(await String(<ServicesLive base={base} dc={dc} all={all as readonly ServiceSummary[]} query={query} />)),
+      };
+    }
+    if (name === "instances") {
+      const service = get("service") ?? "";
+      return {
+        event: name, read: (minIndex, maxWaitMs, signal) => deps.instances(dc, service, who, { minIndex, maxWaitMs, signal }),
+        render: async (all) => String(await String(<InstancesLive dc={dc} service={service} all={all as readonly CheckServiceNode[]} />)),
       };
     }
     if (name === "nodes") {

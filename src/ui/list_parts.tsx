@@ -42,3 +42,8 @@ export function pageParam(v: string | undefined): number {
   const page = Number(v ?? "1");
   return Number.isInteger(page) && page > 0 ? page : 1;
 }
+
+/** "1 instance", "3 instances". */
+export function counted(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

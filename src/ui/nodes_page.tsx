@@ -6,7 +6,7 @@
  */
 import type { HealthCheck, NodeInfo } from "../model/index.ts";
 import { Layout, type Frame } from "./layout.tsx";
-import { HealthCell, healthParam, HealthSelect, pageParam, Pager, type Health } from "./list_parts.tsx";
+import { counted, HealthCell, healthParam, HealthSelect, pageParam, Pager, type Health } from "./list_parts.tsx";
 import { PAGE_SIZE } from "./services_page.tsx";
 
 export interface NodesQuery {
@@ -46,7 +46,7 @@ export function NodesLive(props: { readonly base: string; readonly dc: string; r
   const link = (p: number) => `${base}${dc}/nodes${nodesQueryString(query, p) ? `?${nodesQueryString(query, p)}` : ""}`;
   return (
     <div id="nodes-live">
-      <p id="live-counts">{`${all.length} nodes: ${counts.passing} passing, ${counts.warning} warning, ${counts.critical} critical`}</p>
+      <p id="live-counts">{`${counted(all.length, "node")}: ${counts.passing} passing, ${counts.warning} warning, ${counts.critical} critical`}</p>
       <table id="nodes">
         <caption>{`Nodes in ${dc}: ${matching.length} matching${pages > 1 ? `, page ${page} of ${pages}` : ""}`}</caption>
         <thead><tr><th scope="col">Node</th><th scope="col">Health</th><th scope="col">Address</th><th scope="col">Service instances</th><th scope="col">Checks</th></tr></thead>

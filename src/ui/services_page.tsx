@@ -6,7 +6,7 @@
  */
 import type { ServiceSummary } from "../model/index.ts";
 import { Layout, type Frame } from "./layout.tsx";
-import { HealthCell, healthParam, HealthSelect, pageParam, Pager, type Health } from "./list_parts.tsx";
+import { counted, HealthCell, healthParam, HealthSelect, pageParam, Pager, type Health } from "./list_parts.tsx";
 
 export const PAGE_SIZE = 50;
 
@@ -63,7 +63,7 @@ export function ServicesLive(props: { readonly base: string; readonly dc: string
   return (
     <div id="services-live">
       <p id="live-counts">
-        {`${all.length} services: ${counts.passing} passing, ${counts.warning} warning, ${counts.critical} critical`}
+        {`${counted(all.length, "service")}: ${counts.passing} passing, ${counts.warning} warning, ${counts.critical} critical`}
       </p>
       <table id="services">
         <caption>{`Services in ${dc}: ${matching.length} matching${pages > 1 ? `, page ${page} of ${pages}` : ""}`}</caption>
@@ -74,7 +74,7 @@ export function ServicesLive(props: { readonly base: string; readonly dc: string
           {rows.map((x) => {
             return (
               <tr data-service={x.Name}>
-                <th scope="row">{x.Name}</th>
+                <th scope="row"><a href={`${base}${dc}/services/${encodeURIComponent(x.Name)}/instances`}>{x.Name}</a></th>
                 <HealthCell health={healthOf(x)} detail={checksText(x)} />
                 <td>{x.Kind ?? "service"}</td>
                 <td>{x.InstanceCount}</td>

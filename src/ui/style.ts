@@ -28,6 +28,7 @@ th,td{text-align:left;padding:.4em .6em;border-bottom:1px solid var(--line);vert
 th{background:var(--head)}
 .health-passing{color:var(--ok)}.health-warning{color:var(--warn)}.health-critical{color:var(--crit)}
 .tags{color:var(--muted);font-size:.9em}
+ul.checks{margin:0;padding-left:1.1em}
 .pager{display:flex;gap:1em;margin-top:1em}
 .live{margin-left:auto;color:var(--muted);font-size:.9em}
 `;

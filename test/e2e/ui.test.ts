@@ -31,7 +31,7 @@ test("/ and /ui/ lead to the services page, which lists the catalog's services w
   expect(res.headers.get("Content-Security-Policy")).toContain("default-src 'self'");
   const html = await res.text();
   expect(html).toContain('<tr data-service="consul">');
-  expect(html).toMatch(/<tr data-service="web"><th scope="row">web<\/th><td class="health-critical">/);
+  expect(html).toMatch(/<tr data-service="web"><th scope="row"><a href="\/ui\/dc1\/services\/web\/instances">web<\/a><\/th><td class="health-critical">/);
   expect(html).toContain("<title>Services – dc1 – Causeway</title>");
   // Its assets come from the agent itself.
   const css = /href="(\/ui\/assets\/style-[0-9a-f]+\.css)"/.exec(html)![1]!;

@@ -3,7 +3,8 @@
  * (rows, health in words, counts), live updates without a reload (a service registered over the API
  * appears within 2 s; failing a check turns its row critical), the keyboard shortcut, zero axe
  * violations (WCAG 2 A and AA) in light and dark, and no request leaving 127.0.0.1. Nodes: rows and
- * health, a node registered over the API appears live, axe in both themes. Screenshots go to
+ * health, a node registered over the API appears live, axe in both themes. A service's instances:
+ * reached from the list, a failing check turns its row critical live, axe. Screenshots go to
  * test/ui/screenshots/ (not committed) for a person to look at.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -97,3 +98,24 @@ for (const scheme of ["light", "dark"] as const) {
     }
   }, 60_000);
 }
+
+test("a service's instances: reached from the list, a failing check turns the row critical live, no axe violations", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const refused = await offlineGuard(page);
+  try {
+    await page.goto(`${agent.httpUrl}/ui/dc1/services`);
+    await page.getByRole("link", { name: "db", exact: true }).click();
+    await page.waitForURL(/\/ui\/dc1\/services\/db\/instances$/);
+    await page.waitForSelector('body[data-live="on"]', { timeout: 5_000 });
+    expect(await page.locator("h1").textContent()).toBe("db");
+    expect(await page.locator('tr[data-instance="n2/db"] td').first().textContent()).toContain("warning");
+    expect((await register("n2", "db", "critical")).json).toBe(true);
+    await page.waitForSelector('tr[data-instance="n2/db"] td.health-critical', { timeout: 2_000 });
+    expect(await page.locator('tr[data-instance="n2/db"] ul.checks').textContent()).toContain("db: critical");
+    await page.screenshot({ path: join(SHOTS, "instances-light.png"), fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
+    expect(refused).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}, 60_000);

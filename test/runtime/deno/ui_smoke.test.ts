@@ -10,6 +10,7 @@ Deno.test("ui: the services page renders and its stylesheet is served", async ()
     datacenter: "dc1", contentPath: "/ui/", datacenters: () => ["dc1"],
     services: async () => ({ value: [{ Name: "web", Tags: [], Nodes: ["n1"], InstanceCount: 1, ChecksPassing: 1, ChecksWarning: 0, ChecksCritical: 0, ExternalSources: [] }], index: 1 }),
     nodes: async () => ({ value: [], index: 1 }),
+    instances: async () => ({ value: [], index: 1 }),
     clock: systemClock(),
   });
   const res = await app.request("/ui/dc1/services");
