@@ -86,11 +86,6 @@ const fromUtf8 = new TextDecoder();
 
 /** `text` as 4 (`family` 4) or 16 address bytes; a DnsWireError otherwise. */
 function addressBytes(text: string, family: 4 | 6): Uint8Array {
-  if (family === 4) {
-    // The common case, without the general parser: four decimal octets.
-    const parts = text.split(".");
-    if (parts.length === 4 && parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255)) return Uint8Array.from(parts, Number);
-  }
   let b: Uint8Array | undefined;
   try {
     b = parseIp(text);

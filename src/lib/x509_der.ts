@@ -104,10 +104,29 @@ export function parseIp(text: string): Uint8Array {
   throw new Error(`invalid IP address "${text}"`);
 }
 
+/**
+ * Four decimal octets, no leading zeros: one pass over the characters (no split, no regex), since DNS
+ * answers encode an address per record on their hot path.
+ */
 function parseIpv4(text: string): Uint8Array | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255)) return undefined;
-  return Uint8Array.from(parts.map(Number));
+  const out = new Uint8Array(4);
+  let part = 0, value = 0, digits = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 46; // a final "." closes the last octet
+    if (c === 46) {
+      if (digits === 0 || part > 3) return undefined;
+      out[part++] = value;
+      value = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && value === 0) return undefined; // a leading zero
+      value = value * 10 + (c - 48);
+      if (++digits > 3 || value > 255) return undefined;
+    } else {
+      return undefined;
+    }
+  }
+  return part === 4 ? out : undefined;
 }
 
 function parseIpv6(text: string): Uint8Array | undefined {
