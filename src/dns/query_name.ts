@@ -32,15 +32,26 @@ export interface ParsedName {
 const KINDS = new Set(["service", "connect", "ingress", "node", "query", "addr"]);
 const INVALID: DnsLookup = { kind: "invalid" };
 
-/** `domain` and `altDomain` lower case with a trailing dot ("consul."), altDomain "" when unset. */
-export function parseQueryName(qname: string, qtype: number, domain: string, altDomain: string): ParsedName {
+/** The configured domains ("consul.", alt or ""), lower case without the dot, longest first: what `domainIn` matches. */
+export function servedDomains(domain: string, altDomain: string): string[] {
+  return [domain, altDomain].filter((d) => d !== "").map((d) => d.replace(/\.$/, "")).sort((a, b) => b.length - a.length);
+}
+
+/** The domain (of `servedDomains`) `name` lies in, at a label boundary, spelled as the name spells it; undefined for other names. */
+export function domainIn(name: string, domains: readonly string[]): string | undefined {
+  const bare = name.replace(/\.$/, "");
+  const lower = bare.toLowerCase();
+  const d = domains.find((x) => lower === x || lower.endsWith(`.${x}`));
+  return d === undefined ? undefined : bare.slice(bare.length - d.length);
+}
+
+/** `domain` and `altDomain` lower case with a trailing dot ("consul."), altDomain "" when unset; or the served list precomputed. */
+export function parseQueryName(qname: string, qtype: number, domain: string, altDomain: string, domains = servedDomains(domain, altDomain)): ParsedName {
   const name = qname.replace(/\.$/, "");
   const lower = name.toLowerCase();
-  const domains = [domain, altDomain].filter((d) => d !== "").map((d) => d.replace(/\.$/, "")).sort((a, b) => b.length - a.length);
-  const suffix = domains.find((d) => lower === d || lower.endsWith(`.${d}`));
-  if (suffix === undefined) return { lookup: INVALID, responseDomain: domain.replace(/\.$/, ""), relative: lower };
-  const relative = lower === suffix ? "" : lower.slice(0, lower.length - suffix.length - 1);
-  const responseDomain = name.slice(name.length - suffix.length);
+  const responseDomain = domainIn(name, domains);
+  if (responseDomain === undefined) return { lookup: INVALID, responseDomain: domain.replace(/\.$/, ""), relative: lower };
+  const relative = lower.length === responseDomain.length ? "" : lower.slice(0, lower.length - responseDomain.length - 1);
   return { lookup: lookupOf(relative === "" ? [] : relative.split("."), qtype), responseDomain, relative };
 }
 

@@ -6,7 +6,7 @@
  * without resolving them.
  */
 import { isIP } from "node:net";
-import { formatIp } from "../lib/index.ts";
+import { formatIp, parseIp } from "../lib/index.ts";
 import type { CheckServiceNode, HealthCheck, Node } from "../model/index.ts";
 import { DnsClass, DnsType, type DnsRecord } from "./wire.ts";
 
@@ -104,16 +104,27 @@ export function instanceRecords(o: {
 
 /** `<hex>.addr.<dc>.<domain>`: the address as lower-case hex, 8 digits for IPv4, 32 for IPv6. */
 export function addrName(ip: string, datacenter: string, domain: string): string {
-  let hex: string;
-  if (isIP(ip) === 4) hex = ip.split(".").map((o) => Number(o).toString(16).padStart(2, "0")).join("");
-  else {
-    const [head, tail] = ip.includes("::") ? ip.split("::") as [string, string] : [ip, undefined];
-    const h = head === "" ? [] : head.split(":");
-    const t = tail === undefined || tail === "" ? [] : tail.split(":");
-    const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill("0"), ...t];
-    hex = groups.map((g) => g.padStart(4, "0")).join("").toLowerCase();
+  return `${ipHex(ip)}.addr.${datacenter}.${domain}`;
+}
+
+/** An address's bytes as lower-case hex (8 digits for IPv4, 32 for IPv6); "" for anything else. */
+function ipHex(ip: string): string {
+  let bytes: Uint8Array;
+  try {
+    bytes = parseIp(ip);
+  } catch {
+    return "";
   }
-  return `${hex}.addr.${datacenter}.${domain}`;
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The canonical text of an address ("::0:1" -> "::1"), or undefined when it is not one. */
+export function canonicalIp(text: string): string | undefined {
+  try {
+    return formatIp(parseIp(text));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The address an `in-addr.arpa` or `ip6.arpa` name spells ("4.3.2.1.in-addr.arpa" -> "1.2.3.4"), or undefined. */
@@ -132,14 +143,4 @@ export function reverseLookupAddress(name: string): string | undefined {
     return formatIp(bytes);
   }
   return undefined;
-}
-
-/** The reverse-lookup name of an IP address ("1.2.3.4" -> "4.3.2.1.in-addr.arpa"); "" for anything else. */
-export function reverseName(ip: string): string {
-  if (isIP(ip) === 4) return `${ip.split(".").reverse().join(".")}.in-addr.arpa`;
-  if (isIP(ip) === 6) {
-    const hex = addrName(ip, "", "").split(".")[0]!;
-    return `${hex.split("").reverse().join(".")}.ip6.arpa`;
-  }
-  return "";
 }

@@ -60,6 +60,8 @@ describe("dns_config knobs", () => {
     expect(nx.authority.map((x) => [x.name, x.ttl, x.data])).toEqual([["consul", 40, { type: "SOA", soa: { mname: "ns.consul", rname: "hostmaster.consul", serial: 1_000, refresh: 10, retry: 20, expire: 30, minimum: 40 } }]]);
     expect(addresses(await ask(r, "n0.node.alt.example"))).toEqual(["10.0.0.1"]);
     expect((await ask(r, "nope.node.alt.example")).authority[0]?.name).toBe("alt.example");
+    // A reverse lookup names the primary domain even with a longer alt domain.
+    expect((await ask(r, "1.0.0.10.in-addr.arpa", DnsType.PTR)).authority[0]?.name).toBe("consul");
     const srv = await ask(r, "web.service.alt.example", DnsType.SRV);
     expect(srv.answers.every((x) => x.data.type === "SRV" && x.data.srv.target.endsWith(".node.dc1.alt.example"))).toBe(true);
   });

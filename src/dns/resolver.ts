@@ -12,8 +12,8 @@ import type { CheckServiceNode, Node, NodeServices, ServiceNode } from "../model
 import { shuffled, type Rng } from "../platform/index.ts";
 import type { DnsConfig } from "./config.ts";
 import { serviceTtlFor } from "./config.ts";
-import { parseQueryName, type DnsLookup } from "./query_name.ts";
-import { addressRecord, healthy, instanceRecords, metaTxtRecords, nodeAddress, reverseLookupAddress, reverseName } from "./records.ts";
+import { domainIn, parseQueryName, servedDomains, type DnsLookup } from "./query_name.ts";
+import { addressRecord, canonicalIp, healthy, instanceRecords, metaTxtRecords, nodeAddress, reverseLookupAddress } from "./records.ts";
 import { trimResponse } from "./trim.ts";
 import { DnsClass, DnsRcode, DnsType, type DnsMessage, type DnsRecord } from "./wire.ts";
 
@@ -61,11 +61,11 @@ export function createDnsResolver(o: {
   readonly external?: (name: string) => Promise<readonly DnsRecord[]>;
 }): DnsResolver {
   const cfg = o.config;
-  const domains = [cfg.domain, cfg.altDomain].filter((d) => d !== "").map((d) => d.replace(/\.$/, ""));
-  const underDomain = (name: string) => {
-    const lower = name.replace(/\.$/, "").toLowerCase();
-    return domains.some((d) => lower === d || lower.endsWith(`.${d}`));
-  };
+  /** The served domains, computed once (longest first). */
+  const domains = servedDomains(cfg.domain, cfg.altDomain);
+  const underDomain = (name: string) => domainIn(name, domains) !== undefined;
+  /** The primary domain without its dot: what PTR targets and reverse-lookup SOAs use (Consul's). */
+  const primary = cfg.domain.replace(/\.$/, "");
 
   const soa = (zone: string): DnsRecord => ({
     name: zone, type: DnsType.SOA, class: DnsClass.IN, ttl: cfg.soa.minTtl,
@@ -98,13 +98,13 @@ export function createDnsResolver(o: {
   const pointer = async (qname: string): Promise<DnsRecord | undefined> => {
     const ip = reverseLookupAddress(qname);
     if (ip === undefined) return undefined;
-    // Compared in canonical form (reverseName and back), so "::0:1" and "::1" are the same node address.
-    const node = (await o.catalog.nodes(cfg.datacenter)).find((n) => reverseLookupAddress(reverseName(n.Address)) === ip);
+    // Compared in canonical form, so "::0:1" and "::1" are the same node address.
+    const node = (await o.catalog.nodes(cfg.datacenter)).find((n) => canonicalIp(n.Address) === ip);
     const ptr = (target: string): DnsRecord => ({ name: qname, type: DnsType.PTR, class: DnsClass.IN, ttl: 0, data: { type: "PTR", name: target } });
-    if (node) return ptr(`${node.Node}.node.${node.Datacenter || cfg.datacenter}.${domains[0]}`);
+    if (node) return ptr(`${node.Node}.node.${node.Datacenter || cfg.datacenter}.${primary}`);
     // Then a service registered with that address (the node's address wins, as in Consul).
     const service = (await o.catalog.servicesAt(ip, cfg.datacenter))[0];
-    return service ? ptr(`${service.ServiceName}.service.${service.Datacenter || cfg.datacenter}.${domains[0]}`) : undefined;
+    return service ? ptr(`${service.ServiceName}.service.${service.Datacenter || cfg.datacenter}.${primary}`) : undefined;
   };
 
   /**
@@ -186,7 +186,7 @@ export function createDnsResolver(o: {
   };
 
   const dispatch = async (qname: string, qtype: number, peerIp: string, depth = MAX_RECURSION): Promise<{ rcode: number; answers: DnsRecord[]; additional: DnsRecord[]; soa: boolean }> => {
-    const parsed = parseQueryName(qname, qtype, cfg.domain, cfg.altDomain);
+    const parsed = parseQueryName(qname, qtype, cfg.domain, cfg.altDomain, domains);
     const lookup = parsed.lookup;
     const nx = { rcode: DnsRcode.NXDOMAIN, answers: [], additional: [], soa: true };
     switch (lookup.kind) {
@@ -253,14 +253,14 @@ export function createDnsResolver(o: {
         }
         if (ptr) return { kind: "reply", message: reply(DnsRcode.NOERROR, { answers: [ptr] }, true) };
         if (cfg.recursors.length > 0) return { kind: "recurse" };
-        return { kind: "reply", message: reply(DnsRcode.NXDOMAIN, { authority: [soa(domains[0]!)] }, true) };
+        return { kind: "reply", message: reply(DnsRcode.NXDOMAIN, { authority: [soa(primary)] }, true) };
       }
       if (!underDomain(q.name)) {
         if (cfg.recursors.length > 0) return { kind: "recurse" };
         const refused = reply(DnsRcode.REFUSED);
         return { kind: "reply", message: { ...refused, flags: { ...refused.flags, ra: false } } };
       }
-      const zone = domainOf(q.name, domains);
+      const zone = domainIn(q.name, domains)!;
       let message: DnsMessage;
       if (q.type === DnsType.SOA) {
         const { ns, glue } = await nameservers(zone);
@@ -287,12 +287,4 @@ export function createDnsResolver(o: {
       return { kind: "reply", message: withOpt };
     },
   };
-}
-
-/** The configured domain the name ends in, spelled as in the question ("consul"). */
-function domainOf(name: string, domains: readonly string[]): string {
-  const bare = name.replace(/\.$/, "");
-  const lower = bare.toLowerCase();
-  const d = [...domains].sort((a, b) => b.length - a.length).find((x) => lower === x || lower.endsWith(`.${x}`))!;
-  return bare.slice(bare.length - d.length);
 }
