@@ -6,6 +6,7 @@
  */
 import { bindUdp, dialTcp, type Clock, type Logger } from "../platform/index.ts";
 import { recursorAddress, type DnsConfig } from "./config.ts";
+import { frameTcp, tcpMessages } from "./tcp_framing.ts";
 import { decodeMessage, DnsRcode, DnsType, encodeMessage, type DnsRecord } from "./wire.ts";
 
 export interface Recursors {
@@ -81,19 +82,11 @@ async function exchangeTcp(addr: string, bytes: Uint8Array, timeoutMs: number, c
   const s = await dialTcp({ host, port, timeoutMs });
   try {
     const got = new Promise<Uint8Array>((resolve, reject) => {
-      let buf = new Uint8Array(0);
-      s.on("data", (c: Uint8Array) => {
-        const n = new Uint8Array(buf.length + c.length);
-        n.set(buf);
-        n.set(c, buf.length);
-        buf = n;
-        if (buf.length >= 2 && buf.length >= 2 + ((buf[0]! << 8) | buf[1]!)) resolve(buf.slice(2, 2 + ((buf[0]! << 8) | buf[1]!)));
-      });
+      s.on("data", tcpMessages(resolve));
       s.on("error", reject);
       s.on("close", () => reject(new Error(`${addr} closed the connection`)));
     });
-    s.write(Uint8Array.of(bytes.length >> 8, bytes.length & 0xff));
-    s.write(bytes);
+    s.write(frameTcp(bytes));
     return await withTimeout(got, timeoutMs, addr, clock);
   } finally {
     s.destroy();

@@ -266,6 +266,8 @@ describe("DNS server over UDP and TCP", () => {
     expect(tcp).toContain("status: NOERROR");
     expect(server.tcpPort).toBe(server.udpPort);
     expect(tcp).toMatch(/web\.service\.consul\.\s+0\s+IN\s+SRV\s+1 1 808[01] (foo|bar)\.node\.dc1\.consul\./);
+    // A name outside the domain over TCP goes to the recursor over TCP too.
+    expect((await dig(server.tcpPort, ["+tcp", "+short", "foo.node.example", "A"])).trim()).toBe("127.0.0.7");
     const nx = await dig(server.udpPort, ["nope.node.consul", "A"]);
     expect(nx).toContain("status: NXDOMAIN");
     expect(nx).toMatch(/consul\.\s+0\s+IN\s+SOA\s+ns\.consul\. hostmaster\.consul\. 1700000000 3600 600 86400 0/);

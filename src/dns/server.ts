@@ -9,6 +9,7 @@ import type * as net from "node:net";
 import { bindUdp, listenTcp, type Clock, type Logger, type UdpEndpoint, type TcpListener } from "../platform/index.ts";
 import type { DnsConfig } from "./config.ts";
 import { createRecursors } from "./recursors.ts";
+import { frameTcp, tcpMessages } from "./tcp_framing.ts";
 import type { DnsResolver } from "./resolver.ts";
 import { decodeMessage, DnsRcode, DnsType, DnsWireError, encodeMessage, type DnsMessage } from "./wire.ts";
 
@@ -131,28 +132,16 @@ function servfail(req: DnsMessage, ra: boolean): DnsMessage {
 /** RFC 1035 4.2.2: each message on a TCP connection has a two-byte length prefix; many may follow. */
 function serveTcp(socket: net.Socket, handle: (b: Uint8Array, t: "tcp", peer: string) => Promise<Uint8Array | undefined>, log: Logger): void {
   const peer = `${socket.remoteAddress}:${socket.remotePort}`;
-  let buf = new Uint8Array(0);
   socket.setTimeout(10_000, () => socket.destroy());
   socket.on("error", () => socket.destroy());
-  socket.on("data", (chunk: Uint8Array) => {
-    const next = new Uint8Array(buf.length + chunk.length);
-    next.set(buf);
-    next.set(chunk, buf.length);
-    buf = next;
-    while (buf.length >= 2) {
-      const len = (buf[0]! << 8) | buf[1]!;
-      if (buf.length < 2 + len) break;
-      const msg = buf.slice(2, 2 + len);
-      buf = buf.slice(2 + len);
-      void handle(msg, "tcp", peer).then((out) => {
-        if (!out) return void socket.destroy();
-        if (out.length > MAX_TCP_MESSAGE) return void log.warn("dns: reply too large for TCP", { peer, bytes: out.length });
-        socket.write(Uint8Array.of(out.length >> 8, out.length & 0xff));
-        socket.write(out);
-      }).catch((err: unknown) => {
-        log.debug("dns: tcp reply failed", { peer, error: err });
-        socket.destroy();
-      });
-    }
-  });
+  socket.on("data", tcpMessages((msg) => {
+    void handle(msg, "tcp", peer).then((out) => {
+      if (!out) return void socket.destroy();
+      if (out.length > MAX_TCP_MESSAGE) return void log.warn("dns: reply too large for TCP", { peer, bytes: out.length });
+      socket.write(frameTcp(out));
+    }).catch((err: unknown) => {
+      log.debug("dns: tcp reply failed", { peer, error: err });
+      socket.destroy();
+    });
+  }));
 }

@@ -94,3 +94,16 @@ describe("DNS wire format", () => {
     expect(refused).toBeGreaterThan(1000);
   });
 });
+
+describe("DNS over TCP framing", () => {
+  test("messages split across chunks and several in one chunk come out whole and in order", async () => {
+    const { frameTcp, tcpMessages } = await import("./tcp_framing.ts");
+    const got: number[][] = [];
+    const feed = tcpMessages((m) => void got.push([...m]));
+    const stream = Uint8Array.from([...frameTcp(Uint8Array.of(1, 2, 3)), ...frameTcp(Uint8Array.of()), ...frameTcp(Uint8Array.of(9))]);
+    feed(stream.subarray(0, 1));
+    feed(stream.subarray(1, 4));
+    feed(stream.subarray(4));
+    expect(got).toEqual([[1, 2, 3], [], [9]]);
+  });
+});
