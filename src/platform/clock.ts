@@ -65,3 +65,22 @@ export function yieldToEventLoop(): Promise<void> {
 export function nextTimerTurn(clock: Pick<Clock, "setTimer">): Promise<void> {
   return new Promise((resolve) => void clock.setTimer(0, resolve));
 }
+
+/**
+ * Waits `ms` on `clock`: resolves true once they passed, or false as soon as `signal` aborts (the
+ * timer then cancelled). A signal already aborted resolves false at once.
+ */
+export function delay(clock: Clock, ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const onAbort = () => {
+      cancel();
+      resolve(false);
+    };
+    const cancel = clock.setTimer(Math.max(0, ms), () => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    });
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -3,7 +3,7 @@
  * (golang.org/x/time/rate's Limiter as Consul uses it), Consul's RetryWaiter and retryLoopBackoff
  * waits, and sleeps and awaits that end when the routine is stopped.
  */
-import type { Clock, Rng } from "../platform/index.ts";
+import { delay, type Clock, type Rng } from "../platform/index.ts";
 import { abortable, isAbortError } from "../rpc/index.ts";
 
 /** Thrown (and swallowed by the routines) when a wait or call is cut short by stop(). */
@@ -55,19 +55,8 @@ export function loopBackoffMs(failures: number, maxMs: number): number {
 }
 
 /** Resolves after `ms` on `clock`; rejects with RoutineStopped (the timer cancelled) when `signal` aborts first. */
-export function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(new RoutineStopped());
-    const onAbort = () => {
-      cancel();
-      reject(new RoutineStopped());
-    };
-    const cancel = clock.setTimer(Math.max(0, ms), () => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    });
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+export async function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  if (!(await delay(clock, ms, signal))) throw new RoutineStopped();
 }
 
 /**

@@ -4,7 +4,7 @@
  * of changes coalesce into one push), resuming after `since` (the page's index, or the stream's
  * Last-Event-ID). No timers of its own: time comes from the injected clock.
  */
-import type { Clock } from "../platform/index.ts";
+import { delay, type Clock } from "../platform/index.ts";
 
 export interface LivePush {
   readonly event: string;
@@ -37,7 +37,7 @@ export async function runLiveTopic<T>(o: {
     // An index that went backwards (a restored snapshot) resets, as Consul's blocking clients do.
     if (r.index === index) continue;
     const wait = lastPush + gap - o.clock.monotonic();
-    if (wait > 0) await sleep(o.clock, wait, o.signal);
+    if (wait > 0) await delay(o.clock, wait, o.signal);
     if (o.signal.aborted) return;
     index = r.index < index ? 0 : r.index;
     // Read again after the wait so the push carries the latest state of the burst.
@@ -47,18 +47,4 @@ export async function runLiveTopic<T>(o: {
     await o.push({ event: o.topic.event, id: String(latest.index), data: await o.topic.render(latest.value) });
     lastPush = o.clock.monotonic();
   }
-}
-
-function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const cancel = clock.setTimer(ms, () => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    });
-    const onAbort = () => {
-      cancel();
-      resolve();
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
