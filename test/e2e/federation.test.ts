@@ -15,7 +15,7 @@
  * afterAll, by PID and by name; E2E_AGENT_OUTPUT=1 prints every process's output at the end.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { connect as tlsConnect } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,11 +42,7 @@ const putVia = (from: string, to: string, key: string, value: string, i = 0) =>
 
 beforeAll(() => lab.start(), 240_000);
 
-afterAll(async () => {
-  if (process.env.E2E_AGENT_OUTPUT || failed) console.log(lab.dump());
-  await lab.destroy();
-  rmSync(work, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => lab.close(failed), 60_000);
 
 /** Marks the run failed (so afterAll prints the processes' output) when `body` throws. */
 const step = (name: string, body: () => Promise<void>, ms: number) =>

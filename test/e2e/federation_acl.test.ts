@@ -9,7 +9,7 @@
  * Needs root (namespaces, nftables); CI runs as root. Every process and namespace is removed in afterAll.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentCall, poll } from "../harness/agent_process.ts";
@@ -28,11 +28,7 @@ const as = (dc: string, token: string, method: string, path: string, body?: unkn
 
 beforeAll(() => lab.start(), 240_000);
 
-afterAll(async () => {
-  if (process.env.E2E_AGENT_OUTPUT || failed) console.log(lab.dump());
-  await lab.destroy();
-  rmSync(work, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => lab.close(failed), 60_000);
 
 test("the secondary replicates ACLs through the gateways; a primary's token works there until revoked", async () => {
   try {

@@ -16,7 +16,7 @@
  *   on all gateways); nftables `numgen random`, since this kernel has no netem qdisc.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { poll, startAgentProcess, type AgentProcess } from "../../harness/agent_process.ts";
 import { NetLab } from "../../harness/netns.ts";
@@ -328,6 +328,16 @@ table ip nat {
       });
     }
     return lines.sort().join("\n");
+  }
+
+  /**
+   * afterAll's work: prints every process's output when `printOutput` (a failed run, or
+   * E2E_AGENT_OUTPUT), then destroys the lab and removes its work directory.
+   */
+  async close(printOutput: boolean): Promise<void> {
+    if (printOutput || process.env.E2E_AGENT_OUTPUT) console.log(this.dump());
+    await this.destroy();
+    rmSync(this.work, { recursive: true, force: true });
   }
 
   /** Kills every process and removes every namespace (by PID and by name). */
