@@ -3,8 +3,7 @@
  * address. startAgent (agent.ts) builds the parts; this is where they become the API's dependencies.
  */
 import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/index.ts";
-import type { ReadQuery } from "../model/index.ts";
-import { createUi, normalizeContentPath, type BlockingWait } from "../ui/index.ts";
+import { createUi, normalizeContentPath } from "../ui/index.ts";
 import { serveHttp, systemClock, type HttpServerHandle, type Logger, type LogTap, type LogTaps } from "../platform/index.ts";
 import type { RunningServer } from "../server/index.ts";
 import { checkAclSubject, serviceAclSubjects } from "./acl_subjects.ts";
@@ -107,7 +106,7 @@ export function startAgentHttp(p: AgentHttpParts): Promise<HttpServerHandle> {
     } : {}),
     logError: (err, request) => httpLog.error("request failed", { method: request.method, path: request.path, error: err }),
   });
-  const ui = config.ui.enabled ? webUi(p) : undefined;
+  const ui = config.ui.enabled ? webUi(p, app) : undefined;
   return serveHttp({
     host: config.clientAddr,
     port: config.ports.http,
@@ -118,26 +117,22 @@ export function startAgentHttp(p: AgentHttpParts): Promise<HttpServerHandle> {
   });
 }
 
-/** The web UI over the agent's reads, and which paths are its: the content path, and "/" (Consul redirects it to the UI). */
-function webUi(p: AgentHttpParts): { app: ReturnType<typeof createUi>; serves(path: string): boolean } {
+/**
+ * The web UI over the agent's own API (in process: the same handlers and ACL checks as over the
+ * network), and which paths are its: the content path, and "/" (Consul redirects it to the UI).
+ */
+function webUi(p: AgentHttpParts, api: ReturnType<typeof createHttpApi>): { app: ReturnType<typeof createUi>; serves(path: string): boolean } {
   const base = normalizeContentPath(p.config.ui.contentPath);
-  const state = p.stateAccess;
-  /** A read of `dc` as the holder of `token`, blocking past `wait.minIndex` when given. */
-  const read = async <Q extends ReadQuery>(q: Q, dc: string, token: string | undefined, wait?: BlockingWait) => {
-    if (!state) throw new Error("the replicated state is not reachable from this agent");
-    const r = await state.read(q, {
-      datacenter: dc === p.config.datacenter ? undefined : dc, consistency: "default", minIndex: wait?.minIndex ?? 0, maxWaitMs: wait?.maxWaitMs ?? 0, token,
-      ...(wait ? { signal: wait.signal } : {}),
-    });
-    return { value: r.value, index: r.meta.index };
-  };
   const app = createUi({
     datacenter: p.config.datacenter,
     contentPath: base,
     datacenters: p.datacenters,
-    services: (dc, token, wait) => read({ type: "ui-services" }, dc, token, wait),
-    nodes: (dc, token, wait) => read({ type: "ui-nodes" }, dc, token, wait),
-    instances: (dc, service, token, wait) => read({ type: "health-service-nodes", service, passingOnly: false, connect: false }, dc, token, wait),
+    api: (call) => {
+      const headers = new Headers();
+      if (call.token) headers.set("X-Consul-Token", call.token);
+      const init: RequestInit = { method: call.method ?? "GET", headers, ...(call.body !== undefined ? { body: call.body } : {}), ...(call.signal ? { signal: call.signal } : {}) };
+      return Promise.resolve(api.fetch(new Request(`http://ui.internal${call.path}`, init), { remoteAddress: "127.0.0.1" }));
+    },
     clock: systemClock(),
   });
   return { app, serves: (path) => path === "/" || path === base.replace(/\/$/, "") || path.startsWith(base) };

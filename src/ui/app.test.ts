@@ -2,8 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import type { CheckServiceNode, NodeInfo, ServiceSummary } from "../model/index.ts";
 import { systemClock } from "../platform/index.ts";
-import { createUi, normalizeContentPath, TOKEN_COOKIE, type UiDeps } from "./app.tsx";
-import { LIVE, STYLE } from "./assets.ts";
+import { blockingOf, fakeApi, type FakeRoute } from "../../test/harness/ui_api.ts";
+import { createUi, normalizeContentPath, TOKEN_COOKIE } from "./app.tsx";
+import { buildAssets } from "./assets.ts";
+import { PAGES } from "./pages.ts";
 import { counted } from "./list_parts.tsx";
 import { checksText, filterServices, healthOf, PAGE_SIZE, parseServicesQuery } from "./services_page.tsx";
 
@@ -30,22 +32,22 @@ const instance = (node: string, id: string, status: string, address = ""): Check
 });
 const INSTANCES = [instance("n1", "web-1", "passing"), instance("n2", "web-2", "critical", "2001:db8::5")];
 
-function ui(over: Partial<UiDeps> = {}) {
-  const asked: { dc: string; token: string | undefined }[] = [];
-  const app = createUi({
-    datacenter: "dc1", contentPath: "/ui/", datacenters: () => ["dc1", "dc2"],
-    services: async (dc, token) => {
-      asked.push({ dc, token });
-      if (dc === "dc9") throw new Error("No path to datacenter");
-      return { value: SEEDED, index: 5 };
+/** The UI over a fake API; `over` replaces its routes ("GET /v1/..."). */
+function ui(over: Record<string, FakeRoute> = {}, contentPath = "/ui/") {
+  const fake = fakeApi({
+    "GET /v1/internal/ui/services": (url) => {
+      if (url.searchParams.get("dc") === "dc9") return { status: 500, text: "No path to datacenter" };
+      return { json: SEEDED, index: 5 };
     },
-    nodes: async () => ({ value: NODES, index: 3 }),
-    instances: async (_dc, service) => ({ value: service === "web" ? INSTANCES : [], index: 4 }),
-    clock: systemClock(),
+    "GET /v1/internal/ui/nodes": () => ({ json: NODES, index: 3 }),
+    "GET /v1/health/service/*": (url) => ({ json: url.pathname.endsWith("/web") ? INSTANCES : [], index: 4 }),
     ...over,
   });
+  const app = createUi({ datacenter: "dc1", contentPath, datacenters: () => ["dc1", "dc2"], api: fake.api, clock: systemClock() });
+  const asked = () => fake.calls.map((c) => ({ path: c.path, token: c.token }));
   return { app, asked };
 }
+const { style: STYLE, client: LIVE } = buildAssets(PAGES);
 
 /** The text of every element matching a simple `<tag ...data-x="...">` pattern, for assertions on HTML. */
 const rows = (html: string) => [...html.matchAll(/<tr data-service="([^"]+)">/g)].map((m) => m[1]);
@@ -79,7 +81,7 @@ describe("the web UI's services page", () => {
     // The datacenter switcher, the current one marked.
     expect(html).toContain('<a href="/ui/dc2/services">dc2</a>');
     expect(html).toContain('<a href="/ui/dc1/services" aria-current="page">dc1</a>');
-    expect(asked).toEqual([{ dc: "dc1", token: "secret-1" }]);
+    expect(asked()).toEqual([{ path: "/v1/internal/ui/services", token: "secret-1" }]);
   });
 
   test("filters by name, tag, health and kind, as a GET form that works without JavaScript", async () => {
@@ -97,7 +99,7 @@ describe("the web UI's services page", () => {
 
   test("paging: 50 rows a page, previous and next links keep the filters", async () => {
     const many = Array.from({ length: 120 }, (_, i) => summary(`svc-${String(i).padStart(3, "0")}`, { Tags: ["t"] }));
-    const { app } = ui({ services: async () => ({ value: many, index: 1 }) });
+    const { app } = ui({ "GET /v1/internal/ui/services": () => ({ json: many, index: 1 }) });
     const first = await (await app.request("/ui/dc1/services?tag=t")).text();
     expect(rows(first)).toHaveLength(PAGE_SIZE);
     expect(first).toContain("120 matching, page 1 of 3");
@@ -113,11 +115,7 @@ describe("the web UI's services page", () => {
     const res = await app.request("/ui/dc9/services");
     expect(res.status).toBe(404);
     expect(await res.text()).toContain("There is no datacenter called dc9.");
-    const custom = createUi({
-      datacenter: "dc1", contentPath: "consul/ui", datacenters: () => ["dc1"], services: async () => ({ value: SEEDED, index: 1 }), nodes: async () => ({ value: NODES, index: 1 }),
-      instances: async () => ({ value: [], index: 1 }),
-      clock: systemClock(),
-    });
+    const { app: custom } = ui({}, "consul/ui");
     const html = await (await custom.request("/consul/ui/dc1/services")).text();
     const links = [...html.matchAll(/(?:href|src|action)="([^"]+)"/g)].map((m) => m[1]!).filter((l) => !l.startsWith("#"));
     expect(links.length).toBeGreaterThan(5);
@@ -156,10 +154,11 @@ describe("the web UI's services page", () => {
     let current = { value: SEEDED, index: 5 };
     let changed!: () => void;
     const change = new Promise<void>((r) => (changed = r));
-    const { app } = ui({
-      services: async (_dc, _token, wait) => {
-        if (wait && wait.minIndex >= current.index) await Promise.race([change, new Promise((r) => wait.signal.addEventListener("abort", r))]);
-        return current;
+    const { app, asked } = ui({
+      "GET /v1/internal/ui/services": async (url, call) => {
+        const wait = blockingOf(url);
+        if (wait.blocking && wait.minIndex >= current.index) await Promise.race([change, new Promise((r) => call.signal?.addEventListener("abort", r))]);
+        return { json: current.value, index: current.index };
       },
     });
     const page = await (await app.request("/ui/dc1/services?tag=v2")).text();
@@ -177,10 +176,12 @@ describe("the web UI's services page", () => {
     current = { value: [...SEEDED, summary("zeta", { Tags: ["v2"] })], index: 9 };
     changed();
     await until("id: 9");
-    const event = text.slice(text.indexOf("event: services"));
+    const event = text.slice(text.indexOf("event: fragment"));
     expect(event).toContain('<tr data-service="zeta">');
     expect(event).not.toContain('<tr data-service="db">'); // the page's own filter (tag v2) applies
     expect(event).toContain("id: 9");
+    // The stream's reads block on the API with the page's index.
+    expect(asked().map((a) => a.path)).toContain("/v1/internal/ui/services?index=5&wait=60000ms");
     abort.abort();
     await reader.cancel().catch(() => {});
   });

@@ -1,2 +1,2 @@
-/** The web UI (issue 21): server-rendered pages over the same reads as src/http. */
-export { createUi, normalizeContentPath, TOKEN_COOKIE, type BlockingWait, type Indexed, type UiDeps } from "./app.tsx";
+/** The web UI (issue 21): server-rendered pages over the agent's own /v1 API. */
+export { createUi, normalizeContentPath, TOKEN_COOKIE, type ApiCall, type UiDeps } from "./app.tsx";

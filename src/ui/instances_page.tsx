@@ -5,7 +5,9 @@
  * the health endpoints count them), its checks by name and status, and its tags. Pure.
  */
 import type { CheckServiceNode } from "../model/index.ts";
-import { Layout, type Frame } from "./layout.tsx";
+import { Layout, type PageFrame } from "./layout.tsx";
+import type { Indexed, UiPageModule } from "./page.ts";
+import { ServiceTabs } from "./service_tabs.tsx";
 import { counted, HealthCell, type Health } from "./list_parts.tsx";
 
 /** The worst status of an instance's checks (node and service); passing when it has none. */
@@ -49,15 +51,46 @@ export function InstancesLive(props: { readonly dc: string; readonly service: st
   );
 }
 
-export function InstancesPage(props: { readonly frame: Omit<Frame, "section" | "title">; readonly service: string; readonly all: readonly CheckServiceNode[]; readonly index: number }) {
+export function InstancesPage(props: { readonly frame: PageFrame; readonly service: string; readonly all: readonly CheckServiceNode[]; readonly index: number }) {
   const { frame, service, all, index } = props;
   const { base, dc } = frame;
   const live = `${base}events?topic=instances&dc=${encodeURIComponent(dc)}&service=${encodeURIComponent(service)}`;
   return (
     <Layout {...frame} section="services" title={service} live={{ url: live, index }}>
-      <nav aria-label="Breadcrumb"><a href={`${base}${dc}/services`}>All services</a></nav>
+      <ServiceTabs base={base} dc={dc} service={service} current="instances" />
       <InstancesLive dc={dc} service={service} all={all} />
       <p><a href={`${base}${dc}/services/${encodeURIComponent(service)}/instances`}>Refresh</a></p>
     </Layout>
   );
 }
+
+/** `/v1/health/service/:name`: every instance with its checks. */
+const instancesPath = (service: string) => `/v1/health/service/${encodeURIComponent(service)}`;
+
+/** A service's instances (and Consul's bare service URL, which leads there) with its live topic. */
+export const instancesPages: UiPageModule = {
+  routes(app, ctx) {
+    const { base } = ctx;
+    app.get(`${base}:dc/services/:service`, (c) => c.redirect(`${base}${c.req.param("dc")}/services/${encodeURIComponent(c.req.param("service") ?? "")}/instances`, 302));
+    app.get(`${base}:dc/services/:service/instances`, async (c) => {
+      const dc = c.req.param("dc") ?? "";
+      const service = c.req.param("service") ?? "";
+      let read: Indexed<CheckServiceNode[]>;
+      try {
+        read = await ctx.read<CheckServiceNode[]>(instancesPath(service), dc, ctx.token(c));
+      } catch (err) {
+        return ctx.failure(c, dc, err);
+      }
+      return ctx.html(c, <InstancesPage frame={await ctx.frame(c, dc)} service={service} all={read.value} index={read.index} />);
+    });
+  },
+  topics: {
+    instances: (ctx, dc, token, get) => {
+      const service = get("service") ?? "";
+      return {
+        read: (minIndex, maxWaitMs, signal) => ctx.read<CheckServiceNode[]>(instancesPath(service), dc, token, { minIndex, maxWaitMs, signal }),
+        render: async (all) => String(await String(<InstancesLive dc={dc} service={service} all={all as readonly CheckServiceNode[]} />)),
+      };
+    },
+  },
+};

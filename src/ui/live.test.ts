@@ -33,7 +33,7 @@ describe("live topics", () => {
     const pushes: (LivePush & { at: number })[] = [];
     const stop = new AbortController();
     const running = runLiveTopic({
-      topic: { event: "services", read: state.read, render: (v) => `<p>${v}</p>` },
+      topic: { read: state.read, render: (v) => `<p>${v}</p>` },
       since: 10, signal: stop.signal, clock,
       push: async (p) => void pushes.push({ ...p, at: clock.monotonic() }),
     });
@@ -41,7 +41,7 @@ describe("live topics", () => {
     expect(pushes).toEqual([]);
     state.set(11);
     await runSimTimers(clock, 0, () => pushes.length === 1);
-    expect(pushes.map((p) => [p.event, p.id, p.data])).toEqual([["services", "11", "<p>11</p>"]]);
+    expect(pushes.map((p) => [p.event, p.id, p.data])).toEqual([["fragment", "11", "<p>11</p>"]]);
     // Three changes in quick succession: the next push waits out the gap and carries the last one.
     state.set(12);
     state.set(13);

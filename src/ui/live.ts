@@ -13,8 +13,10 @@ export interface LivePush {
   readonly data: string;
 }
 
+/** Every push's SSE event name: the client swaps its data in by the fragment's element id. */
+export const FRAGMENT_EVENT = "fragment";
+
 export interface LiveTopic<T> {
-  readonly event: string;
   /** A blocking read: answers once the index passes `minIndex` or `maxWaitMs` passed. */
   read(minIndex: number, maxWaitMs: number, signal: AbortSignal): Promise<{ readonly value: T; readonly index: number }>;
   render(value: T): string | Promise<string>;
@@ -44,7 +46,7 @@ export async function runLiveTopic<T>(o: {
     const latest = wait > 0 ? await o.topic.read(0, 0, o.signal) : r;
     if (o.signal.aborted) return;
     index = Math.max(index, latest.index);
-    await o.push({ event: o.topic.event, id: String(latest.index), data: await o.topic.render(latest.value) });
+    await o.push({ event: FRAGMENT_EVENT, id: String(latest.index), data: await o.topic.render(latest.value) });
     lastPush = o.clock.monotonic();
   }
 }

@@ -13,7 +13,7 @@ function open(){if(!url||es)return;es=new EventSource(url+"&since="+encodeURICom
 es.addEventListener("open",()=>{b.dataset.live="on";status("Live");});
 const swap=e=>{last=e.lastEventId||last;const t=document.createElement("template");t.innerHTML=e.data;const n=t.content.firstElementChild;const old=n&&document.getElementById(n.id);
 if(old){old.setAttribute("aria-busy","true");old.replaceWith(n);const c=document.getElementById("live-counts");status("Live. Updated: "+(c?c.textContent:""));}};
-for(const t of ["services","nodes","instances"])es.addEventListener(t,swap);
+es.addEventListener("fragment",swap);
 es.onerror=()=>{b.dataset.live="off";status("Reconnecting…");};}
 function close(){if(es){es.close();es=null;b.dataset.live="off";status("Paused while the tab is hidden");}}
 document.addEventListener("visibilitychange",()=>document.hidden?close():open());open();

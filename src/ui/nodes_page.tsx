@@ -5,7 +5,8 @@
  * and health as a GET form; 50 rows a page. Pure: data and query in, JSX out.
  */
 import type { HealthCheck, NodeInfo } from "../model/index.ts";
-import { Layout, type Frame } from "./layout.tsx";
+import { Layout, type PageFrame } from "./layout.tsx";
+import type { Indexed, UiPageModule } from "./page.ts";
 import { counted, HealthCell, healthParam, HealthSelect, pageParam, Pager, type Health } from "./list_parts.tsx";
 import { PAGE_SIZE } from "./services_page.tsx";
 
@@ -70,7 +71,7 @@ export function NodesLive(props: { readonly base: string; readonly dc: string; r
   );
 }
 
-export function NodesPage(props: { readonly frame: Omit<Frame, "section" | "title">; readonly all: readonly NodeInfo[]; readonly query: NodesQuery; readonly index: number }) {
+export function NodesPage(props: { readonly frame: PageFrame; readonly all: readonly NodeInfo[]; readonly query: NodesQuery; readonly index: number }) {
   const { frame, all, query, index } = props;
   const { base, dc } = frame;
   const qs = nodesQueryString(query);
@@ -86,3 +87,28 @@ export function NodesPage(props: { readonly frame: Omit<Frame, "section" | "titl
     </Layout>
   );
 }
+
+/** The nodes list and its live topic. */
+export const nodesPages: UiPageModule = {
+  routes(app, ctx) {
+    app.get(`${ctx.base}:dc/nodes`, async (c) => {
+      const dc = c.req.param("dc") ?? "";
+      let read: Indexed<NodeInfo[]>;
+      try {
+        read = await ctx.read<NodeInfo[]>("/v1/internal/ui/nodes", dc, ctx.token(c));
+      } catch (err) {
+        return ctx.failure(c, dc, err);
+      }
+      return ctx.html(c, <NodesPage frame={await ctx.frame(c, dc)} all={read.value} query={parseNodesQuery((k) => c.req.query(k))} index={read.index} />);
+    });
+  },
+  topics: {
+    nodes: (ctx, dc, token, get) => {
+      const query = parseNodesQuery(get);
+      return {
+        read: (minIndex, maxWaitMs, signal) => ctx.read<NodeInfo[]>("/v1/internal/ui/nodes", dc, token, { minIndex, maxWaitMs, signal }),
+        render: async (all) => String(await String(<NodesLive base={ctx.base} dc={dc} all={all as readonly NodeInfo[]} query={query} />)),
+      };
+    },
+  },
+};

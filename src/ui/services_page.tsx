@@ -5,7 +5,8 @@
  * JavaScript, "/" focuses the name filter); 50 rows a page. Pure: data and query in, JSX out.
  */
 import type { ServiceSummary } from "../model/index.ts";
-import { Layout, type Frame } from "./layout.tsx";
+import { Layout, type PageFrame } from "./layout.tsx";
+import type { Indexed, UiPageModule } from "./page.ts";
 import { counted, HealthCell, healthParam, HealthSelect, pageParam, Pager, type Health } from "./list_parts.tsx";
 
 export const PAGE_SIZE = 50;
@@ -104,7 +105,7 @@ function servicesLink(base: string, dc: string, q: ServicesQuery, p: number): st
 }
 
 export function ServicesPage(props: {
-  readonly frame: Omit<Frame, "section" | "title">; readonly all: readonly ServiceSummary[]; readonly query: ServicesQuery; readonly index: number;
+  readonly frame: PageFrame; readonly all: readonly ServiceSummary[]; readonly query: ServicesQuery; readonly index: number;
 }) {
   const { frame, all, query, index } = props;
   const { base, dc } = frame;
@@ -125,3 +126,28 @@ export function ServicesPage(props: {
     </Layout>
   );
 }
+
+/** The services list and its live topic. */
+export const servicesPages: UiPageModule = {
+  routes(app, ctx) {
+    app.get(`${ctx.base}:dc/services`, async (c) => {
+      const dc = c.req.param("dc") ?? "";
+      let read: Indexed<ServiceSummary[]>;
+      try {
+        read = await ctx.read<ServiceSummary[]>("/v1/internal/ui/services", dc, ctx.token(c));
+      } catch (err) {
+        return ctx.failure(c, dc, err);
+      }
+      return ctx.html(c, <ServicesPage frame={await ctx.frame(c, dc)} all={read.value} query={parseServicesQuery((k) => c.req.query(k))} index={read.index} />);
+    });
+  },
+  topics: {
+    services: (ctx, dc, token, get) => {
+      const query = parseServicesQuery(get);
+      return {
+        read: (minIndex, maxWaitMs, signal) => ctx.read<ServiceSummary[]>("/v1/internal/ui/services", dc, token, { minIndex, maxWaitMs, signal }),
+        render: async (all) => String(await String(<ServicesLive base={ctx.base} dc={dc} all={all as readonly ServiceSummary[]} query={query} />)),
+      };
+    },
+  },
+};

@@ -1,12 +1,15 @@
 /**
- * The UI's one stylesheet: system fonts, light and dark themes from prefers-color-scheme (AA
- * contrast in both), a visible focus ring, health shown as text with a symbol (never colour alone).
+ * The UI's one stylesheet's base: system fonts, light and dark themes from prefers-color-scheme or the
+ * reader's setting (html data-theme; AA contrast in both), a visible focus ring, health shown as text with a symbol (never colour alone).
  */
 export const UI_CSS = `
 :root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#4a5260;--line:#d0d7de;--accent:#0b57d0;--head:#f3f5f7;
 --ok:#116329;--warn:#7a4d00;--crit:#b3261e}
-@media (prefers-color-scheme:dark){:root{--bg:#0f1216;--fg:#e6e9ed;--muted:#aab2bd;--line:#39414b;--accent:#8ab4f8;--head:#1a1f26;
+@media (prefers-color-scheme:dark){:root:not([data-theme=light]){--bg:#0f1216;--fg:#e6e9ed;--muted:#aab2bd;--line:#39414b;--accent:#8ab4f8;--head:#1a1f26;
 --ok:#6fdd8b;--warn:#f2c14e;--crit:#ff8a80}}
+:root[data-theme=dark]{color-scheme:dark;--bg:#0f1216;--fg:#e6e9ed;--muted:#aab2bd;--line:#39414b;--accent:#8ab4f8;--head:#1a1f26;
+--ok:#6fdd8b;--warn:#f2c14e;--crit:#ff8a80}
+:root[data-theme=light]{color-scheme:light}
 *{box-sizing:border-box}
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;background:var(--bg);color:var(--fg)}
 a{color:var(--accent)}
@@ -31,4 +34,6 @@ th{background:var(--head)}
 ul.checks{margin:0;padding-left:1.1em}
 .pager{display:flex;gap:1em;margin-top:1em}
 .live{margin-left:auto;color:var(--muted);font-size:.9em}
+nav.tabs{border-bottom:1px solid var(--line);margin:.6em 0 1em}nav.tabs ul{gap:0}nav.tabs a{display:block;padding:.4em .8em;text-decoration:none}
+nav.tabs a[aria-current=page]{border-bottom:3px solid var(--accent)}
 `;

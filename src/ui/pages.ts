@@ -1,0 +1,16 @@
+/**
+ * Every page module of the UI. app.tsx mounts their routes and live topics; assets.ts appends their
+ * CSS and client script. Routes of one module never shadow another's (each owns its URLs).
+ */
+import { instancesPages } from "./instances_page.tsx";
+import { nodesPages } from "./nodes_page.tsx";
+import type { UiPageModule } from "./page.ts";
+import { servicesPages } from "./services_page.tsx";
+import { settingsPages } from "./settings_page.tsx";
+
+export const PAGES: readonly UiPageModule[] = [
+  servicesPages,
+  instancesPages,
+  nodesPages,
+  settingsPages,
+];
