@@ -223,3 +223,43 @@ describe("the web UI's services page", () => {
     expect(await (await app.request("/ui/dc1/services/nope/instances")).text()).toContain("This service has no instances in dc1.");
   });
 });
+
+describe("the web UI's frame", () => {
+  test("a cross-site form post is refused before any handler runs; same-origin and Origin-less posts pass", async () => {
+    const { app } = ui();
+    const post = (headers: Record<string, string>) => app.request("http://agent:8500/ui/settings", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Host: "agent:8500", ...headers }, body: "theme=dark&live=on" });
+    const refused = await post({ Origin: "http://evil.example" });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("Set-Cookie")).toBeNull();
+    expect(refused.headers.get("Content-Security-Policy")).toContain("default-src 'self'");
+    expect((await post({ Origin: "null" })).status).toBe(403);
+    const same = await post({ Origin: "http://agent:8500" });
+    expect(same.status).toBe(303);
+    expect(same.headers.get("Set-Cookie")).toContain("causeway-theme=dark");
+    expect((await post({})).status).toBe(303);
+  });
+
+  test("settings: theme and live updates kept in HttpOnly cookies, every page rendered with them; bad values are a 400 that sets nothing", async () => {
+    const { app } = ui();
+    const saved = await app.request("/ui/settings", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "theme=dark&live=off" });
+    expect(saved.headers.get("Location")).toBe("/ui/settings?saved=1");
+    const cookies = saved.headers.getSetCookie();
+    expect(cookies.every((c) => c.includes("HttpOnly") && c.includes("SameSite=Strict") && c.includes("Path=/ui/"))).toBe(true);
+    const cookie = cookies.map((c) => c.split(";")[0]).join("; ");
+    const page = await (await app.request("/ui/dc1/services", { headers: { Cookie: cookie } })).text();
+    expect(page).toContain('<html lang="en" data-theme="dark">');
+    // Live off: the page does not open its stream (it keeps its Refresh link).
+    expect(page).not.toContain("data-live-url");
+    expect(page).toContain(">Refresh</a>");
+    const form = await (await app.request("/ui/settings?saved=1", { headers: { Cookie: cookie } })).text();
+    expect(form).toContain('<input type="radio" name="theme" value="dark" checked=""');
+    expect(form).toContain("Saved.");
+    const bad = await app.request("/ui/settings", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "theme=neon&live=on" });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("theme must be system, light or dark");
+    expect(bad.headers.get("Set-Cookie")).toBeNull();
+    const plain = await (await app.request("/ui/dc1/services")).text();
+    expect(plain).toContain('<html lang="en">');
+    expect(plain).toContain("data-live-url");
+  });
+});

@@ -27,6 +27,16 @@ export const TOKEN_COOKIE = "causeway-token";
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
+/** Whether a request with `origin` (absent: a same-site form or a non-browser client) comes from `host`. */
+export function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
 /** "/ui" or "ui/" -> "/ui/". */
 export function normalizeContentPath(p: string): string {
   const trimmed = p.trim().replace(/^\/+|\/+$/g, "");
@@ -55,10 +65,14 @@ export function createUi(deps: UiDeps): Hono {
   const assets = buildAssets(PAGES);
   const app = new Hono();
   app.use("*", async (c, next) => {
-    await next();
     c.header("Content-Security-Policy", CSP);
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Referrer-Policy", "same-origin");
+    // Forms post to the UI with the reader's cookie: refuse (before any handler) a write another site's page started.
+    if (c.req.method !== "GET" && c.req.method !== "HEAD" && !sameOrigin(c.req.header("Origin"), c.req.header("Host"))) {
+      return c.text("cross-site request refused: the Origin header names another site", 403);
+    }
+    await next();
   });
 
   const switcher = async (dc: string) => {
