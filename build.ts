@@ -9,10 +9,12 @@
 import { spawnSync, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { failureDetails, formatFailureDetails } from "./test/harness/test_report.ts";
 
-const root = import.meta.dir;
+// Not import.meta.dir: that is Bun-only, and Deno type-checks this file too.
+const root = dirname(fileURLToPath(import.meta.url));
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 
 /** Envoy API files we generate (their imports come along with --include-imports). */

@@ -14,16 +14,14 @@ import { streamSSE } from "hono/streaming";
 import { buildAssets } from "./assets.ts";
 import { Layout } from "./layout.tsx";
 import { runLiveTopic } from "./live.ts";
-import { ApiError, type ApiCall, type BlockingWait, type UiContext, type UiDeps } from "./page.ts";
+import { ApiError, TOKEN_COOKIE, type ApiCall, type BlockingWait, type UiContext, type UiDeps } from "./page.ts";
 import { PAGES } from "./pages.ts";
 import { preferencesOf } from "./settings_page.tsx";
 
-export { ApiError, type ApiCall, type BlockingWait, type Indexed, type UiDeps } from "./page.ts";
+export { ApiError, TOKEN_COOKIE, type ApiCall, type BlockingWait, type Indexed, type UiDeps } from "./page.ts";
 
 /** How often a live stream sends a comment line, so that proxies keep it open. */
 const HEARTBEAT_MS = 5_000;
-
-export const TOKEN_COOKIE = "causeway-token";
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
@@ -95,11 +93,11 @@ export function createUi(deps: UiDeps): Hono {
       const r = await call({ path: apiPath(path, undefined, deps.datacenter, wait), dc, token, ...(wait ? { signal: wait.signal } : {}) });
       return { value: JSON.parse(r.text), index: r.index };
     },
-    async failure(c: Context, dc: string, err: unknown) {
+    async failure(c: Context, dc: string, err: unknown, section = "services") {
       const message = (err as Error)?.message ?? String(err);
       const status = failureStatus(err);
       return ctx.html(c, (
-        <Layout {...await ctx.frame(c, dc)} section="services" title="Something went wrong">
+        <Layout {...await ctx.frame(c, dc)} section={section} title="Something went wrong">
           <p role="alert">{status === 404 && /no path to datacenter/i.test(message) ? `There is no datacenter called ${dc}.` : status === 403 ? "Your token may not do this." : `The agent could not answer: ${message}`}</p>
         </Layout>
       ), status);

@@ -41,7 +41,8 @@ const SECTIONS: readonly (readonly [Section, string, boolean])[] = [
 /** The link of `section` in `dc`. */
 export function sectionHref(base: string, dc: string, section: Section): string {
   const perDc = SECTIONS.find(([id]) => id === section)?.[2] ?? true;
-  return perDc ? `${base}${encodeURIComponent(dc)}/${section}` : `${base}${section}`;
+  // The key/value root is a folder: its URL ends in a slash, as Consul's.
+  return perDc ? `${base}${encodeURIComponent(dc)}/${section}${section === "kv" ? "/" : ""}` : `${base}${section}`;
 }
 
 /**

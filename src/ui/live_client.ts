@@ -1,18 +1,19 @@
 /**
  * The UI's client module (source text, served as an asset; under 1 KB): "/" focuses the page's
  * filter; on a page with a live stream (body data-live-url) it opens one EventSource, swaps each
- * pushed fragment in by element id (focus and the filter form are outside the fragments), says
+ * pushed fragment in by element id (the focused element, found again by its id or link target, keeps focus), says
  * "Live" or "Reconnecting" in the polite status line, and closes the stream while the tab is hidden
  * (reopening after the last index seen). Every page works without it.
  */
 export const LIVE_JS = `const b=document.body;b.dataset.js="on";
 document.addEventListener("keydown",e=>{if(e.key==="/"&&!(e.target instanceof HTMLInputElement)&&!(e.target instanceof HTMLTextAreaElement)&&!(e.target instanceof HTMLSelectElement)){const f=document.querySelector("[data-filter]");if(f){e.preventDefault();f.focus();}}});
 const url=b.dataset.liveUrl;let last=b.dataset.liveIndex||"0",es=null;
+const focusKey=o=>{const f=document.activeElement;if(!f||!o.contains(f))return null;if(f.id)return "#"+CSS.escape(f.id);const h=f.getAttribute("href");return h?'[href="'+CSS.escape(h)+'"]':null;};
 const status=t=>{const s=document.getElementById("live-status");if(s)s.textContent=t;};
 function open(){if(!url||es)return;es=new EventSource(url+"&since="+encodeURIComponent(last));
 es.addEventListener("open",()=>{b.dataset.live="on";status("Live");});
 const swap=e=>{last=e.lastEventId||last;const t=document.createElement("template");t.innerHTML=e.data;const n=t.content.firstElementChild;const old=n&&document.getElementById(n.id);
-if(old){old.setAttribute("aria-busy","true");old.replaceWith(n);const c=document.getElementById("live-counts");status("Live. Updated: "+(c?c.textContent:""));}};
+if(old){old.setAttribute("aria-busy","true");const sel=focusKey(old);old.replaceWith(n);if(sel){const g=n.querySelector(sel);if(g)g.focus();}const c=document.getElementById("live-counts");status("Live. Updated: "+(c?c.textContent:""));}};
 es.addEventListener("fragment",swap);
 es.onerror=()=>{b.dataset.live="off";status("Reconnecting…");};}
 function close(){if(es){es.close();es=null;b.dataset.live="off";status("Paused while the tab is hidden");}}

@@ -6,8 +6,11 @@
  */
 import type { Context, Hono } from "hono";
 import type { Clock } from "../platform/index.ts";
-import type { PageFrame } from "./layout.tsx";
+import type { PageFrame, Section } from "./layout.tsx";
 import type { LiveTopic } from "./live.ts";
+
+/** The login cookie (set by the ACL login page): every page reads as its token. */
+export const TOKEN_COOKIE = "causeway-token";
 
 export interface UiDeps {
   /** This agent's datacenter: where /ui/ leads. */
@@ -69,8 +72,8 @@ export interface UiContext {
   frame(c: Context, dc: string): Promise<PageFrame>;
   /** Answers a rendered page (a `<Layout>` tree) as HTML. */
   html(c: Context, page: unknown, status?: number): Promise<Response>;
-  /** A failed read or write as a page in words: unknown datacenter 404, permission 403, else the API's status or 500. */
-  failure(c: Context, dc: string, err: unknown): Promise<Response>;
+  /** A failed read or write as a page in words (of `section`, services by default): unknown datacenter 404, permission 403, else the API's status or 500. */
+  failure(c: Context, dc: string, err: unknown, section?: Section): Promise<Response>;
   /**
    * GET `path` (a /v1 path with its query) of `dc` as JSON, with the answer's X-Consul-Index; with `wait`,
    * a blocking read past `wait.minIndex`. A non-2xx answer throws ApiError.

@@ -3,7 +3,7 @@
  * The tabs of a service's pages (Consul's /ui/:dc/services/:name/<tab>), as links (each tab is its own
  * page and URL, so each works without JavaScript), the current one marked with aria-current.
  */
-export type ServiceTab = "instances" | "routing" | "failover" | "topology" | "intentions" | "tags";
+export type ServiceTab = "instances" | "routing" | "failover" | "intentions" | "tags";
 
 const TABS: readonly (readonly [ServiceTab, string])[] = [
   ["instances", "Instances"],

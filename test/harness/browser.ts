@@ -4,12 +4,24 @@
  * aborts and records any request leaving 127.0.0.1, and axe-core's WCAG 2 A/AA rules injected into
  * the page. Never playwright or puppeteer: they download browsers.
  */
-import { readFileSync } from "node:fs";
+import { expect } from "bun:test";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { ensureDebianCommands } from "./debian.ts";
 
 const require = createRequire(import.meta.url);
+
+/** The absolute path of test/ui/screenshots, where the browser tests' screenshots go (not committed). */
+export const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), "..", "ui", "screenshots");
+
+/** `<SCREENSHOTS>/<name>.png`, creating the folder when it is missing. */
+export function screenshotPath(name: string): string {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return join(SCREENSHOTS, `${name}.png`);
+}
 
 export async function launchChromium(): Promise<Browser> {
   ensureDebianCommands({ chromium: "chromium" }, "the web UI's browser tests");
@@ -47,4 +59,27 @@ export async function axeViolations(page: Page): Promise<string[]> {
   const r = await page.evaluate(() => (globalThis as unknown as { axe: { run(d: unknown, o: unknown): Promise<{ violations: AxeViolation[] }> } }).axe
     .run(document, { runOnly: ["wcag2a", "wcag2aa"] }));
   return r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/**
+ * Opens a new page (in its own browser context) of colour scheme `scheme` and size `viewport`, with the
+ * offline guard on; runs `body`, then expects the guard to have refused nothing. The page is closed
+ * whether `body` succeeds or throws.
+ */
+export async function withGuardedPage(browser: Browser, scheme: "light" | "dark", body: (page: Page) => Promise<void>,
+  viewport: { width: number; height: number } = { width: 1280, height: 900 }): Promise<void> {
+  const page = await browser.newPage({ viewport, colorScheme: scheme });
+  const refused = await offlineGuard(page);
+  try {
+    await body(page);
+    expect(refused).toEqual([]);
+  } finally {
+    await page.close();
+  }
+}
+
+/** A full-page screenshot of the page as it is now to `screenshotPath(name)`, then expects zero axe violations. */
+export async function shotAndAxe(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: screenshotPath(name), fullPage: true });
+  expect(await axeViolations(page)).toEqual([]);
 }

@@ -6,11 +6,14 @@
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { buildBinary } from "../../build.ts";
 import { agentCall, poll, startAgentProcess, type AgentProcess } from "./agent_process.ts";
 
-export const CLI_SOURCE = join(import.meta.dir, "..", "..", "src", "main", "cli.ts");
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+export const CLI_SOURCE = join(HERE, "..", "..", "src", "main", "cli.ts");
 
 export type UiRuntime = "bun" | "binary" | "deno";
 
@@ -31,7 +34,7 @@ export function causewayCommand(runtime: UiRuntime = uiRuntime()): { cmd: string
     }
     return { cmd: binary, args: [] };
   }
-  if (runtime === "deno") return { cmd: join(import.meta.dir, "..", "..", "node_modules", ".bin", "deno"), args: ["run", "-A", CLI_SOURCE] };
+  if (runtime === "deno") return { cmd: join(HERE, "..", "..", "node_modules", ".bin", "deno"), args: ["run", "-A", CLI_SOURCE] };
   return { cmd: process.execPath, args: [CLI_SOURCE] };
 }
 

@@ -8,13 +8,10 @@
  * test/ui/screenshots/ (not committed) for a person to look at.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { agentCall, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
-import { axeViolations, launchChromium, offlineGuard } from "../harness/browser.ts";
+import { launchChromium, shotAndAxe, withGuardedPage } from "../harness/browser.ts";
 
-const SHOTS = join(import.meta.dir, "screenshots");
 let agent: AgentProcess;
 let browser: Browser;
 
@@ -24,7 +21,6 @@ const register = (node: string, service: string, status: string) =>
   });
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
   agent = await startAgentProcess(process.execPath, ["src/main/cli.ts", "agent", "-dev", "-node", "ui-browser", "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1",
     "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"]);
   await poll(() => agentCall(agent.httpUrl, "GET", "/v1/status/leader"), (r) => r.status === 200 && r.json !== "", 20_000, "a leader");
@@ -37,11 +33,11 @@ afterAll(async () => {
   await agent?.stop("SIGKILL").catch(() => {});
 });
 
+const withPage = (scheme: "light" | "dark", body: (page: Page) => Promise<void>) => withGuardedPage(browser, scheme, body, { width: 1280, height: 800 });
+
 for (const scheme of ["light", "dark"] as const) {
   test(`services (${scheme}): rows and counts, live additions and health changes, the "/" shortcut, no axe violations, nothing off 127.0.0.1`, async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
-    const refused = await offlineGuard(page);
-    try {
+    await withPage(scheme, async (page) => {
       await page.goto(`${agent.httpUrl}/ui/`);
       expect(new URL(page.url()).pathname).toBe("/ui/dc1/services");
       await page.waitForSelector('body[data-live="on"]', { timeout: 5_000 });
@@ -69,20 +65,14 @@ for (const scheme of ["light", "dark"] as const) {
       expect(await page.locator("#services tbody th").allTextContents()).toEqual(["cache"]);
 
       await page.goto(`${agent.httpUrl}/ui/dc1/services`);
-      await page.screenshot({ path: join(SHOTS, `services-${scheme}.png`), fullPage: true });
-      expect(await axeViolations(page)).toEqual([]);
-      expect(refused).toEqual([]);
-    } finally {
-      await page.close();
-    }
+      await shotAndAxe(page, `services-${scheme}`);
+    });
   }, 60_000);
 }
 
 for (const scheme of ["light", "dark"] as const) {
   test(`nodes (${scheme}): rows with health, a new node appears live, no axe violations`, async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
-    const refused = await offlineGuard(page);
-    try {
+    await withPage(scheme, async (page) => {
       await page.goto(`${agent.httpUrl}/ui/dc1/nodes`);
       await page.waitForSelector('body[data-live="on"]', { timeout: 5_000 });
       expect(await page.locator("#nodes tbody th").allTextContents()).toEqual(expect.arrayContaining(["n1", "n2", "n3", "ui-browser"]));
@@ -90,19 +80,13 @@ for (const scheme of ["light", "dark"] as const) {
       const node = `late-${scheme}`;
       expect((await agentCall(agent.httpUrl, "PUT", "/v1/catalog/register", undefined, { Node: node, Address: "10.0.0.77" })).json).toBe(true);
       await page.waitForSelector(`tr[data-node="${node}"]`, { timeout: 2_000 });
-      await page.screenshot({ path: join(SHOTS, `nodes-${scheme}.png`), fullPage: true });
-      expect(await axeViolations(page)).toEqual([]);
-      expect(refused).toEqual([]);
-    } finally {
-      await page.close();
-    }
+      await shotAndAxe(page, `nodes-${scheme}`);
+    });
   }, 60_000);
 }
 
 test("a service's instances: reached from the list, a failing check turns the row critical live, no axe violations", async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const refused = await offlineGuard(page);
-  try {
+  await withPage("light", async (page) => {
     await page.goto(`${agent.httpUrl}/ui/dc1/services`);
     await page.getByRole("link", { name: "db", exact: true }).click();
     await page.waitForURL(/\/ui\/dc1\/services\/db\/instances$/);
@@ -112,10 +96,6 @@ test("a service's instances: reached from the list, a failing check turns the ro
     expect((await register("n2", "db", "critical")).json).toBe(true);
     await page.waitForSelector('tr[data-instance="n2/db"] td.health-critical', { timeout: 2_000 });
     expect(await page.locator('tr[data-instance="n2/db"] ul.checks').textContent()).toContain("db: critical");
-    await page.screenshot({ path: join(SHOTS, "instances-light.png"), fullPage: true });
-    expect(await axeViolations(page)).toEqual([]);
-    expect(refused).toEqual([]);
-  } finally {
-    await page.close();
-  }
+    await shotAndAxe(page, "instances-light");
+  });
 }, 60_000);
