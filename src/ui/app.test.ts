@@ -196,8 +196,8 @@ describe("the web UI's services page", () => {
     const html = await (await app.request("/ui/dc1/nodes")).text();
     expect([...html.matchAll(/<tr data-node="([^"]+)">/g)].map((m) => m[1])).toEqual(["alpha", "beta"]);
     // alpha's failing check belongs to a service: the node itself is healthy.
-    expect(html).toMatch(/<tr data-node="alpha"><th scope="row">alpha<\/th><td class="health-passing">/);
-    expect(html).toMatch(/<tr data-node="beta"><th scope="row">beta<\/th><td class="health-critical">/);
+    expect(html).toMatch(/<tr data-node="alpha"><th scope="row"><a href="\/ui\/dc1\/nodes\/alpha">alpha<\/a><\/th><td class="health-passing">/);
+    expect(html).toMatch(/<tr data-node="beta"><th scope="row"><a href="\/ui\/dc1\/nodes\/beta">beta<\/a><\/th><td class="health-critical">/);
     expect(html).toContain("2 nodes: 1 passing, 0 warning, 1 critical");
     expect(html).toContain("<title>Nodes – dc1 – Causeway</title>");
     expect(html).toContain('<a href="/ui/dc1/nodes" aria-current="page">Nodes</a>');
@@ -213,7 +213,7 @@ describe("the web UI's services page", () => {
     expect((await app.request("/ui/dc1/services/web", { redirect: "manual" })).headers.get("Location")).toBe("/ui/dc1/services/web/instances");
     const html = await (await app.request("/ui/dc1/services/web/instances")).text();
     expect([...html.matchAll(/<tr data-instance="([^"]+)">/g)].map((m) => m[1])).toEqual(["n1/web-1", "n2/web-2"]);
-    expect(html).toMatch(/<tr data-instance="n2\/web-2"><th scope="row">web-2<\/th><td class="health-critical">/);
+    expect(html).toMatch(/<tr data-instance="n2\/web-2"><th scope="row"><a href="\/ui\/dc1\/services\/web\/instances\/n2\/web-2">web-2<\/a><\/th><td class="health-critical">/);
     expect(html).toContain("<td>[2001:db8::5]:8080</td>");
     expect(html).toContain("<td>10.2.0.1:8080</td>");
     expect(html).toContain("<li>ttl: critical</li>");

@@ -2,13 +2,15 @@
 /**
  * A service's instances (Consul's /ui/:dc/services/:name/instances): one row per instance with its
  * node, address and port, its health in words (the worst of the node's and the instance's checks, as
- * the health endpoints count them), its checks by name and status, and its tags. Pure.
+ * the health endpoints count them), its checks by name and status, and its tags; the instance links to
+ * its own page, the node to the node's. Pure.
  */
 import type { CheckServiceNode } from "../model/index.ts";
 import { Layout, type PageFrame } from "./layout.tsx";
 import type { Indexed, UiPageModule } from "./page.ts";
 import { ServiceTabs } from "./service_tabs.tsx";
 import { counted, HealthCell, type Health } from "./list_parts.tsx";
+import { instanceHref, nodeHref } from "./node_views.tsx";
 
 /** The worst status of an instance's checks (node and service); passing when it has none. */
 export function instanceHealth(x: CheckServiceNode): Health {
@@ -23,8 +25,8 @@ export function instanceAddress(x: CheckServiceNode): string {
   return `${host.includes(":") ? `[${host}]` : host}:${x.Service.Port}`;
 }
 
-export function InstancesLive(props: { readonly dc: string; readonly service: string; readonly all: readonly CheckServiceNode[] }) {
-  const { dc, service, all } = props;
+export function InstancesLive(props: { readonly base: string; readonly dc: string; readonly service: string; readonly all: readonly CheckServiceNode[] }) {
+  const { base, dc, service, all } = props;
   const counts = { passing: 0, warning: 0, critical: 0 };
   for (const x of all) counts[instanceHealth(x)]++;
   return (
@@ -36,9 +38,9 @@ export function InstancesLive(props: { readonly dc: string; readonly service: st
         <tbody>
           {all.map((x) => (
             <tr data-instance={`${x.Node.Node}/${x.Service.ID}`}>
-              <th scope="row">{x.Service.ID}</th>
+              <th scope="row"><a href={instanceHref(base, dc, service, x.Node.Node, x.Service.ID)}>{x.Service.ID}</a></th>
               <HealthCell health={instanceHealth(x)} />
-              <td>{x.Node.Node}</td>
+              <td><a href={nodeHref(base, dc, x.Node.Node)}>{x.Node.Node}</a></td>
               <td>{instanceAddress(x)}</td>
               <td><ul class="checks">{x.Checks.map((c) => <li>{`${c.Name || c.CheckID}: ${c.Status}`}</li>)}</ul></td>
               <td class="tags">{(x.Service.Tags ?? []).join(", ")}</td>
@@ -58,7 +60,7 @@ export function InstancesPage(props: { readonly frame: PageFrame; readonly servi
   return (
     <Layout {...frame} section="services" title={service} live={{ url: live, index }}>
       <ServiceTabs base={base} dc={dc} service={service} current="instances" />
-      <InstancesLive dc={dc} service={service} all={all} />
+      <InstancesLive base={base} dc={dc} service={service} all={all} />
       <p><a href={`${base}${dc}/services/${encodeURIComponent(service)}/instances`}>Refresh</a></p>
     </Layout>
   );
@@ -89,7 +91,7 @@ export const instancesPages: UiPageModule = {
       const service = get("service") ?? "";
       return {
         read: (minIndex, maxWaitMs, signal) => ctx.read<CheckServiceNode[]>(instancesPath(service), dc, token, { minIndex, maxWaitMs, signal }),
-        render: async (all) => String(await String(<InstancesLive dc={dc} service={service} all={all as readonly CheckServiceNode[]} />)),
+        render: async (all) => String(await String(<InstancesLive base={ctx.base} dc={dc} service={service} all={all as readonly CheckServiceNode[]} />)),
       };
     },
   },

@@ -2,7 +2,9 @@
  * Every page module of the UI. app.tsx mounts their routes and live topics; assets.ts appends their
  * CSS and client script. Routes of one module never shadow another's (each owns its URLs).
  */
+import { instanceDetailPages } from "./instance_detail_page.tsx";
 import { instancesPages } from "./instances_page.tsx";
+import { nodeDetailPages } from "./node_detail_page.tsx";
 import { nodesPages } from "./nodes_page.tsx";
 import type { UiPageModule } from "./page.ts";
 import { servicesPages } from "./services_page.tsx";
@@ -11,6 +13,8 @@ import { settingsPages } from "./settings_page.tsx";
 export const PAGES: readonly UiPageModule[] = [
   servicesPages,
   instancesPages,
+  instanceDetailPages,
   nodesPages,
+  nodeDetailPages,
   settingsPages,
 ];
