@@ -4,6 +4,7 @@
  */
 import { instanceDetailPages } from "./instance_detail_page.tsx";
 import { instancesPages } from "./instances_page.tsx";
+import { kvPages } from "./kv_page.tsx";
 import { nodeDetailPages } from "./node_detail_page.tsx";
 import { nodesPages } from "./nodes_page.tsx";
 import type { UiPageModule } from "./page.ts";
@@ -16,5 +17,6 @@ export const PAGES: readonly UiPageModule[] = [
   instanceDetailPages,
   nodesPages,
   nodeDetailPages,
+  kvPages,
   settingsPages,
 ];
