@@ -4,6 +4,7 @@
  */
 import { instanceDetailPages } from "./instance_detail_page.tsx";
 import { instancesPages } from "./instances_page.tsx";
+import { intentionsPages } from "./intentions_page.tsx";
 import { kvPages } from "./kv_page.tsx";
 import { nodeDetailPages } from "./node_detail_page.tsx";
 import { nodesPages } from "./nodes_page.tsx";
@@ -15,6 +16,7 @@ export const PAGES: readonly UiPageModule[] = [
   servicesPages,
   instancesPages,
   instanceDetailPages,
+  intentionsPages,
   nodesPages,
   nodeDetailPages,
   kvPages,
