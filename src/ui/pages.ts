@@ -2,6 +2,7 @@
  * Every page module of the UI. app.tsx mounts their routes and live topics; assets.ts appends their
  * CSS and client script. Routes of one module never shadow another's (each owns its URLs).
  */
+import { aclPages } from "./acl_pages.tsx";
 import { instanceDetailPages } from "./instance_detail_page.tsx";
 import { instancesPages } from "./instances_page.tsx";
 import { intentionsPages } from "./intentions_page.tsx";
@@ -20,5 +21,6 @@ export const PAGES: readonly UiPageModule[] = [
   nodesPages,
   nodeDetailPages,
   kvPages,
+  aclPages,
   settingsPages,
 ];
