@@ -1,7 +1,7 @@
 /** The intentions pages' pure parts: filters, the form's validation and the bodies it sends, tag counts, API errors in words. */
 import { describe, expect, test } from "bun:test";
 import type { ServiceNode } from "../model/index.ts";
-import { ixn } from "./intention_fixtures.ts";
+import { ixn } from "./intention_fixtures.test.ts";
 import { errorWords, prefilled } from "./intention_editor_routes.tsx";
 import { listedNames } from "./intention_form.tsx";
 import {

@@ -10,7 +10,7 @@ import type { Intention, ServiceNode } from "../model/index.ts";
 import { systemClock } from "../platform/index.ts";
 import { blockingOf, fakeApi, type FakeRoute } from "../../test/harness/ui_api.ts";
 import { createUi, TOKEN_COOKIE } from "./app.tsx";
-import { ixn } from "./intention_fixtures.ts";
+import { ixn } from "./intention_fixtures.test.ts";
 
 const ID1 = "11111111-1111-1111-1111-111111111111";
 const ID2 = "22222222-2222-2222-2222-222222222222";

@@ -10,6 +10,7 @@ import { kvPages } from "./kv_page.tsx";
 import { nodeDetailPages } from "./node_detail_page.tsx";
 import { nodesPages } from "./nodes_page.tsx";
 import type { UiPageModule } from "./page.ts";
+import { routingPages } from "./routing_page.tsx";
 import { servicesPages } from "./services_page.tsx";
 import { settingsPages } from "./settings_page.tsx";
 
@@ -17,6 +18,7 @@ export const PAGES: readonly UiPageModule[] = [
   servicesPages,
   instancesPages,
   instanceDetailPages,
+  routingPages,
   intentionsPages,
   nodesPages,
   nodeDetailPages,
