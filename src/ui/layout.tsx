@@ -35,7 +35,8 @@ export interface Frame extends PageFrame {
 
 /** The main navigation; federation and settings are not per datacenter. */
 const SECTIONS: readonly (readonly [Section, string, boolean])[] = [
-  ["services", "Services", true], ["nodes", "Nodes", true], ["kv", "Key/Value", true], ["intentions", "Intentions", true], ["acls", "Access Controls", true], ["settings", "Settings", false],
+  ["services", "Services", true], ["nodes", "Nodes", true], ["kv", "Key/Value", true], ["intentions", "Intentions", true],
+  ["acls", "Access Controls", true], ["federation", "Federation", false], ["settings", "Settings", false],
 ];
 
 /** The link of `section` in `dc`. */

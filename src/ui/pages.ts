@@ -3,6 +3,8 @@
  * CSS and client script. Routes of one module never shadow another's (each owns its URLs).
  */
 import { aclPages } from "./acl_pages.tsx";
+import { failoverPages } from "./failover_page.tsx";
+import { federationPages } from "./federation_page.tsx";
 import { instanceDetailPages } from "./instance_detail_page.tsx";
 import { instancesPages } from "./instances_page.tsx";
 import { intentionsPages } from "./intentions_page.tsx";
@@ -19,10 +21,12 @@ export const PAGES: readonly UiPageModule[] = [
   instancesPages,
   instanceDetailPages,
   routingPages,
+  failoverPages,
   intentionsPages,
   nodesPages,
   nodeDetailPages,
   kvPages,
   aclPages,
+  federationPages,
   settingsPages,
 ];

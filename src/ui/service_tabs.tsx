@@ -6,7 +6,7 @@
 export type ServiceTab = "instances" | "routing" | "failover" | "intentions" | "tags";
 
 const TABS: readonly (readonly [ServiceTab, string])[] = [
-  ["instances", "Instances"], ["routing", "Routing"], ["intentions", "Intentions"], ["tags", "Tags"],
+  ["instances", "Instances"], ["routing", "Routing"], ["failover", "Failover"], ["intentions", "Intentions"], ["tags", "Tags"],
 ];
 
 /** The URL of `service`'s `tab` in `dc`. */

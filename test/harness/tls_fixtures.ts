@@ -25,6 +25,8 @@ export interface TestPki {
   readonly server: PemPair;
   /** Like `server` for datacenter dc2. */
   readonly serverDc2: PemPair;
+  /** Like `server` for datacenter dc3. */
+  readonly serverDc3: PemPair;
   /** Signed by `ca`; CN client.dc1.consul; EKU clientAuth. */
   readonly client: PemPair;
   /** Signed by `rogueCa`; CN client.dc1.consul; EKU clientAuth. */
@@ -44,6 +46,9 @@ openssl req -x509 $EC -CA ca.crt -CAkey ca.key -keyout server.key -out server.cr
 openssl req -x509 $EC -CA ca.crt -CAkey ca.key -keyout serverdc2.key -out serverdc2.crt -days 365 \\
   -subj "/CN=server.dc2.consul" $LEAF -addext extendedKeyUsage=serverAuth,clientAuth \\
   -addext "subjectAltName=DNS:server.dc2.consul,DNS:*.server.dc2.consul,DNS:localhost,IP:127.0.0.1" 2>/dev/null
+openssl req -x509 $EC -CA ca.crt -CAkey ca.key -keyout serverdc3.key -out serverdc3.crt -days 365 \\
+  -subj "/CN=server.dc3.consul" $LEAF -addext extendedKeyUsage=serverAuth,clientAuth \\
+  -addext "subjectAltName=DNS:server.dc3.consul,DNS:*.server.dc3.consul,DNS:localhost,IP:127.0.0.1" 2>/dev/null
 openssl req -x509 $EC -CA ca.crt -CAkey ca.key -keyout client.key -out client.crt -days 365 \\
   -subj "/CN=client.dc1.consul" $LEAF -addext extendedKeyUsage=clientAuth 2>/dev/null
 openssl req -x509 $EC -CA rogue.crt -CAkey rogue.key -keyout rogueclient.key -out rogueclient.crt -days 365 \\
@@ -74,6 +79,7 @@ export function testPki(): TestPki {
       rogueCa: pair("rogue"),
       server: pair("server"),
       serverDc2: pair("serverdc2"),
+      serverDc3: pair("serverdc3"),
       client: pair("client"),
       rogueClient: pair("rogueclient"),
     };
@@ -84,13 +90,13 @@ export function testPki(): TestPki {
 }
 
 /**
- * Writes a server's TLS files for datacenter `dc` ("dc1" or "dc2": the test PKI's server certificates)
+ * Writes a server's TLS files for datacenter `dc` ("dc1", "dc2" or "dc3": the test PKI's server certificates)
  * into `dir` (created), and returns the agent config keys that use them with the full verification
  * a cross-datacenter setup needs (`verify_incoming_rpc`, `verify_outgoing`, `verify_server_hostname`).
  */
-export function writeServerTlsConfig(dir: string, dc: "dc1" | "dc2"): Record<string, unknown> {
+export function writeServerTlsConfig(dir: string, dc: "dc1" | "dc2" | "dc3"): Record<string, unknown> {
   const pki = testPki();
-  const pair = dc === "dc1" ? pki.server : pki.serverDc2;
+  const pair = dc === "dc1" ? pki.server : dc === "dc2" ? pki.serverDc2 : pki.serverDc3;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "ca.pem"), pki.ca.cert);
   writeFileSync(join(dir, "cert.pem"), pair.cert);
