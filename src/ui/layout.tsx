@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The page frame every UI page shares: title "Page – DC – Causeway", a skip link as the first Tab
- * stop, header with the datacenter switcher and the main navigation (landmarks), one h1, the
+ * stop, header with the datacenter switcher (a disclosure menu) and the main navigation (landmarks), one h1, the
  * stylesheet and the client module (pages work without it), the reader's theme and live preference.
  */
 import type { Child } from "hono/jsx";
@@ -39,9 +39,13 @@ const SECTIONS: readonly (readonly [Section, string, boolean])[] = [
   ["acls", "Access Controls", true], ["federation", "Federation", false], ["settings", "Settings", false],
 ];
 
+function isPerDatacenter(section: Section): boolean {
+  return SECTIONS.find(([id]) => id === section)?.[2] ?? true;
+}
+
 /** The link of `section` in `dc`. */
 export function sectionHref(base: string, dc: string, section: Section): string {
-  const perDc = SECTIONS.find(([id]) => id === section)?.[2] ?? true;
+  const perDc = isPerDatacenter(section);
   // The key/value root is a folder: its URL ends in a slash, as Consul's.
   return perDc ? `${base}${encodeURIComponent(dc)}/${section}${section === "kv" ? "/" : ""}` : `${base}${section}`;
 }
@@ -67,12 +71,16 @@ export function Layout(props: Frame & { readonly live?: { readonly url: string; 
         <a class="skip" href="#content">Skip to content</a>
         <header>
           <a class="brand" href={`${base}${encodeURIComponent(dc)}/services`}>Causeway</a>
-          <nav aria-label="Datacenters">
-            <ul>
-              {datacenters.map((d) => (
-                <li><a href={sectionHref(base, d, section)} aria-current={d === dc ? "page" : undefined}>{d}</a></li>
-              ))}
-            </ul>
+          <nav aria-label="Datacenters" class="dcs">
+            {/* A disclosure: Enter on the summary opens it (no script needed); the client module adds arrows and Esc. */}
+            <details>
+              <summary>Datacenter <strong>{dc}</strong></summary>
+              <ul>
+                {datacenters.map((d) => (
+                  <li><a href={sectionHref(base, d, isPerDatacenter(section) ? section : "services")} aria-current={d === dc ? "page" : undefined}>{d}</a></li>
+                ))}
+              </ul>
+            </details>
           </nav>
           <nav aria-label="Main">
             <ul>

@@ -1,12 +1,17 @@
 /**
- * The UI's client module (source text, served as an asset; under 1 KB): "/" focuses the page's
- * filter; on a page with a live stream (body data-live-url) it opens one EventSource, swaps each
+ * The UI's client module (source text, served as an asset; about 1 KB gzipped): "/" focuses the page's
+ * filter; in the datacenter switcher (a <details> menu) the arrow keys move between datacenters and
+ * Esc closes it, focus back on its summary; on a page with a live stream (body data-live-url) it opens one EventSource, swaps each
  * pushed fragment in by element id (the focused element, found again by its id or link target, keeps focus), says
  * "Live" or "Reconnecting" in the polite status line, and closes the stream while the tab is hidden
  * (reopening after the last index seen). Every page works without it.
  */
 export const LIVE_JS = `const b=document.body;b.dataset.js="on";
 document.addEventListener("keydown",e=>{if(e.key==="/"&&!(e.target instanceof HTMLInputElement)&&!(e.target instanceof HTMLTextAreaElement)&&!(e.target instanceof HTMLSelectElement)){const f=document.querySelector("[data-filter]");if(f){e.preventDefault();f.focus();}}});
+const dd=document.querySelector("nav.dcs details");
+if(dd)dd.addEventListener("keydown",e=>{const ls=[...dd.querySelectorAll("a")],i=ls.indexOf(document.activeElement);
+if(e.key==="Escape"&&dd.open){dd.open=false;dd.querySelector("summary").focus();e.preventDefault();}
+else if(e.key==="ArrowDown"||e.key==="ArrowUp"){dd.open=true;const n=e.key==="ArrowDown"?(i+1)%ls.length:(i<=0?ls.length-1:i-1);if(ls[n])ls[n].focus();e.preventDefault();}});
 const url=b.dataset.liveUrl;let last=b.dataset.liveIndex||"0",es=null;
 const focusKey=o=>{const f=document.activeElement;if(!f||!o.contains(f))return null;if(f.id)return "#"+CSS.escape(f.id);const h=f.getAttribute("href");return h?'[href="'+CSS.escape(h)+'"]':null;};
 const status=t=>{const s=document.getElementById("live-status");if(s)s.textContent=t;};

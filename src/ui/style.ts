@@ -20,6 +20,9 @@ header{display:flex;flex-wrap:wrap;gap:1em;align-items:center;padding:.6em 1em;b
 header .brand{font-weight:700;text-decoration:none;color:var(--fg)}
 nav ul{list-style:none;display:flex;gap:1em;margin:0;padding:0}
 nav a[aria-current=page]{font-weight:700}
+nav.dcs details{position:relative}nav.dcs summary{cursor:pointer;padding:.2em .4em;border:1px solid var(--line);border-radius:4px}
+nav.dcs ul{position:absolute;z-index:2;flex-direction:column;gap:.1em;margin-top:.3em;padding:.4em;min-width:9em;background:var(--bg);border:1px solid var(--line);border-radius:4px}
+nav.dcs a{display:block;padding:.2em .4em}
 main{padding:1em;max-width:80em}
 h1{font-size:1.4em;margin:.2em 0 .6em}
 form.filters{display:flex;flex-wrap:wrap;gap:.8em;align-items:end;margin-bottom:1em}

@@ -7,7 +7,8 @@
  * - the federation map: three datacenters with the primary marked, gateway chips, RTT-labelled edges
  *   and the equivalent table; stopping dc3's gateway marks its link degraded with "0/1 gateways
  *   healthy" within 5 s, and starting it again clears that;
- * - the datacenter switcher lists all three and leads to another datacenter's services;
+ * - the datacenter switcher (Enter opens, arrows move, Esc closes) lists all three and leads to
+ *   another datacenter's services;
  * - zero axe violations in light and dark, nothing off 127.0.0.1; screenshots in test/ui/screenshots/.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -89,12 +90,29 @@ test("federation map: three datacenters, the primary marked, gateways and RTT; a
   });
 }, 60_000);
 
-test("the datacenter switcher lists all three and leads to another datacenter's services; light theme has no axe violations", async () => {
+test("the datacenter switcher: Enter opens it, arrows move, Esc closes it; it lists all three and leads to another datacenter's services; axe in light", async () => {
   await withPage("light", async (page) => {
     await page.goto(`${cluster.url("dc1")}/ui/dc1/services`);
-    const switcher = page.locator('nav[aria-label="Datacenters"] a');
-    expect((await switcher.allTextContents()).sort()).toEqual(["dc1", "dc2", "dc3"]);
-    await page.locator('nav[aria-label="Datacenters"] a', { hasText: "dc3" }).click();
+    const links = page.locator('nav[aria-label="Datacenters"] a');
+    expect((await links.allTextContents()).sort()).toEqual(["dc1", "dc2", "dc3"]);
+    const order = await links.allTextContents();
+    const summary = page.locator('nav[aria-label="Datacenters"] summary');
+    expect(await summary.textContent()).toBe("Datacenter dc1");
+    await summary.focus();
+    await page.keyboard.press("Enter");
+    expect(await page.locator('nav[aria-label="Datacenters"] details').getAttribute("open")).toBe("");
+    await shotAndAxe(page, "switcher-open-light");
+    await page.keyboard.press("ArrowDown");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(order[0]);
+    await page.keyboard.press("ArrowUp");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(order[order.length - 1]);
+    await page.keyboard.press("Escape");
+    expect(await page.locator('nav[aria-label="Datacenters"] details').getAttribute("open")).toBeNull();
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("SUMMARY");
+    // Open again and follow dc3 with the keyboard.
+    await page.keyboard.press("ArrowDown");
+    for (let i = 0; i < order.length && (await page.evaluate(() => document.activeElement?.textContent)) !== "dc3"; i++) await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
     await page.waitForURL(/\/ui\/dc3\/services$/);
     expect(await page.locator("#services tbody th").allTextContents()).toEqual(expect.arrayContaining(["consul", "mesh-gateway", "web"]));
     expect(await page.locator("#services tbody th").allTextContents()).not.toContain("api");
