@@ -4,13 +4,15 @@
  * appears within 2 s; failing a check turns its row critical), the keyboard shortcut, zero axe
  * violations (WCAG 2 A and AA) in light and dark, and no request leaving 127.0.0.1. Nodes: rows and
  * health, a node registered over the API appears live, axe in both themes. A service's instances:
- * reached from the list, a failing check turns its row critical live, axe. Screenshots go to
- * test/ui/screenshots/ (not committed) for a person to look at.
+ * reached from the list, a failing check turns its row critical live, axe. Settings: a dark theme
+ * and live updates off, kept across pages. A hidden tab closes its stream and, shown again, catches
+ * up on what changed meanwhile. Screenshots go to test/ui/screenshots/ (not committed).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { agentCall, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
+import { agentCall, type AgentProcess } from "../harness/agent_process.ts";
 import { launchChromium, shotAndAxe, withGuardedPage } from "../harness/browser.ts";
+import { startUiDevAgent } from "../harness/ui_agent.ts";
 
 let agent: AgentProcess;
 let browser: Browser;
@@ -21,9 +23,7 @@ const register = (node: string, service: string, status: string) =>
   });
 
 beforeAll(async () => {
-  agent = await startAgentProcess(process.execPath, ["src/main/cli.ts", "agent", "-dev", "-node", "ui-browser", "-bind", "127.0.0.1", "-http-port", "0", "-dns-port", "-1",
-    "-grpc-port", "-1", "-server-port", "0", "-serf-lan-port", "0", "-serf-wan-port", "0"]);
-  await poll(() => agentCall(agent.httpUrl, "GET", "/v1/status/leader"), (r) => r.status === 200 && r.json !== "", 20_000, "a leader");
+  agent = await startUiDevAgent("ui-browser");
   for (const [node, svc, status] of [["n1", "web", "passing"], ["n2", "db", "warning"], ["n3", "cache", "critical"]]) expect((await register(node!, svc!, status!)).json).toBe(true);
   browser = await launchChromium();
 }, 180_000);
@@ -97,5 +97,53 @@ test("a service's instances: reached from the list, a failing check turns the ro
     await page.waitForSelector('tr[data-instance="n2/db"] td.health-critical', { timeout: 2_000 });
     expect(await page.locator('tr[data-instance="n2/db"] ul.checks').textContent()).toContain("db: critical");
     await shotAndAxe(page, "instances-light");
+  });
+}, 60_000);
+
+test("settings: dark theme and live off are saved, every page is rendered with them; back to the defaults", async () => {
+  await withPage("light", async (page) => {
+    await page.goto(`${agent.httpUrl}/ui/settings`);
+    expect(await page.title()).toBe("Settings – dc1 – Causeway");
+    await page.getByLabel("Dark", { exact: true }).check();
+    await page.getByRole("radio", { name: /Off: pages change/ }).check();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.waitForURL(/\/ui\/settings\?saved=1$/);
+    expect(await page.locator("#saved").textContent()).toContain("Saved.");
+    const cookies = await page.context().cookies();
+    expect(cookies.filter((c) => c.name.startsWith("causeway-")).map((c) => [c.name, c.value, c.httpOnly])).toEqual(
+      expect.arrayContaining([["causeway-theme", "dark", true], ["causeway-live", "off", true]]));
+    await page.goto(`${agent.httpUrl}/ui/dc1/services`);
+    expect(await page.locator("html").getAttribute("data-theme")).toBe("dark");
+    // The page's own colours follow the setting, though the browser asked for light.
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(15, 18, 22)");
+    expect(await page.locator("body").getAttribute("data-live-url")).toBeNull();
+    expect(await page.getByRole("link", { name: "Refresh" }).count()).toBe(1);
+    await shotAndAxe(page, "settings-dark-services");
+    await page.goto(`${agent.httpUrl}/ui/settings`);
+    await shotAndAxe(page, "settings-dark");
+    await page.getByLabel("As the system").check();
+    await page.getByRole("radio", { name: /On: pages update/ }).check();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await page.goto(`${agent.httpUrl}/ui/dc1/services`);
+    expect(await page.locator("html").getAttribute("data-theme")).toBeNull();
+    await page.waitForSelector('body[data-live="on"]', { timeout: 5_000 });
+  });
+}, 60_000);
+
+test("a hidden tab closes its stream; shown again it resumes after the last index and shows what changed meanwhile", async () => {
+  await withPage("light", async (page) => {
+    await page.goto(`${agent.httpUrl}/ui/dc1/services`);
+    await page.waitForSelector('body[data-live="on"]', { timeout: 5_000 });
+    const setHidden = (hidden: boolean) => page.evaluate((h) => {
+      Object.defineProperty(document, "hidden", { configurable: true, get: () => h });
+      document.dispatchEvent(new Event("visibilitychange"));
+    }, hidden);
+    await setHidden(true);
+    expect(await page.locator("body").getAttribute("data-live")).toBe("off");
+    expect(await page.locator("#live-status").textContent()).toBe("Paused while the tab is hidden");
+    expect((await register("n-hidden", "while-hidden", "passing")).json).toBe(true);
+    await setHidden(false);
+    await page.waitForSelector('tr[data-service="while-hidden"]', { timeout: 2_000 });
+    expect(await page.locator("body").getAttribute("data-live")).toBe("on");
   });
 }, 60_000);
