@@ -132,7 +132,7 @@ function count(output: string, re: RegExp): number {
 
 /**
  * Runs every suite: the Bun suite (unit, architecture, simulation, e2e including the compiled binary),
- * then the Deno smoke suite. Prints "N passed, N failed" summing both as the last line and returns the
+ * the web UI's browser suite again against the compiled binary and on Deno, then the Deno smoke suite. Prints "N passed, N failed" summing both as the last line and returns the
  * exit code (non-zero if any suite failed or could not report).
  */
 async function runAllSuites(): Promise<number> {
@@ -140,11 +140,19 @@ async function runAllSuites(): Promise<number> {
   const results: SuiteResult[] = [];
   const bunRun = await runCapture(bin("bun"), ["test", "--path-ignore-patterns=test/runtime/deno/**", "--path-ignore-patterns=test/bench/**", "--timeout=60000"]);
   results.push({ name: "bun", passed: count(bunRun.output, /^\s*(\d+) pass$/gm), failed: count(bunRun.output, /^\s*(\d+) fail$/gm), exitCode: bunRun.code });
+  // The web UI's browser suite once more against the compiled binary and against Deno from source:
+  // the same pages, assets and live streams must work in all three (test/harness/ui_agent.ts).
+  const failedOutputs = [bunRun.output];
+  for (const runtime of ["binary", "deno"]) {
+    const uiRun = await runCapture(bin("bun"), ["test", "--timeout=120000", "test/ui/"], { CAUSEWAY_UI_RUNTIME: runtime });
+    results.push({ name: `ui-${runtime}`, passed: count(uiRun.output, /^\s*(\d+) pass$/gm), failed: count(uiRun.output, /^\s*(\d+) fail$/gm), exitCode: uiRun.code });
+    failedOutputs.push(uiRun.output);
+  }
   const denoRun = await runCapture(bin("deno"), ["test", "-A", "test/runtime/deno/"], { NO_COLOR: "1" });
   const denoSummary = /(?:ok|FAILED) \| (\d+) passed[^|]*\| (\d+) failed/.exec(denoRun.output);
   results.push({ name: "deno", passed: Number(denoSummary?.[1] ?? 0), failed: Number(denoSummary?.[2] ?? 0), exitCode: denoRun.code });
   // The end of a CI log is often all anyone sees: repeat what each failed Bun test printed there.
-  const details = formatFailureDetails(failureDetails(bunRun.output, 100));
+  const details = formatFailureDetails(failedOutputs.flatMap((o) => failureDetails(o, 100)));
   if (details) console.log(details);
   let passed = 0, failed = 0, bad = false;
   for (const r of results) {
