@@ -9,6 +9,8 @@
  *   healthy" within 5 s, and starting it again clears that;
  * - the datacenter switcher (Enter opens, arrows move, Esc closes) lists all three and leads to
  *   another datacenter's services;
+ * - another datacenter's pages (services, nodes, key/value) read that datacenter; the routing graph
+ *   holds the failover targets; the intention pickers list the services of all three;
  * - zero axe violations in light and dark, nothing off 127.0.0.1; screenshots in test/ui/screenshots/.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -118,5 +120,36 @@ test("the datacenter switcher: Enter opens it, arrows move, Esc closes it; it li
     expect(await page.locator("#services tbody th").allTextContents()).not.toContain("api");
     await page.goto(`${cluster.url("dc1")}/ui/federation`);
     await shotAndAxe(page, "federation-light");
+  });
+}, 60_000);
+
+test("every page of another datacenter reads that datacenter: services, nodes, key/value, routing; the intention pickers list all three", async () => {
+  await cluster.api("dc2", "PUT", "/v1/kv/only-in/dc2", "from dc2");
+  await withPage("dark", async (page) => {
+    const base = `${cluster.url("dc1")}/ui`;
+    // dc2's pages, served by dc1's agent, show dc2's catalog and keys.
+    await page.goto(`${base}/dc2/services`);
+    const services = await page.locator("#services tbody th").allTextContents();
+    expect(services).toContain("web");
+    expect(services).not.toContain("api");
+    await page.goto(`${base}/dc2/nodes`);
+    expect(await page.locator("#nodes tbody th").allTextContents()).toEqual(expect.arrayContaining(["srv-dc2", "web-dc2-a"]));
+    expect(await page.locator("#nodes tbody th").allTextContents()).not.toContain("web-dc1-a");
+    await page.goto(`${base}/dc2/kv/only-in/`);
+    expect(await page.locator("#kv-items tbody th").allTextContents()).toEqual(["dc2"]);
+    expect((await page.goto(`${base}/dc1/kv/only-in/`))?.status()).toBe(404);
+    // dc1's chain for web fails over to dc2 then dc3: its targets are in the graph.
+    await page.goto(`${base}/dc1/services/web/routing`);
+    expect((await page.locator("[data-target-id]").evaluateAll((xs) => xs.map((x) => x.getAttribute("data-target-id")))).sort())
+      .toEqual(["web.default.dc1", "web.default.dc2", "web.default.dc3"]);
+    await shotAndAxe(page, "cluster-routing-dark");
+    // The intention editor lists the services of every datacenter, each in its own group.
+    await page.goto(`${base}/dc1/intentions/create`);
+    const groups = await page.locator("#ixn-source optgroup[data-dc]").evaluateAll((gs) => gs.map((g) => [g.getAttribute("data-dc"), [...g.querySelectorAll("option")].map((o) => o.textContent)]));
+    expect(Object.fromEntries(groups as [string, string[]][])).toMatchObject({
+      dc1: expect.arrayContaining(["api", "web"]), dc2: expect.arrayContaining(["web"]), dc3: expect.arrayContaining(["web"]),
+    });
+    expect((Object.fromEntries(groups as [string, string[]][]) as Record<string, string[]>)["dc2"]).not.toContain("api");
+    await shotAndAxe(page, "cluster-intention-create-dark");
   });
 }, 60_000);
