@@ -50,6 +50,29 @@ describe("HTTP API", () => {
     expect(await (await api("", ["10.0.0.1:8300"]).request("/v1/status/peers")).json()).toEqual(["10.0.0.1:8300"]);
   });
 
+  test("?dc= asks that datacenter's servers for its leader and peers; an unknown one or a bad name is a 400", async () => {
+    const asked: (string | undefined)[] = [];
+    const raft = {
+      leader: (dc?: string) => {
+        asked.push(dc);
+        if (dc === "dc9") throw new Error("No path to datacenter");
+        return dc === "dc2" ? "10.2.0.1:8300" : "10.0.0.1:8300";
+      },
+      peers: (dc?: string) => (dc === "dc2" ? ["10.2.0.1:8300", "10.2.0.2:8300"] : ["10.0.0.1:8300"]),
+    };
+    const app = createHttpApi({ agent, raft });
+    expect(await (await app.request("/v1/status/leader?dc=dc2")).json()).toBe("10.2.0.1:8300");
+    expect(await (await app.request("/v1/status/peers?dc=dc2")).json()).toEqual(["10.2.0.1:8300", "10.2.0.2:8300"]);
+    expect(await (await app.request("/v1/status/leader")).json()).toBe("10.0.0.1:8300");
+    const unknown = await app.request("/v1/status/leader?dc=dc9");
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain("No path to datacenter");
+    const bad = await app.request("/v1/status/peers?dc=a%20b");
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("Invalid datacenter name");
+    expect(asked).toEqual(["dc2", undefined, "dc9"]);
+  });
+
   test("?pretty indents", async () => {
     const text = await (await api().request("/v1/agent/self?pretty")).text();
     expect(text).toContain('\n    "Config": {');

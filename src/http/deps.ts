@@ -38,10 +38,13 @@ export interface AgentInfo {
 
 /** Raft status as the local server sees it (a client agent asks a server). */
 export interface RaftStatus {
-  /** The leader's server address (`ip:port`), or "" when no leader is known. */
-  leader(): string | Promise<string>;
-  /** Server addresses of the voting peers; empty before Raft starts. */
-  peers(): readonly string[] | Promise<readonly string[]>;
+  /**
+   * The leader's server address (`ip:port`), or "" when no leader is known; of `datacenter` when given
+   * (its servers answer; rejects with "No path to datacenter" for an unknown one).
+   */
+  leader(datacenter?: string): string | Promise<string>;
+  /** Server addresses of the voting peers (of `datacenter` when given); empty before Raft starts. */
+  peers(datacenter?: string): readonly string[] | Promise<readonly string[]>;
 }
 
 /** The agent's log, as `/v1/agent/monitor` reads it. */

@@ -2,7 +2,7 @@
  * The agent's HTTP API: Consul's /v1 routes (src/http) over the agent's parts, served on the client
  * address. startAgent (agent.ts) builds the parts; this is where they become the API's dependencies.
  */
-import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo } from "../http/index.ts";
+import { createHttpApi, MAX_REQUEST_BODY_BYTES, type AgentInfo, type RaftStatus } from "../http/index.ts";
 import { createUi, normalizeContentPath } from "../ui/index.ts";
 import { serveHttp, systemClock, type HttpServerHandle, type Logger, type LogTap, type LogTaps } from "../platform/index.ts";
 import type { RunningServer } from "../server/index.ts";
@@ -46,7 +46,14 @@ export function startAgentHttp(p: AgentHttpParts): Promise<HttpServerHandle> {
   const { config, logger, agentInfo, server, clientRpc, gossip, wanCoordinateMaps, stateAccess, connectCa, localAgent, agentTokens, aclResolver, metrics } = p;
   // A client agent has no Raft of its own: it asks a server of its datacenter over RPC.
   const rpc = server ? server.rpc : clientRpc ? () => clientRpc.pool.transport({ datacenter: config.datacenter }) : undefined;
-  const raft = server?.raft ?? (rpc ? raftStatusOver(rpc) : { leader: () => "", peers: () => [] });
+  // This datacenter's status from the local Raft on a server; another datacenter's over RPC (forwarded).
+  const remoteStatus = rpc ? raftStatusOver(rpc) : undefined;
+  const raft: RaftStatus = server
+    ? {
+      leader: (dc?: string) => (dc && dc !== config.datacenter && remoteStatus ? remoteStatus.leader(dc) : server.raft.leader()),
+      peers: (dc?: string) => (dc && dc !== config.datacenter && remoteStatus ? remoteStatus.peers(dc) : server.raft.peers()),
+    }
+    : remoteStatus ?? { leader: () => "", peers: () => [] };
   const catalog = { datacenters: p.datacenters };
   const httpLog = logger.named("http");
   const app = createHttpApi({

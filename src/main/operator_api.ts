@@ -70,7 +70,7 @@ export function autopilotHealthOver(transport: () => Transport, defaultToken: ()
 export function raftStatusOver(transport: () => Transport): RaftStatus {
   const status = () => createClient(Status, transport());
   return {
-    leader: async () => (await status().leader({}, { timeoutMs: TIMEOUT_MS })).address,
-    peers: async () => (await status().peers({}, { timeoutMs: TIMEOUT_MS })).addresses,
+    leader: async (datacenter?: string) => (await status().leader(datacenter ? { routing: { datacenter } } : {}, { timeoutMs: TIMEOUT_MS })).address,
+    peers: async (datacenter?: string) => (await status().peers(datacenter ? { routing: { datacenter } } : {}, { timeoutMs: TIMEOUT_MS })).addresses,
   };
 }
