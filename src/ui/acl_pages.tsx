@@ -59,11 +59,11 @@ function loginRoutes(app: Parameters<UiPageModule["routes"]>[0], ctx: UiContext)
       if (refusal === "other") return ctx.failure(c, dc, err, "acls");
       return loginAnswer(ctx, c, dc, session, `This token was not accepted: the agent answered "${(err as Error).message}". Nothing was saved.`, 403, next);
     }
-    setCookie(c, TOKEN_COOKIE, secret, { path: ctx.base, sameSite: "Strict", httpOnly: true });
+    setCookie(c, TOKEN_COOKIE, secret, ctx.cookie(c));
     return c.redirect(next, 303);
   });
   app.post(`${ctx.base}:dc/acls/logout`, (c) => {
-    deleteCookie(c, TOKEN_COOKIE, { path: ctx.base });
+    deleteCookie(c, TOKEN_COOKIE, ctx.cookie(c));
     return c.redirect(aclHref(ctx.base, c.req.param("dc") ?? "", "login?loggedout=1"), 303);
   });
 }

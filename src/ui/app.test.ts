@@ -3,7 +3,7 @@ import { gzipSync } from "node:zlib";
 import type { CheckServiceNode, NodeInfo, ServiceSummary } from "../model/index.ts";
 import { systemClock } from "../platform/index.ts";
 import { blockingOf, fakeApi, type FakeRoute } from "../../test/harness/ui_api.ts";
-import { createUi, normalizeContentPath, TOKEN_COOKIE } from "./app.tsx";
+import { canonicalApiPath, createUi, normalizeContentPath, sameOrigin, TOKEN_COOKIE } from "./app.tsx";
 import { buildAssets } from "./assets.ts";
 import { PAGES } from "./pages.ts";
 import { counted } from "./list_parts.tsx";
@@ -261,5 +261,52 @@ describe("the web UI's frame", () => {
     const plain = await (await app.request("/ui/dc1/services")).text();
     expect(plain).toContain('<html lang="en">');
     expect(plain).toContain("data-live-url");
+  });
+});
+
+describe("the web UI's guards", () => {
+  test("API paths that URL parsing would change are refused before they reach the API", async () => {
+    expect(canonicalApiPath("/v1/kv/a/b?keys")).toBe(true);
+    expect(canonicalApiPath("/v1/kv/a%2Fb%3F")).toBe(true);
+    for (const p of ["/v1/kv/x/../agent/self", "/v1/kv/x/%2e%2e/agent/self", "/v1/kv/./x", "/v1/kv/x/.."]) expect(canonicalApiPath(p), p).toBe(false);
+    const { app, asked } = ui({ "GET /v1/agent/self": () => ({ json: { Config: {} } }), "GET /v1/kv/*": () => ({ json: null }) });
+    // A key whose decoded parts climb out of /v1/kv names no page (400 in words), and no topic.
+    const edit = await app.request("/ui/dc1/kv/x%2F..%2F..%2Fagent%2Fself/edit");
+    expect(edit.status).toBe(400);
+    expect(await edit.text()).toContain("a &#39;.&#39; or &#39;..&#39; part");
+    expect((await app.request("/ui/dc1/kv/x%2F../delete", { method: "POST" })).status).toBe(400);
+    expect((await app.request("/ui/events?topic=kv-key&dc=dc1&key=../../agent/self")).status).toBe(400);
+    expect((await app.request("/ui/events?topic=kv-list&dc=dc1&folder=a/../")).status).toBe(400);
+    expect(asked().filter((a) => !a.path.startsWith("/v1/kv/"))).toEqual([]);
+  });
+
+  test("a live topic is one a page module names: prototype members are not topics", async () => {
+    const { app } = ui();
+    for (const name of ["constructor", "valueOf", "toString", "__proto__"]) expect((await app.request(`/ui/events?topic=${name}`)).status, name).toBe(400);
+  });
+
+  test("a stream whose read fails at once is answered as an error, which ends the browser's EventSource", async () => {
+    const { app } = ui({ "GET /v1/internal/ui/services": () => ({ status: 403, text: "Permission denied" }) });
+    const res = await app.request("/ui/events?topic=services&dc=dc1");
+    expect(res.status).toBe(403);
+    expect(res.headers.get("Content-Type")).not.toContain("text/event-stream");
+  });
+
+  test("same origin: Sec-Fetch-Site decides when the browser sent it; else the Origin's host is the Host or a proxy's X-Forwarded-Host", () => {
+    expect(sameOrigin({ origin: "https://consul.example", host: "127.0.0.1:8500", fetchSite: "same-origin" })).toBe(true);
+    expect(sameOrigin({ origin: "https://consul.example", host: "consul.example", fetchSite: "cross-site" })).toBe(false);
+    expect(sameOrigin({ origin: "https://consul.example", host: "127.0.0.1:8500", forwardedHost: "consul.example" })).toBe(true);
+    expect(sameOrigin({ origin: "https://evil.example", host: "127.0.0.1:8500", forwardedHost: "consul.example" })).toBe(false);
+    expect(sameOrigin({ host: "127.0.0.1:8500" })).toBe(true);
+  });
+
+  test("pages are never cached; cookies are Secure when the request came over TLS (here or at a proxy)", async () => {
+    const { app } = ui();
+    expect((await app.request("/ui/dc1/services")).headers.get("Cache-Control")).toBe("no-store");
+    const form = { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "theme=dark&live=on" };
+    const plain = await app.request("/ui/settings", form);
+    expect(plain.headers.getSetCookie().some((c) => /;\s*Secure/i.test(c))).toBe(false);
+    const proxied = await app.request("/ui/settings", { ...form, headers: { ...form.headers, "X-Forwarded-Proto": "https" } });
+    expect(proxied.headers.getSetCookie().every((c) => /;\s*Secure/i.test(c))).toBe(true);
   });
 });

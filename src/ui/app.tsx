@@ -25,11 +25,17 @@ const HEARTBEAT_MS = 5_000;
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
 
-/** Whether a request with `origin` (absent: a same-site form or a non-browser client) comes from `host`. */
-export function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
-  if (origin === undefined) return true;
+/**
+ * Whether a form post comes from the UI's own pages: no Origin (a non-browser client, or an old
+ * browser's same-site form), the browser's own `Sec-Fetch-Site: same-origin` (a page cannot forge it),
+ * or an Origin naming the Host, or the X-Forwarded-Host a reverse proxy that rewrites Host passes on.
+ */
+export function sameOrigin(h: { readonly origin?: string | undefined; readonly host?: string | undefined; readonly fetchSite?: string | undefined; readonly forwardedHost?: string | undefined }): boolean {
+  if (h.origin === undefined) return true;
+  if (h.fetchSite !== undefined) return h.fetchSite === "same-origin";
   try {
-    return new URL(origin).host === host;
+    const host = new URL(h.origin).host;
+    return host === h.host || (h.forwardedHost !== undefined && host === h.forwardedHost.split(",")[0]!.trim());
   } catch {
     return false;
   }
@@ -58,7 +64,28 @@ export function failureStatus(err: unknown): number {
   return err instanceof ApiError && err.status >= 400 ? err.status : 500;
 }
 
-export function createUi(deps: UiDeps): Hono {
+/**
+ * Whether `path` (a /v1 path, its query after "?") stays what it says once parsed as a URL. The UI
+ * builds API paths from what readers typed (keys, names); one with a "." or ".." segment (also as
+ * "%2e%2e") would be resolved to another endpoint than the page meant.
+ */
+export function canonicalApiPath(path: string): boolean {
+  const p = path.split("?")[0]!;
+  try {
+    return new URL(`http://ui.internal${p}`).pathname === p;
+  } catch {
+    return false;
+  }
+}
+
+export function createUi(given: UiDeps): Hono {
+  // Every call of the API, pages' own included, goes through the canonical-path check.
+  const deps: UiDeps = {
+    ...given,
+    api: (call) => canonicalApiPath(call.path)
+      ? given.api(call)
+      : Promise.resolve(new Response(`refused: the API path ${JSON.stringify(call.path.split("?")[0])} is not canonical`, { status: 400 })),
+  };
   const base = normalizeContentPath(deps.contentPath);
   const assets = buildAssets(PAGES);
   const app = new Hono();
@@ -67,7 +94,8 @@ export function createUi(deps: UiDeps): Hono {
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Referrer-Policy", "same-origin");
     // Forms post to the UI with the reader's cookie: refuse (before any handler) a write another site's page started.
-    if (c.req.method !== "GET" && c.req.method !== "HEAD" && !sameOrigin(c.req.header("Origin"), c.req.header("Host"))) {
+    const fromHere = sameOrigin({ origin: c.req.header("Origin"), host: c.req.header("Host"), fetchSite: c.req.header("Sec-Fetch-Site"), forwardedHost: c.req.header("X-Forwarded-Host") });
+    if (c.req.method !== "GET" && c.req.method !== "HEAD" && !fromHere) {
       return c.text("cross-site request refused: the Origin header names another site", 403);
     }
     await next();
@@ -88,7 +116,17 @@ export function createUi(deps: UiDeps): Hono {
     deps, base, switcher, call,
     token: (c) => getCookie(c, TOKEN_COOKIE) || undefined,
     frame: async (c, dc) => ({ base, dc, datacenters: await switcher(dc), assets: { style: assets.style.name, client: assets.client.name }, ...preferencesOf(c) }),
-    html: async (c, page, status = 200) => c.html(`<!DOCTYPE html>${await String(page)}`, status as 200),
+    // Pages are the reader's view as their token sees it (a token page shows its secret): never cached.
+    html: async (c, page, status = 200) => {
+      c.header("Cache-Control", "no-store");
+      return c.html(`<!DOCTYPE html>${await String(page)}`, status as 200);
+    },
+    cookie: (c, maxAgeS) => ({
+      path: base, sameSite: "Strict", httpOnly: true,
+      // Over TLS (here, or at a proxy that says so) the cookie is never sent in the clear.
+      secure: new URL(c.req.url).protocol === "https:" || c.req.header("X-Forwarded-Proto") === "https",
+      ...(maxAgeS !== undefined ? { maxAge: maxAgeS } : {}),
+    }),
     async read(path, dc, token, wait) {
       const r = await call({ path: apiPath(path, undefined, deps.datacenter, wait), dc, token, ...(wait ? { signal: wait.signal } : {}) });
       return { value: JSON.parse(r.text), index: r.index };
@@ -123,12 +161,19 @@ export function createUi(deps: UiDeps): Hono {
 
   // A page's live stream (server-sent events): `topic` and the page's own query; resumes after
   // Last-Event-ID, else after `since` (the index the page was rendered at).
-  app.get(`${base}events`, (c) => {
+  app.get(`${base}events`, async (c) => {
     const dc = c.req.query("dc") ?? deps.datacenter;
     const name = c.req.query("topic") ?? "";
-    const factory = PAGES.map((p) => p.topics?.[name]).find((f) => f !== undefined);
+    const factory = PAGES.map((p) => (p.topics && Object.hasOwn(p.topics, name) ? p.topics[name] : undefined)).find((f) => f !== undefined);
     const topic = factory?.(ctx, dc, ctx.token(c), (k) => c.req.query(k));
     if (!topic) return c.text(`unknown live topic ${JSON.stringify(name)}`, 400);
+    // A read that fails now (a token deleted since, a datacenter gone) is answered as an error, which
+    // ends the browser's EventSource for good instead of having it reconnect every few seconds.
+    try {
+      await topic.read(0, 0, c.req.raw.signal);
+    } catch (err) {
+      return c.text((err as Error)?.message ?? String(err), failureStatus(err) as 400);
+    }
     const since = Number(c.req.header("Last-Event-ID") ?? c.req.query("since") ?? "0");
     return streamSSE(c, async (stream) => {
       const done = new AbortController();

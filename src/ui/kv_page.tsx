@@ -14,7 +14,7 @@ import { kvApiPath, readFolder, readKey, readTree } from "./kv_api.ts";
 import { KvDeleteFolderPage, KvDeleteKeyPage } from "./kv_delete.tsx";
 import { changeNotice, editorOpenedAt, entryText, KvChanged, KvCreatePage, KvEditPage, type EditorState } from "./kv_editor.tsx";
 import { KvListLive, KvListPage } from "./kv_list.tsx";
-import { exportFileName, exportJson, jsonProblem, kvHref, looksLikeJson, nameProblem, parentFolder, parseKvPath, submittedText, type KvEntry, type KvRoute } from "./kv_paths.ts";
+import { exportFileName, exportJson, jsonProblem, kvHref, looksLikeJson, nameProblem, parentFolder, parseKvPath, reachableKvPath, submittedText, type KvEntry, type KvRoute } from "./kv_paths.ts";
 
 /** The raw (percent-encoded) path after "<base><dc>/kv", or undefined when the request is not under it. */
 export function kvRest(pathname: string, base: string): string | undefined {
@@ -161,7 +161,7 @@ function routed(ctx: UiContext, handle: typeof getPage) {
     const rest = kvRest(new URL(c.req.url).pathname, ctx.base) ?? "";
     if (rest === "") return c.redirect(kvHref(ctx.base, dc, { kind: "folder", folder: "" }), 302);
     const route = parseKvPath(rest.slice(1));
-    if (!route) return message(ctx, c, dc, 400, "Bad request", "key: the address is not a valid Key/Value page (bad percent-encoding, or an action without a key).");
+    if (!route) return message(ctx, c, dc, 400, "Bad request", "key: the address is not a valid Key/Value page (bad percent-encoding, a '.' or '..' part, or an action without a key).");
     try {
       return await handle(ctx, c, dc, route);
     } catch (err) {
@@ -178,6 +178,7 @@ export const kvPages: UiPageModule = {
   topics: {
     "kv-list": (ctx, dc, token, get) => {
       const folder = get("folder") ?? "";
+      if (!reachableKvPath(folder)) return undefined;
       return {
         read: (minIndex, maxWaitMs, signal) => readFolder(ctx, dc, token, folder, { minIndex, maxWaitMs, signal }),
         render: async (v) => {
@@ -190,7 +191,7 @@ export const kvPages: UiPageModule = {
     "kv-key": (ctx, dc, token, get) => {
       const key = get("key") ?? "";
       const opened = Number(get("opened") ?? "0") || 0;
-      if (key === "") return undefined;
+      if (key === "" || !reachableKvPath(key)) return undefined;
       let index = opened;
       return {
         read: async (minIndex, maxWaitMs, signal) => {

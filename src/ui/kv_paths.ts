@@ -48,6 +48,8 @@ export function parseKvPath(rest: string): KvRoute | undefined {
   } catch {
     return undefined;
   }
+  // A decoded segment may hold "/" (%2F): a "." or ".." part anywhere would climb out of /v1/kv.
+  if (!reachableKvPath(segments.join("/"))) return undefined;
   const last = segments.pop()!;
   const before = segments.join("/");
   if (last === "") return { kind: "folder", folder: rest === "" ? "" : `${before}/` };
@@ -55,6 +57,14 @@ export function parseKvPath(rest: string): KvRoute | undefined {
   if (FOLDER_ACTIONS.has(last)) return { kind: last as "create" | "delete" | "export", folder };
   if (KEY_ACTIONS.has(last)) return before === "" ? undefined : { kind: last as "edit" | "delete-key", key: before };
   return { kind: "bare", folder: `${folder}${last}/` };
+}
+
+/**
+ * Whether `path` (a key or folder) can be put in a URL unchanged: none of its "/"-separated parts is
+ * "." or "..", which URLs collapse (and which would lead an API call out of /v1/kv).
+ */
+export function reachableKvPath(path: string): boolean {
+  return !path.split("/").some((part) => part === "." || part === "..");
 }
 
 /** The folder holding `path` (a key, or a folder ending in "/"): "a/b/" for "a/b/c" and for "a/b/c/"; "" at the top. */

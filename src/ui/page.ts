@@ -70,7 +70,9 @@ export interface UiContext {
   switcher(dc: string): Promise<string[]>;
   /** What every page's <Layout> needs besides its section and title: base, datacenters, the reader's preferences. */
   frame(c: Context, dc: string): Promise<PageFrame>;
-  /** Answers a rendered page (a `<Layout>` tree) as HTML. */
+  /** The options of a cookie the UI sets: path = the base, HttpOnly, SameSite=Strict, Secure over TLS; `maxAgeS` or a session cookie. */
+  cookie(c: Context, maxAgeS?: number): { readonly path: string; readonly sameSite: "Strict"; readonly httpOnly: true; readonly secure: boolean; readonly maxAge?: number };
+  /** Answers a rendered page (a `<Layout>` tree) as HTML, never cached. */
   html(c: Context, page: unknown, status?: number): Promise<Response>;
   /** A failed read or write as a page in words (of `section`, services by default): unknown datacenter 404, permission 403, else the API's status or 500. */
   failure(c: Context, dc: string, err: unknown, section?: Section): Promise<Response>;

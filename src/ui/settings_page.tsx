@@ -58,7 +58,7 @@ export const settingsPages: UiPageModule = {
       if (parseTheme(theme) !== theme || (live !== "on" && live !== "off")) {
         return c.text(`invalid settings: theme must be system, light or dark (got ${JSON.stringify(theme)}); live must be on or off (got ${JSON.stringify(live)})`, 400);
       }
-      const cookie = { path: ctx.base, maxAge: YEAR_S, sameSite: "Strict", httpOnly: true } as const;
+      const cookie = ctx.cookie(c, YEAR_S);
       setCookie(c, THEME_COOKIE, theme, cookie);
       setCookie(c, LIVE_COOKIE, live, cookie);
       return c.redirect(`${path}?saved=1`, 303);
