@@ -8,7 +8,8 @@
  * replication, problems in words).
  *
  * Live: WAN membership and coordinates have no blocking index, so the stream re-reads everything
- * every second and pushes when the rendered fragment changed (its "index" is the fragment's hash).
+ * every second and pushes when the map's significant state changed (its "index" is that state's hash:
+ * ages and RTTs alone refresh every 30 s, not every second).
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { delay } from "../platform/index.ts";
@@ -136,10 +137,26 @@ export function FederationLive(props: { readonly base: string; readonly dcs: rea
   );
 }
 
-/** The fragment and its hash, the stream's "index". */
+/** How often the map is pushed even when nothing but ages and round-trip times moved. */
+const REFRESH_AGES_MS = 30_000;
+
+/**
+ * What makes the map worth a push: each datacenter's state with the clock-relative words (ages) taken
+ * out of its texts, and the RTT left out (coordinates move a little all the time); both are refreshed
+ * once every REFRESH_AGES_MS.
+ */
+export function significantState(dcs: readonly DcView[], now: number): string {
+  const timeless = (t: string) => t.replace(/\d+(\.\d+)? ?(ms|s|min|h)\b/g, "#");
+  return JSON.stringify([Math.floor(now / REFRESH_AGES_MS), dcs.map((d) => [
+    d.name, d.primary, d.local, d.link, d.leader, d.serversAlive, d.serversTotal, d.gateways, d.stateAgeMs === undefined, timeless(d.aclReplication), d.problems.map(timeless),
+  ])]);
+}
+
+/** The fragment, and the hash of its significant state as the stream's "index". */
 async function renderedFederation(ctx: UiContext, token: string | undefined): Promise<Indexed<string>> {
-  const html = String(await String(<FederationLive base={ctx.base} dcs={await readFederation(ctx, token)} />));
-  return { value: html, index: contentIndex(html) };
+  const dcs = await readFederation(ctx, token);
+  const html = String(await String(<FederationLive base={ctx.base} dcs={dcs} />));
+  return { value: html, index: contentIndex(significantState(dcs, ctx.deps.clock.now())) };
 }
 
 /** A positive integer (48 bits of SHA-256) naming `text`, for a stream index that is a content hash. */

@@ -3,7 +3,7 @@ import type { CheckServiceNode } from "../model/index.ts";
 import { systemClock } from "../platform/index.ts";
 import { fakeApi } from "../../test/harness/ui_api.ts";
 import { createUi } from "./app.tsx";
-import { mapLayout } from "./federation_page.tsx";
+import { mapLayout, significantState } from "./federation_page.tsx";
 import { federationView, formatAge, median, medianRttMs, STALE_AFTER_MS, type DcReads, type FederationInput } from "./federation_view.ts";
 
 const NOW = Date.parse("2026-12-03T12:00:00Z");
@@ -83,6 +83,18 @@ describe("federation view (pure)", () => {
 });
 
 describe("the federation page", () => {
+  test("its stream pushes for state, not for clocks: ages and RTTs alone change the hash only every 30 s", () => {
+    const at = (now: number, o: Partial<FederationInput> = {}) => significantState(federationView(input({ now, ...o })), now);
+    const t0 = 1_800_000_000_000;
+    // One second later every age grew and the RTT estimates moved a little: the same state.
+    expect(at(t0 + 1000, { coordinates: [] })).toBe(at(t0, { coordinates: [] }));
+    expect(at(t0 + 1000)).toBe(at(t0));
+    // A gateway turning critical is a change at once; a new 30 s period refreshes the ages.
+    const critical = { reads: { dc1: healthy("dc1"), dc2: { ...healthy("dc2"), gateways: [gw("gw-dc2", "dc2", "critical")] }, dc3: healthy("dc3") } };
+    expect(at(t0, critical)).not.toBe(at(t0));
+    expect(at(t0 + 30_000)).not.toBe(at(t0));
+  });
+
   test("renders the map and the table from the API's answers, each datacenter's reads asked of that datacenter", async () => {
     const fake = fakeApi({
       "GET /v1/agent/self": () => ({ json: { Config: { PrimaryDatacenter: "dc1" } } }),

@@ -161,7 +161,7 @@ export function NodeSessionsLive(props: { readonly base: string; readonly dc: st
                 <td>
                   <form class="detail-inline" method="post" action={action}>
                     <input type="hidden" name="id" value={s.ID} />
-                    <button type="submit">Destroy<span class="detail-vh">{` session ${label}`}</span></button>
+                    <button type="submit" id={`destroy-${s.ID}`}>Destroy<span class="detail-vh">{` session ${label}`}</span></button>
                   </form>
                 </td>
               </tr>

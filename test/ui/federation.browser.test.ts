@@ -77,6 +77,10 @@ test("federation map: three datacenters, the primary marked, gateways and RTT; a
     const row = (dc: string) => page.locator(`#federation tr[data-dc="${dc}"] td`).allTextContents();
     expect((await row("dc3")).slice(0, 3)).toEqual(["✓ healthy", expect.stringMatching(/^127\.0\.0\.1:\d+$/), "1/1"]);
     expect((await row("dc3"))[3]).toBe("1/1 gateways healthy: gw-dc3 healthy");
+    // Each datacenter's own leader (/v1/status/leader?dc= asks that datacenter's servers).
+    const leaders = await Promise.all(["dc1", "dc2", "dc3"].map(async (dc) => (await row(dc))[1]));
+    expect(new Set(leaders).size).toBe(3);
+    expect(leaders[2]).toBe(await cluster.api("dc3", "GET", "/v1/status/leader"));
     await shotAndAxe(page, "federation-dark");
 
     await cluster.stopGateway("dc3");
