@@ -244,8 +244,9 @@ export interface CoordinateApi {
   /** This agent's LAN coordinate now (serf GetCoordinate), or undefined when gossip is not running. */
   lan(): NetworkCoordinate | undefined;
   /**
-   * The WAN coordinates of every known server by datacenter (Consul's Coordinate.ListDatacenters); absent
-   * on agents that cannot tell (the route then answers 500). Rejects with a message for the client.
+   * The WAN coordinates of every known server by datacenter (Consul's Coordinate.ListDatacenters): a
+   * server's WAN pool, or a client agent's answer from a server; absent on agents that cannot tell (the
+   * route then answers 500). Rejects with a message for the client.
    */
   datacenters?(): readonly DatacenterMap[] | Promise<readonly DatacenterMap[]>;
 }

@@ -128,6 +128,10 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
         clock: systemClock(),
         logger,
         datacenters: () => knownDatacenters(),
+        datacenterMaps: () => {
+          if (!wanCoordinateMaps) throw new Error("The WAN pool is not running yet");
+          return wanCoordinateMaps();
+        },
         remoteServers: (dc) => remoteServers(dc),
         ...(wanfedOn
           ? {
@@ -375,7 +379,10 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     const datacenters = () => (clientRpc ? clientRpc.datacenters() : knownDatacenters());
     if (config.ports.http !== -1) {
       const http = await startAgentHttp({
-        config, logger, agentInfo, server, clientRpc, gossip, datacenters, wanCoordinateMaps, stateAccess, connectCa, localAgent, agentTokens, aclResolver,
+        config, logger, agentInfo, server, clientRpc, gossip, datacenters,
+        // Consul's client agents forward Coordinate.ListDatacenters to a server; so do ours.
+        wanCoordinateMaps: clientRpc ? () => clientRpc.datacenterMaps() : wanCoordinateMaps,
+        stateAccess, connectCa, localAgent, agentTokens, aclResolver,
         metrics, logTaps: hooks.logTaps,
       });
       cleanups.push(() => http.close());

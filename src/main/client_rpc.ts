@@ -8,13 +8,16 @@ import { createClient } from "@connectrpc/connect";
 import { Status } from "../gen/causeway/status/v1/status_pb.ts";
 import { parseServer, type PoolMember } from "../membership/index.ts";
 import type { Clock, Logger, Rng } from "../platform/index.ts";
-import { createRemoteStateCaller, createRpcPool, dialServer, type RpcPool, type ServerDialSettings, type StateCaller } from "../rpc/index.ts";
+import type { DatacenterMap } from "../model/index.ts";
+import { createRemoteStateCaller, createRpcPool, datacenterMapsOf, dialServer, type RpcPool, type ServerDialSettings, type StateCaller } from "../rpc/index.ts";
 
 export interface ClientRpc {
   readonly pool: RpcPool;
   readonly state: StateCaller;
   /** Datacenters as a server of this datacenter knows them, nearest first. */
   datacenters(): Promise<readonly string[]>;
+  /** Servers' WAN coordinates by datacenter, as a server of this datacenter knows them (Coordinate.ListDatacenters). */
+  datacenterMaps(): Promise<DatacenterMap[]>;
   close(): void;
 }
 
@@ -50,6 +53,7 @@ export function startClientRpc(o: {
     pool,
     state: createRemoteStateCaller(anyServer),
     datacenters: async () => (await createClient(Status, anyServer()).datacenters({}, { timeoutMs: 10_000 })).datacenters,
+    datacenterMaps: async () => datacenterMapsOf(await createClient(Status, anyServer()).datacenterMaps({}, { timeoutMs: 10_000 })),
     close: () => pool.close(),
   };
 }

@@ -9,6 +9,7 @@
  */
 import { Code, ConnectError, type HandlerContext, type Transport } from "@connectrpc/connect";
 import type { ConsensusStatus } from "../consensus/index.ts";
+import type { DatacenterMap } from "../model/index.ts";
 import type { ConfChange, ConfState } from "../raft/index.ts";
 import { abortable } from "./abort.ts";
 import type { AutopilotHealthSource } from "./autopilot.ts";
@@ -42,6 +43,8 @@ export interface RpcContext {
    * a request for any other datacenter fails with NO_PATH_TO_DATACENTER before the pool is touched.
    */
   readonly datacenters?: () => readonly string[];
+  /** Servers' WAN coordinates by datacenter, from the WAN pool; absent: Status.DatacenterMaps answers Unavailable. */
+  readonly datacenterMaps?: () => readonly DatacenterMap[];
   /** Autopilot's server health, read on the leader; absent: the Operator service answers Unavailable. */
   readonly autopilot?: AutopilotHealthSource;
   /**

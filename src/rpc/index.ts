@@ -8,6 +8,7 @@ export type { RpcDialer, RpcPool, RpcPoolOptions, RpcTarget } from "./pool.ts";
 export { FORWARDED_HEADER, NO_PATH_TO_DATACENTER, route, RPC_HOLD_TIMEOUT_MS } from "./forward.ts";
 export type { RaftView, RoutingPolicy, RpcContext, ServerDirectory } from "./forward.ts";
 export { registerStatusServices } from "./status_service.ts";
+export { datacenterMapsMessage, datacenterMapsOf } from "./datacenter_maps.ts";
 export type { AutopilotClusterHealth, AutopilotHealthSource, AutopilotServerHealth } from "./autopilot.ts";
 export { dialServer, dialThroughGateway, serverName } from "./dialer.ts";
 export type { DialProtocol, GatewayRoute, ServerDialSettings } from "./dialer.ts";

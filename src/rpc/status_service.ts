@@ -9,6 +9,7 @@ import {
   AutopilotServerHealthResponseSchema, AutopilotServerHealthSchema, DatacentersResponseSchema, LeaderResponseSchema, Operator, PeersResponseSchema, PingResponseSchema, RaftGetConfigurationResponseSchema,
   RaftRemovePeerResponseSchema, RaftServerSchema, RaftStatsResponseSchema, RaftTransferLeaderResponseSchema, Status,
 } from "../gen/causeway/status/v1/status_pb.ts";
+import { datacenterMapsMessage } from "./datacenter_maps.ts";
 import { route, type RpcContext } from "./forward.ts";
 import { transferLeadership, type LeadershipTransferDeps } from "./leadership_transfer.ts";
 import { TOKEN_HEADER } from "./state_service.ts";
@@ -64,6 +65,10 @@ export function registerStatusServices(router: ConnectRouter, ctx: RpcContext, l
     datacenters: () => {
       if (!ctx.datacenters) throw new ConnectError("this server does not know the WAN pool", Code.Unavailable);
       return create(DatacentersResponseSchema, { datacenters: [...ctx.datacenters()] });
+    },
+    datacenterMaps: () => {
+      if (!ctx.datacenterMaps) throw new ConnectError("this server does not know the WAN pool", Code.Unavailable);
+      return datacenterMapsMessage(ctx.datacenterMaps());
     },
   });
   router.service(Operator, {

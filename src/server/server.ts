@@ -13,7 +13,7 @@ import {
 import { Status } from "../gen/causeway/status/v1/status_pb.ts";
 import { shutdownStack } from "../lib/index.ts";
 import { parseServer, type PoolMember } from "../membership/index.ts";
-import { AUTOPILOT_DEFAULTS } from "../model/index.ts";
+import { AUTOPILOT_DEFAULTS, type DatacenterMap } from "../model/index.ts";
 import {
   createGrpcServer, cryptoRng, listenTcp, nodeFileSystem, type Clock, type Logger, type Rng, type TcpListener, type TlsMaterial,
 } from "../platform/index.ts";
@@ -98,6 +98,8 @@ export interface ServerOptions {
   readonly coordinateUpdate?: { readonly periodMs?: number; readonly batchSize?: number; readonly maxBatches?: number };
   /** Datacenters known from the WAN pool, nearest first (served to client agents over RPC). */
   datacenters(): readonly string[];
+  /** Servers' WAN coordinates by datacenter, from the WAN pool (served to client agents over RPC); absent: not known here. */
+  datacenterMaps?(): readonly DatacenterMap[];
   /** Alive servers of another datacenter, from the WAN pool: node name and server-port address. */
   remoteServers(datacenter: string): readonly ServerInfo[];
   /** `primary_datacenter`; this server's own datacenter when absent or "" (a single-datacenter setup). */
@@ -345,6 +347,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       servers: directory,
       pool,
       datacenters: () => o.datacenters(),
+      ...(o.datacenterMaps ? { datacenterMaps: () => o.datacenterMaps!() } : {}),
       autopilot,
       holdForLeader: () => holdForLeader(() => consensus.status().leader !== "", clock, cryptoRng()),
       metrics: rpcMetrics,

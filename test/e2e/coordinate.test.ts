@@ -2,7 +2,8 @@
  * Network coordinates end to end: a server and a client agent on loopback gossip, measure each other,
  * and each sends its LAN coordinate to the catalog (sync_coordinate_interval_min shortened to 1 s, the
  * servers' coordinate_update_period to 500 ms); /v1/coordinate/nodes then lists both, `?near` sorts by
- * them, `causeway rtt` estimates between them, and /v1/coordinate/datacenters has the server's WAN one.
+ * them, `causeway rtt` estimates between them, and /v1/coordinate/datacenters has the server's WAN one,
+ * on the client agent too (asked of the server over RPC, as Consul's clients forward it).
  */
 import { afterAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -52,8 +53,15 @@ test("both agents' LAN coordinates reach the catalog; near, rtt and the WAN map 
   expect(rtt.stderr).toBe("");
   expect(rtt.stdout).toMatch(/^Estimated srv <-> cli rtt: \d+\.\d{3} ms \(using LAN coordinates\)\n$/);
 
-  const wan = await getJson(server, "/v1/coordinate/datacenters");
-  expect(wan.map((m: { Datacenter: string; AreaID: string; Coordinates: { Node: string }[] }) => [m.Datacenter, m.AreaID, m.Coordinates.map((c) => c.Node)]))
-    .toEqual([["dc1", "wan", ["srv"]]]);
+  type Map = { Datacenter: string; AreaID: string; Coordinates: { Node: string; Coord: { Vec: number[] } }[] };
+  const shape = (maps: Map[]) => maps.map((m) => [m.Datacenter, m.AreaID, m.Coordinates.map((c) => [c.Node, c.Coord.Vec.length])]);
+  const wan: Map[] = await getJson(server, "/v1/coordinate/datacenters");
+  expect(shape(wan)).toEqual([["dc1", "wan", [["srv", 8]]]]);
+  const fromClient = await fetch(`${client.httpUrl}/v1/coordinate/datacenters`);
+  expect(fromClient.status).toBe(200);
+  expect(shape(await fromClient.json() as Map[])).toEqual(shape(wan));
+  const wanRtt = spawnSync(process.execPath, [cli, "rtt", "-wan", "-http-addr", client.httpUrl, "srv.dc1", "srv.dc1"], { encoding: "utf8" });
+  expect(wanRtt.stderr).toBe("");
+  expect(wanRtt.stdout).toMatch(/^Estimated srv\.dc1 <-> srv\.dc1 rtt: \d+\.\d{3} ms \(using WAN coordinates\)\n$/);
   expect(await getJson(server, "/v1/catalog/datacenters")).toEqual(["dc1"]);
 }, 90_000);
