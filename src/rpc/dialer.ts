@@ -59,7 +59,8 @@ export function serverName(datacenter: string, domain: string, node?: string): s
 
 /**
  * Opens a stream to `address` ("host:port") that speaks `protocol` from its first byte (TLS and ALPN,
- * or the marker, already done). RPC goes over HTTP/2: ALPN `h2` in native TLS, the multiplexed-RPC
+ * or the marker, already done). Over TLS the server's certificate must name `server.<dc>.<domain>` of
+ * the target's datacenter. RPC goes over HTTP/2: ALPN `h2` in native TLS, the multiplexed-RPC
  * marker in plaintext. For a server of another datacenter with `viaGateway` set, `address` is not
  * dialled: see dialThroughGateway.
  */
@@ -76,7 +77,10 @@ export async function dialServer(
   }
   const { host, port } = splitHostPort(address);
   if (settings.tls && (settings.tls.verifyOutgoing || crossDc)) {
-    return dialAlpn(settings.tls.material, host, port, serverName(target.datacenter, settings.domain, target.node), protocol, settings.timeoutMs);
+    // A direct dial checks `server.<dc>.<domain>`, not the node's name (Consul's wrapTLSClient): the
+    // certificates `tls cert create -server` makes without -node name no node, and the address, not
+    // the name, picks the server here.
+    return dialAlpn(settings.tls.material, host, port, serverName(target.datacenter, settings.domain), protocol, settings.timeoutMs);
   }
   const marker = DIAL_MARKER[protocol];
   if (marker === undefined) throw new Error(`${protocol} is spoken only in native TLS: set verify_outgoing to dial it`);
