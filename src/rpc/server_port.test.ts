@@ -14,14 +14,17 @@ afterEach(async () => {
 });
 
 /** A server port where every protocol echoes "<protocol>:" + the first bytes it reads. */
-async function echoPort(opts: { tls?: boolean; verifyIncomingRpc?: boolean; serve?: readonly ServerProtocol[] } = {}) {
+async function echoPort(opts: { tls?: boolean; verifyIncomingRpc?: boolean; verifyServerHostname?: boolean; serve?: readonly ServerProtocol[] } = {}) {
   const logger = memoryLogger("debug");
   const seen: ServerPortConnection[] = [];
   const port = createServerPort({
     logger,
     clock: systemClock(),
     handshakeTimeoutMs: 1000,
-    tls: opts.tls === false ? undefined : { material, verifyIncomingRpc: opts.verifyIncomingRpc ?? false },
+    datacenter: "dc1",
+    tls: opts.tls === false
+      ? undefined
+      : { material, verifyIncomingRpc: opts.verifyIncomingRpc ?? false, verifyServerHostname: opts.verifyServerHostname ?? false },
   });
   for (const p of opts.serve ?? ALL_PROTOCOLS) {
     port.serve(p, (socket, conn) => {
@@ -158,6 +161,57 @@ describe("server port", () => {
       const r3 = readAll(badAlpn);
       expect(await r3).toBe("");
     }
+  });
+});
+
+describe("server port: raft with verify_server_hostname (Consul's handleRaftRPC)", () => {
+  type Cert = { cert: string; key: string };
+  /** Sends `marker` + "x" inside the TLS upgrade with `cert`; the reply ("" when refused). */
+  async function overUpgrade(port: number, marker: number, cert: Cert): Promise<string> {
+    const raw = await dialTcp({ host: "127.0.0.1", port });
+    raw.write(Buffer.from([MARKER.tlsUpgrade]));
+    const t = await dialTls({ socket: raw, ...clientTls(cert) } as never);
+    const reply = readAll(t);
+    t.write(Buffer.concat([Buffer.from([marker]), Buffer.from("x")]));
+    return reply;
+  }
+  async function overNativeTls(port: number, alpn: string, cert: Cert): Promise<string> {
+    const s = await dialTls({ host: "127.0.0.1", port, alpn: [alpn], ...clientTls(cert) });
+    const reply = readAll(s);
+    s.write("x");
+    return reply;
+  }
+  const raftRefusals = (lines: readonly string[]) =>
+    lines.filter((l) => l.includes("connection refused") && l.includes("protocol=raft") && l.includes("server.dc1.consul"));
+
+  test("only this datacenter's server certificate reaches raft over TLS; other protocols are not affected", async () => {
+    const { listener, logger } = await echoPort({ verifyIncomingRpc: true, verifyServerHostname: true });
+    // A client agent's certificate and another datacenter's server are refused, over the upgrade and natively.
+    expect(await overUpgrade(listener.port, MARKER.raft, pki.client)).toBe("");
+    expect(await overUpgrade(listener.port, MARKER.raft, pki.serverDc2)).toBe("");
+    expect(await overNativeTls(listener.port, ALPN.raft, pki.client)).toBe("");
+    await until(() => raftRefusals(logger.lines).length >= 3);
+    expect(raftRefusals(logger.lines).length).toBe(3);
+    // This datacenter's server is accepted both ways.
+    expect(await overUpgrade(listener.port, MARKER.raft, pki.server)).toBe("raft:x");
+    expect(await overNativeTls(listener.port, ALPN.raft, pki.server)).toBe("raft:x");
+    // The client certificate still reaches RPC and the snapshot protocol.
+    expect(await overUpgrade(listener.port, MARKER.rpc, pki.client)).toBe("rpc:x");
+    expect(await overNativeTls(listener.port, ALPN.snapshot, pki.client)).toBe("snapshot:x");
+  });
+
+  test("without verify_incoming_rpc the upgrade asks for no certificate, and raft is not checked there (as in Consul)", async () => {
+    const { listener, logger } = await echoPort({ verifyIncomingRpc: false, verifyServerHostname: true });
+    expect(await overUpgrade(listener.port, MARKER.raft, pki.client)).toBe("raft:x");
+    // Native TLS always has the client's certificate, so it is checked there.
+    expect(await overNativeTls(listener.port, ALPN.raft, pki.client)).toBe("");
+    await until(() => raftRefusals(logger.lines).length >= 1);
+  });
+
+  test("without verify_server_hostname any certificate of the CA reaches raft", async () => {
+    const { listener } = await echoPort({ verifyIncomingRpc: true, verifyServerHostname: false });
+    expect(await overUpgrade(listener.port, MARKER.raft, pki.client)).toBe("raft:x");
+    expect(await overNativeTls(listener.port, ALPN.raft, pki.serverDc2)).toBe("raft:x");
   });
 });
 

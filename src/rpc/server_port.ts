@@ -11,6 +11,10 @@
  * - WAN gossip (its two ALPN names, native TLS only) is what servers of other datacenters send through
  *   mesh gateways; with verify_server_hostname the client certificate must be a server's
  *   (`server.<dc>.<domain>`, Consul's AuthorizeServerConn rule; see server_cert.ts).
+ * - Raft over TLS, with verify_server_hostname, needs the certificate of a server of this datacenter
+ *   (Consul's handleRaftRPC, the CVE-2021-37219 fix): over the TLS upgrade when verify_incoming_rpc asks
+ *   for client certificates (as AuthorizeServerConn checks only then), always over native TLS (mutual
+ *   TLS is forced there). Plaintext Raft is governed by verify_incoming_rpc alone.
  *
  * Every protocol in the table has a handler: those not served yet close the connection with a log line.
  */
@@ -56,11 +60,14 @@ export interface ServerPortOptions {
   readonly clock: Clock;
   /**
    * Without TLS material, native TLS and the TLS upgrade are refused. verifyServerHostname
-   * (verify_server_hostname): WAN gossip is accepted only with a server's client certificate.
+   * (verify_server_hostname): WAN gossip is accepted only with a server's client certificate, Raft over
+   * TLS only with one of this datacenter's servers.
    */
   readonly tls?: { readonly material: TlsMaterial; readonly verifyIncomingRpc: boolean; readonly verifyServerHostname?: boolean };
   /** DNS domain of server names (`server.<dc>.<domain>`) for verifyServerHostname; default "consul". */
   readonly domain?: string;
+  /** This server's datacenter, whose servers alone may speak Raft over TLS with verifyServerHostname; absent: a server of any datacenter. */
+  readonly datacenter?: string;
   /**
    * Serve the WAN gossip protocols with these (the same as serve() for "wan-gossip-packet" and
    * "wan-gossip-stream"). Absent: those connections are closed with a log line until served.
@@ -96,12 +103,25 @@ export function createServerPort(options: ServerPortOptions): ServerPort {
     allowPlaintextMarker: (m) => !verifyIncomingRpc || m === MARKER.tlsUpgrade,
   });
 
+  /** Why verify_server_hostname refuses this connection, or undefined when it may go on. */
+  const serverOnlyRefusal = (protocol: ServerProtocol, conn: ServerPortConnection): string | undefined => {
+    if (!verifyServerHostname) return undefined;
+    const certDc = serverCertificateDatacenter(conn.peerCertificate, domain);
+    if (SERVERS_ONLY.has(protocol)) {
+      return certDc === undefined ? `verify_server_hostname: the client certificate does not name a server (server.<dc>.${domain})` : undefined;
+    }
+    const raftOverTls = protocol === "raft" && (conn.via === "native-tls" || (conn.via === "tls-upgrade" && verifyIncomingRpc));
+    if (!raftOverTls) return undefined;
+    const dc = options.datacenter;
+    if (certDc !== undefined && (dc === undefined || certDc === dc.toLowerCase())) return undefined;
+    return `verify_server_hostname: raft needs the certificate of a server of this datacenter (server.${dc ?? "<dc>"}.${domain})`;
+  };
+
   const dispatch = (protocol: ServerProtocol, socket: net.Socket | tls.TLSSocket, conn: ServerPortConnection) => {
     const handler = handlers.get(protocol);
-    if (handler && SERVERS_ONLY.has(protocol) && verifyServerHostname && serverCertificateDatacenter(conn.peerCertificate, domain) === undefined) {
-      log.warn("server port: connection refused", {
-        protocol, remote: conn.remote, reason: `verify_server_hostname: the client certificate does not name a server (server.<dc>.${domain})`,
-      });
+    const refusal = handler ? serverOnlyRefusal(protocol, conn) : undefined;
+    if (refusal) {
+      log.warn("server port: connection refused", { protocol, remote: conn.remote, reason: refusal });
       return void socket.destroy();
     }
     if (handler) return handler(socket, conn);

@@ -178,6 +178,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       logger: logger.named("server-port"),
       clock,
       domain: o.domain,
+      datacenter: o.datacenter,
       tls: o.tls ? { material: o.tls.material, verifyIncomingRpc: o.tls.verifyIncomingRpc, verifyServerHostname: o.tls.verifyServerHostname ?? false } : undefined,
       ...(o.wanGossip ? { wanGossip: o.wanGossip } : {}),
     });

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startAgentProcess } from "../harness/agent_process.ts";
+import { freePort, poll, startAgentProcess, type AgentProcess } from "../harness/agent_process.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const cli = join(root, "src", "main", "cli.ts");
@@ -70,3 +70,44 @@ test("a server certificate for another datacenter stops the agent at start with 
   expect(r.status).toBe(1);
   expect(r.stderr).toContain("must name server.dc2.consul to serve as a server certificate");
 });
+
+/**
+ * Servers dial each other checking `server.dc1.consul` only, as Consul does: certificates made without
+ * -node (the Consul documentation's way), or for another node name, still form a cluster.
+ */
+test("three TLS servers with verify_server_hostname form a cluster over raft; a client certificate is refused raft", async () => {
+  causeway("tls", "cert", "create", "-server");
+  causeway("tls", "cert", "create", "-server");
+  const joinPort = await freePort();
+  const agents: AgentProcess[] = [];
+  try {
+    for (const i of [0, 1, 2]) {
+      const config = join(work, `raft-${i}.json`);
+      writeFileSync(config, JSON.stringify({
+        server: true, bootstrap_expect: 3, node_name: `r${i}`, data_dir: join(work, `raft-data-${i}`), bind_addr: "127.0.0.1",
+        ports: { http: 0, grpc: -1, server: 0, serf_lan: i === 0 ? joinPort : 0, serf_wan: -1, dns: -1 },
+        ...(i === 0 ? {} : { retry_join: [`127.0.0.1:${joinPort}`], retry_interval: "1s" }),
+        ca_file: join(work, "consul-agent-ca.pem"), cert_file: join(work, `dc1-server-consul-${i}.pem`), key_file: join(work, `dc1-server-consul-${i}-key.pem`),
+        verify_incoming_rpc: true, verify_outgoing: true, verify_server_hostname: true,
+      }));
+      agents.push(await startAgentProcess(process.execPath, [cli, "agent", "-config-file", config]));
+    }
+    const status = async (path: string) => (await (await fetch(`${agents[2]!.httpUrl}${path}`)).json()) as string | string[];
+    await poll(() => status("/v1/status/peers"), (p) => Array.isArray(p) && p.length === 3, 60_000, "three raft peers").catch((err) => {
+      console.log(agents.map((a) => a.output()).join("\n=====\n").slice(-6000));
+      throw err;
+    });
+    // A write through the third server commits on a quorum: raft replicates between the servers' certificates.
+    expect((await fetch(`${agents[2]!.httpUrl}/v1/kv/raft-tls`, { method: "PUT", body: "ok" })).status).toBe(200);
+    expect(await (await fetch(`${agents[0]!.httpUrl}/v1/kv/raft-tls?raw&consistent`)).text()).toBe("ok");
+
+    const port = Number(/Cluster Addr: \S+:(\d+)/.exec(agents[0]!.output())![1]);
+    spawnSync("openssl", [
+      "s_client", "-tls1_3", "-connect", `127.0.0.1:${port}`, "-alpn", "causeway/raft", "-servername", "server.dc1.consul",
+      "-CAfile", join(work, "consul-agent-ca.pem"), "-cert", join(work, "dc1-client-consul-0.pem"), "-key", join(work, "dc1-client-consul-0-key.pem"),
+    ], { input: "x", encoding: "utf8", timeout: 10_000 });
+    await poll(async () => agents[0]!.output(), (o) => o.includes("raft needs the certificate of a server of this datacenter (server.dc1.consul)"), 10_000, "the raft refusal");
+  } finally {
+    for (const a of agents) await a.stop("SIGKILL").catch(() => {});
+  }
+}, 120_000);
