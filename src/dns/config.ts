@@ -2,6 +2,7 @@
  * The DNS interface's settings (Consul's `domain`, `alt_domain`, `recursors` and `dns_config` block;
  * src/dns/BEHAVIOUR.md section 6), with Consul's defaults, and the service TTL rule.
  */
+import { ownEntry } from "../lib/index.ts";
 
 export interface DnsSoaConfig {
   readonly refresh: number;
@@ -65,7 +66,7 @@ export function canonicalDomain(d: string): string {
  * the "*" key, else 0. `service` is compared as given (the lookup's lower-cased name).
  */
 export function serviceTtlFor(ttls: Readonly<Record<string, number>>, service: string): number {
-  const exact = ttls[service];
+  const exact = ownEntry(ttls, service);
   if (exact !== undefined) return exact;
   let best: number | undefined;
   let bestLen = -1;

@@ -5,6 +5,7 @@
  * Mounted by mountAgentServices.
  */
 import type { Context, Hono } from "hono";
+import { ownEntry } from "../lib/index.ts";
 import { plain, withLocalAgent } from "./agent_local.ts";
 import type { HttpApiDeps, LocalAgentApi, LocalAgentCheckView, LocalAgentServiceView } from "./deps.ts";
 import { jsonResponse } from "./respond.ts";
@@ -104,7 +105,7 @@ export function mountAgentHealth(app: Hono, deps: HttpApiDeps): void {
     if (id === "") return plain(c, 400, "Missing serviceID");
     const text = wantsText(c);
     const services = agent.agentServices();
-    const service = Object.hasOwn(services, id) ? services[id] : undefined;
+    const service = ownEntry(services, id);
     if (service === undefined) {
       const reason = `ServiceId ${id} not found`;
       return payload(c, 404, reason, text ? reason : { AggregatedStatus: "critical", Service: null, Checks: null }, false);

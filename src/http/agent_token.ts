@@ -6,6 +6,7 @@
  * persisted: 500 "Failed to persist tokens - ..." and nothing changes. Success is an empty 200.
  */
 import type { Context, Hono } from "hono";
+import { ownEntry } from "../lib/index.ts";
 import { ACL_DISABLED } from "./acl.ts";
 import { emptyOk, plain, readBody } from "./agent_local.ts";
 import type { HttpApiDeps } from "./deps.ts";
@@ -28,7 +29,7 @@ async function setToken(c: Context, deps: HttpApiDeps): Promise<Response> {
   const token = typeof body === "object" && body !== null && !Array.isArray(body) ? body.Token ?? "" : undefined;
   if (typeof token !== "string") return plain(c, 400, "Request decode failed: Token must be a string");
   const pathName = c.req.param("name") ?? "";
-  const name = Object.hasOwn(AGENT_TOKEN_PATH_NAMES, pathName) ? AGENT_TOKEN_PATH_NAMES[pathName] : undefined;
+  const name = ownEntry(AGENT_TOKEN_PATH_NAMES, pathName);
   if (!name) return plain(c, 404, `Token "${pathName}" is unknown`);
   try {
     deps.agentTokens.set(name, token);

@@ -33,3 +33,4 @@ export { ByteBuffer, concatBytes, varintSize } from "./byte_buffer.ts";
 export { fromBase64, toBase64 } from "./base64.ts";
 export { shutdownStack, type ShutdownStack } from "./shutdown_stack.ts";
 export { bigintReplacer, parseExact, stringifyExact, type Uint64 } from "./uint64_json.ts";
+export { ownEntry } from "./own_entry.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { buildConfig, defaultConfig, parseConfigJson } from "./config.ts";
 import { debugConfig } from "./debug_config.ts";
+import { isLegacyAclKey, parseLegacyAclKey } from "./acl_config.ts";
 
 const base = { ...defaultConfig("h"), dataDir: "/d" };
 const build = (...docs: unknown[]) => buildConfig(base, docs.map((d, i) => parseConfigJson(`${i}.json`, d)));
@@ -50,5 +51,13 @@ describe("acl settings", () => {
     expect(bad({ acl: { enable: true } })).toThrow("a.json: invalid config key acl.enable");
     expect(bad({ acl: [] })).toThrow('a.json: "acl" must be an object');
     expect(bad({ acl_down_policy: "x" })).toThrow("a.json: acl_down_policy must be one of allow, deny, extend-cache, async-cache");
+  });
+
+  test("a name of Object.prototype is no legacy key, and parseLegacyAclKey refuses it rather than calling it", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+      expect(isLegacyAclKey(name)).toBe(false);
+      expect(parseLegacyAclKey(name, "x")).toBe(`invalid config key ${name}`);
+    }
+    expect(parseLegacyAclKey("acl_token", "t")).toEqual({ tokens: { default: "t" } });
   });
 });

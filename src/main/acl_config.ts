@@ -3,7 +3,7 @@
  * the newer aliases of `tokens.master` and `tokens.agent_master`), and the legacy flat `acl_*` keys
  * 1.8 still reads. config.ts parses them with `parseAclBlock` / `parseLegacyAclKey`; no I/O here.
  */
-import { nonNegativeDurationMs as durationMs } from "../lib/index.ts";
+import { nonNegativeDurationMs as durationMs, ownEntry } from "../lib/index.ts";
 
 export type AclDefaultPolicy = "allow" | "deny";
 export type AclDownPolicy = "allow" | "deny" | "extend-cache" | "async-cache";
@@ -58,13 +58,15 @@ export function parseAclBlock(block: Readonly<Record<string, unknown>>): AclSour
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(block)) {
     const name = `acl.${key}`;
-    if (BOOLS[key]) {
+    const bool = ownEntry(BOOLS, key);
+    const duration = ownEntry(DURATIONS, key);
+    if (bool) {
       if (typeof v !== "boolean") return `${name} must be true or false, got ${JSON.stringify(v)}`;
-      out[BOOLS[key]] = v;
-    } else if (DURATIONS[key]) {
+      out[bool] = v;
+    } else if (duration) {
       const ms = typeof v === "string" ? durationMs(v) : undefined;
       if (ms === undefined) return `${name} must be a duration such as "30s", got ${JSON.stringify(v)}`;
-      out[DURATIONS[key]] = ms;
+      out[duration] = ms;
     } else if (key === "default_policy" || key === "down_policy") {
       const allowed = key === "default_policy" ? DEFAULT_POLICIES : DOWN_POLICIES;
       if (typeof v !== "string" || !allowed.includes(v)) return `${name} must be one of ${allowed.map((x) => `"${x}"`).join(", ")}, got ${JSON.stringify(v)}`;
@@ -73,7 +75,7 @@ export function parseAclBlock(block: Readonly<Record<string, unknown>>): AclSour
       if (typeof v !== "object" || v === null || Array.isArray(v)) return `${name} must be an object`;
       const tokens: Record<string, string> = {};
       for (const [tk, tv] of Object.entries(v)) {
-        const field = TOKENS[tk];
+        const field = ownEntry(TOKENS, tk);
         if (!field) return `invalid config key ${name}.${tk}`;
         if (typeof tv !== "string") return `${name}.${tk} must be a string`;
         if (tokens[field] !== undefined && tokens[field] !== tv) return `${name}.${tk} and its alias are both set, to different tokens`;
@@ -103,9 +105,12 @@ const LEGACY: Readonly<Record<string, (v: string) => AclSource | string>> = {
 /** Whether `key` is a legacy flat ACL key (`acl_datacenter` is handled by config.ts: it is also primary_datacenter). */
 export const isLegacyAclKey = (key: string): boolean => Object.hasOwn(LEGACY, key);
 
+/** What legacy key `key` sets to `v`, or a message naming the key that is unknown or wrong. */
 export function parseLegacyAclKey(key: string, v: unknown): AclSource | string {
+  const parse = ownEntry(LEGACY, key);
+  if (!parse) return `invalid config key ${key}`;
   if (typeof v !== "string") return `${key} must be a string, got ${JSON.stringify(v)}`;
-  return LEGACY[key]!(v);
+  return parse(v);
 }
 
 /** `over` on top of `base`, tokens key by key. */

@@ -163,3 +163,74 @@ describe("WAN federation settings", () => {
     expect(() => parseConfigJson("w.json", { connect: { enable_mesh_gateway_wanfed: true } })).toThrow("w.json: invalid config key connect.enable_mesh_gateway_wanfed");
   });
 });
+
+describe("config keys named like Object.prototype members", () => {
+  /** Names every plain object answers through its prototype; as config keys they are as unknown as any other. */
+  const BUILT_INS = ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "isPrototypeOf"];
+  /**
+   * Where a key can stand: a config file's JSON text with `@` for the key, the path the error names (`@`
+   * again), and what the block adds after the path. Parsed from text, as a file is: JSON.parse makes
+   * `__proto__` an own key, where an object literal would set the prototype.
+   */
+  const PLACES: readonly (readonly [json: string, path: string, tail?: string])[] = [
+    ['{"@": 1}', "@"],
+    ['{"ports": {"@": 5}}', "ports.@"],
+    ['{"xds": {"@": 1}}', "xds.@"],
+    ['{"autopilot": {"@": true}}', "autopilot.@"],
+    ['{"acl": {"@": true}}', "acl.@"],
+    ['{"acl": {"tokens": {"@": "t"}}}', "acl.tokens.@"],
+    ['{"dns_config": {"@": true}}', "dns_config.@"],
+    ['{"dns_config": {"soa": {"@": 1}}}', "dns_config.soa.@"],
+    ['{"telemetry": {"@": true}}', "telemetry.@"],
+    ['{"connect": {"@": true}}', "connect.@"],
+    ['{"ui_config": {"@": true}}', "ui_config.@", " (Causeway's UI takes enabled and content_path)"],
+  ];
+
+  test.each(PLACES)("%s: every built-in name is an invalid config key, with the path", (json: string, path: string, tail = "") => {
+    const prototypeKeys = Object.getOwnPropertyNames(Object.prototype);
+    for (const name of BUILT_INS) {
+      const doc: unknown = JSON.parse(json.replace("@", name));
+      expect(() => parseConfigJson("k.json", doc)).toThrow(new ConfigError(`k.json: invalid config key ${path.replace("@", name)}${tail}`));
+    }
+    expect(Object.getOwnPropertyNames(Object.prototype)).toEqual(prototypeKeys);
+  });
+
+  test("the example from the bug report is refused at its first built-in key", () => {
+    const doc: unknown = JSON.parse('{"datacenter":"dc1","constructor":1,"ports":{"toString":5}}');
+    expect(() => parseConfigJson("F", doc)).toThrow(new ConfigError("F: invalid config key constructor"));
+  });
+
+  test("the known keys of those blocks still parse", () => {
+    const source = parseConfigJson("k.json", {
+      datacenter: "dc1",
+      ports: { http: 1, grpc: 2, server: 3, serf_lan: 4, serf_wan: 5, dns: 6, sidecar_min_port: 7, sidecar_max_port: 8, expose_min_port: 9, expose_max_port: 10 },
+      xds: { update_max_per_second: 5, proxyless_clients: ["web"] },
+      autopilot: { min_quorum: 3, last_contact_threshold: "1s" },
+      acl: { enabled: true, token_ttl: "1s", tokens: { agent: "a", initial_management: "m" } },
+      acl_token: "t",
+      dns_config: { allow_stale: false, soa: { refresh: 60 } },
+      telemetry: { disable_hostname: true },
+      connect: { enabled: true },
+      ui_config: { enabled: true },
+    });
+    expect(source).toEqual({
+      datacenter: "dc1",
+      ports: { http: 1, grpc: 2, server: 3, serfLan: 4, serfWan: 5, dns: 6, sidecarMin: 7, sidecarMax: 8, exposeMin: 9, exposeMax: 10 },
+      xds: { updateMaxPerSecond: 5, proxylessClients: ["web"] },
+      autopilot: { MinQuorum: 3, LastContactThresholdMs: 1000 },
+      acl: { enabled: true, tokenTtlMs: 1000, tokens: { agent: "a", master: "m", default: "t" } },
+      dns: { allowStale: false, soa: { refresh: 60, retry: 600, expire: 86400, minTtl: 0 } },
+      telemetry: { disableHostname: true },
+      connectEnabled: true,
+      ui: { enabled: true },
+    });
+  });
+
+  test("names a user chooses (node_meta keys, service_ttl service names) are values, kept as own keys", () => {
+    const doc: unknown = JSON.parse('{"node_meta":{"constructor":"a","__proto__":"b"},"dns_config":{"service_ttl":{"constructor":"5s","__proto__":"10s"}}}');
+    const source = parseConfigJson("k.json", doc);
+    expect(Object.entries(source.nodeMeta!)).toEqual([["constructor", "a"], ["__proto__", "b"]]);
+    expect(Object.entries(source.dns!.serviceTtl!)).toEqual([["constructor", 5], ["__proto__", 10]]);
+    expect(Object.getPrototypeOf(source.dns!.serviceTtl)).toBe(Object.prototype);
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseDuration } from "../lib/index.ts";
+import { ownEntry, parseDuration } from "../lib/index.ts";
 import { definitionsFromConfig } from "../agent/index.ts";
 import type { AutopilotSeedSettings, ConfigSource, GossipSettings, Ports, RuntimeConfig, TlsSettings, XdsSettings } from "./config.ts";
 import type { FederationSettings } from "./federation_config.ts";
@@ -147,7 +147,7 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
       if (!isObject(value)) throw new ConfigError(`${origin}: "ports" must be an object`);
       const ports: Record<string, number> = {};
       for (const [pk, pv] of Object.entries(value)) {
-        const name = PORT_FIELDS[pk];
+        const name = ownEntry(PORT_FIELDS, pk);
         if (!name) throw new ConfigError(`${origin}: invalid config key ports.${pk}`);
         ports[name] = checkValue(origin, `ports.${pk}`, "port", pv) as number;
       }
@@ -158,7 +158,7 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
       if (!isObject(value)) throw new ConfigError(`${origin}: "xds" must be an object`);
       const xds: Record<string, unknown> = {};
       for (const [xk, xv] of Object.entries(value)) {
-        const field = XDS_FIELDS[xk];
+        const field = ownEntry(XDS_FIELDS, xk);
         if (!field) throw new ConfigError(`${origin}: invalid config key xds.${xk}`);
         xds[field[0]] = checkValue(origin, `xds.${xk}`, field[1], xv);
       }
@@ -198,7 +198,7 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
       if (!isObject(value)) throw new ConfigError(`${origin}: "autopilot" must be an object`);
       const autopilot: Record<string, unknown> = {};
       for (const [ak, av] of Object.entries(value)) {
-        const field = AUTOPILOT_FIELDS[ak];
+        const field = ownEntry(AUTOPILOT_FIELDS, ak);
         if (!field) throw new ConfigError(`${origin}: invalid config key autopilot.${ak}`);
         autopilot[field[0]] = checkValue(origin, `autopilot.${ak}`, field[1], av);
       }
@@ -212,7 +212,7 @@ export function parseConfigJson(origin: string, doc: unknown): ConfigSource {
       out[name] = { ...(out[name] as object | undefined), [field]: checkValue(origin, key, kind, value) };
       continue;
     }
-    const field = FIELDS[key];
+    const field = ownEntry(FIELDS, key);
     if (!field) throw new ConfigError(`${origin}: invalid config key ${key}`);
     out[field[0]] = checkValue(origin, key, field[1], value);
   }

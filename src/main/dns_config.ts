@@ -4,7 +4,7 @@
  * Durations are whole seconds for TTLs (as Consul truncates them) and milliseconds for the timeout.
  */
 import { DNS_DEFAULTS, type DnsConfig } from "../dns/index.ts";
-import { nonNegativeDurationMs as durationMs } from "../lib/index.ts";
+import { nonNegativeDurationMs as durationMs, ownEntry } from "../lib/index.ts";
 
 /**
  * The resolver's settings (src/dns DnsConfig) without what comes from elsewhere (domain, datacenter),
@@ -40,7 +40,7 @@ export function parseDnsConfigBlock(block: Readonly<Record<string, unknown>>): P
   const out: Mutable<DnsSettings> = {};
   for (const [key, v] of Object.entries(block)) {
     const name = `dns_config.${key}`;
-    const field = BOOLS[key];
+    const field = ownEntry(BOOLS, key);
     if (field) {
       if (typeof v !== "boolean") return `${name} must be true or false, got ${JSON.stringify(v)}`;
       (out as Record<string, unknown>)[field] = v;
@@ -64,13 +64,15 @@ export function parseDnsConfigBlock(block: Readonly<Record<string, unknown>>): P
       }
       case "service_ttl": {
         if (typeof v !== "object" || v === null || Array.isArray(v)) return `${name} must be an object of durations`;
-        const ttls: Record<string, number> = {};
+        // Keys here are service names, not config keys: every name is kept as an own key, `__proto__` too
+        // (an assignment `ttls[svc] = s` would drop that one silently).
+        const ttls: [string, number][] = [];
         for (const [svc, d] of Object.entries(v)) {
           const s = seconds(d);
           if (s === undefined) return `${name}.${svc} must be a duration such as "10s", got ${JSON.stringify(d)}`;
-          ttls[svc] = s;
+          ttls.push([svc, s]);
         }
-        out.serviceTtl = ttls;
+        out.serviceTtl = Object.fromEntries(ttls);
         break;
       }
       case "udp_answer_limit":
@@ -87,7 +89,7 @@ export function parseDnsConfigBlock(block: Readonly<Record<string, unknown>>): P
         const soa = { ...DEFAULT_DNS.soa };
         const keys: Record<string, keyof typeof soa> = { refresh: "refresh", retry: "retry", expire: "expire", min_ttl: "minTtl" };
         for (const [k, n] of Object.entries(v)) {
-          const f = keys[k];
+          const f = ownEntry(keys, k);
           if (!f) return `invalid config key ${name}.${k}`;
           if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > 0xffffffff) return `${name}.${k} must be a non-negative integer of seconds, got ${JSON.stringify(n)}`;
           soa[f] = n;

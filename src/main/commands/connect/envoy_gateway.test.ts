@@ -62,6 +62,7 @@ describe("connect envoy -gateway: flag checks send nothing", () => {
     [["-mesh-gateway", "-expose-servers"], "'-expose-servers' requires '-register'\n"],
     [["-gateway=terminating", "-register", "-expose-servers"], "'-expose-servers' can only be used for mesh gateways\n"],
     [["-gateway=bogus"], "Gateway must be one of: terminating, mesh, or ingress\n"],
+    [["-gateway=constructor"], "Gateway must be one of: terminating, mesh, or ingress\n"],
     [["-gateway=terminating", "-register"], "-gateway=terminating is not supported: Causeway only supports -gateway=mesh"],
     [["-gateway=ingress"], "-gateway=ingress is not supported: Causeway only supports -gateway=mesh"],
     [["-register"], "Auto-Registration can only be used for gateways\n"],

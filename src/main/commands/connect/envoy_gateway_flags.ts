@@ -4,6 +4,7 @@
  * `-register`, `-service`, `-address`, `-wan-address`, `-bind-address`, `-expose-servers` and
  * `-deregister-after-critical`. Pure: turns parsed flags into GatewayOptions or an error for the user.
  */
+import { ownEntry } from "../../../lib/index.ts";
 import { UsageError, type FlagSpec, type ParsedFlags } from "../../flags.ts";
 import { boolFlag, stringFlag } from "../support/index.ts";
 import { DEFAULT_GATEWAY_PORT, parseBindAddress, parseServiceAddress, type ServiceAddress } from "./envoy_gateway_address.ts";
@@ -125,7 +126,7 @@ export function gatewayOptions(parsed: ParsedFlags, sidecarFor: string, impliedG
     if (register) throw new Error("Auto-Registration can only be used for gateways");
     return undefined;
   }
-  const kind = GATEWAY_KINDS[gateway];
+  const kind = ownEntry(GATEWAY_KINDS, gateway);
   if (kind === undefined) throw new Error("Gateway must be one of: terminating, mesh, or ingress");
   if (kind !== "mesh-gateway") throw new Error(`-gateway=${gateway} is not supported: Causeway only supports -gateway=mesh (mesh gateways)`);
   if (sidecarFor !== "") throw new Error("-sidecar-for (or CONNECT_SIDECAR_FOR) cannot be used with -gateway: a gateway is not a sidecar; use -proxy-id to name the gateway's service ID");

@@ -7,6 +7,7 @@
  * keep their keys; `tagged_addresses` keeps its keys and converts its `{address, port}` values.
  */
 import { readFile } from "node:fs/promises";
+import { ownEntry } from "../../../lib/index.ts";
 
 /** A registration body: PascalCase keys as the agent API takes them. */
 export type ServiceRegistration = Record<string, unknown>;
@@ -28,7 +29,7 @@ const RENAMES: Readonly<Record<"service" | "check" | "other", Readonly<Record<st
 function pascal(key: string): string {
   return key
     .split("_")
-    .map((part) => INITIALISMS[part] ?? part.charAt(0).toUpperCase() + part.slice(1))
+    .map((part) => ownEntry(INITIALISMS, part) ?? part.charAt(0).toUpperCase() + part.slice(1))
     .join("");
 }
 
