@@ -10,6 +10,7 @@ import type * as net from "node:net";
 import type * as tls from "node:tls";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { specGrpcMessages } from "./grpc_message.ts";
 import type { Logger } from "./logger.ts";
 import { asPlainStream } from "./streams.ts";
 import { listenTcp } from "./tcp.ts";
@@ -60,6 +61,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const log = options.logger;
   const handler = connectNodeAdapter({ routes: options.routes, interceptors: [...(options.interceptors ?? [])] });
   const h2 = http2.createServer({}, (req, res) => {
+    specGrpcMessages(res);
     // connectNodeAdapter's types name both http and http2 requests; this is the http2 one.
     void handler(req as never, res as never);
   });
