@@ -54,11 +54,11 @@ describe("GET /v1/connect/ca/roots and /v1/agent/connect/ca/roots", () => {
 });
 
 describe("/v1/connect/ca/configuration", () => {
-  test("GET answers the config without the private key", async () => {
+  test("GET answers the config without the private key, and without a secondary's intermediate", async () => {
     const { app, state } = setup();
     state.values["ca-config"] = {
       ClusterID: "c1", Provider: "consul", CreateIndex: 1, ModifyIndex: 2,
-      Config: { LeafCertTTL: "72h", RotationPeriod: "2160h", IntermediateCertTTL: "8760h", PrivateKey: "secret" },
+      Config: { LeafCertTTL: "72h", RotationPeriod: "2160h", IntermediateCertTTL: "8760h", PrivateKey: "secret", IntermediateCert: "intermediate-pem" },
     };
     const body = await (await app.request("/v1/connect/ca/configuration")).json();
     expect(body.Config).toEqual({ LeafCertTTL: "72h", RotationPeriod: "2160h", IntermediateCertTTL: "8760h" });

@@ -32,10 +32,14 @@ export function indexedRoots(v: ReadValue<{ type: "ca-roots" }>): unknown {
   };
 }
 
-/** The configuration as GET answers it: the private key never leaves the servers. */
+/**
+ * The configuration as GET answers it: the private key never leaves the servers, and a secondary's
+ * IntermediateCert (the CA's own state, which Consul keeps in its provider, not in the configuration; it
+ * is served in /v1/connect/ca/roots' IntermediateCerts) is not shown as if an operator had set it.
+ */
 function redacted(config: CAConfiguration | null): unknown {
   if (!config) return null;
-  const { PrivateKey: _key, ...rest } = config.Config;
+  const { PrivateKey: _key, IntermediateCert: _intermediate, ...rest } = config.Config;
   return { ...config, Config: rest };
 }
 
