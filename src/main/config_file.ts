@@ -262,12 +262,19 @@ function checkValue(origin: string, key: string, kind: FieldKind, v: unknown): u
   }
 }
 
-/** Reads -config-file and -config-dir sources in the order given. */
+/** Consul's other config format, which Causeway does not read: refused by name rather than skipped. */
+const hclRefusal = (file: string) => `${file}: HCL config files are not supported; write the configuration as JSON (same keys)`;
+
+/**
+ * Reads -config-file and -config-dir sources in the order given. An HCL file, named or in a directory, is
+ * refused: an agent that skipped it would start without the settings its operator wrote there.
+ */
 export function readConfigSources(paths: readonly { kind: "file" | "dir"; path: string }[]): ConfigSource[] {
   const sources: ConfigSource[] = [];
   for (const p of paths) {
     const files = p.kind === "file" ? [p.path] : listConfigDir(p.path);
     for (const file of files) {
+      if (file.endsWith(".hcl")) throw new ConfigError(hclRefusal(file));
       let text: string;
       try {
         text = readFileSync(file, "utf8");
@@ -295,7 +302,7 @@ function listConfigDir(dir: string): string[] {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(`cannot read config directory ${dir}: ${(err as Error).message}`);
   }
-  return names.filter((n) => n.endsWith(".json")).sort().map((n) => join(dir, n));
+  return names.filter((n) => n.endsWith(".json") || n.endsWith(".hcl")).sort().map((n) => join(dir, n));
 }
 
 

@@ -47,7 +47,7 @@ const FLAGS: FlagSpec[] = [
   { name: "enable-script-checks", kind: "bool", usage: "Enables health check scripts (script and Docker checks) from config files and the HTTP API." },
   { name: "enable-local-script-checks", kind: "bool", usage: "Enables health check scripts from config files only." },
   { name: "config-file", kind: "strings", arg: "<path>", usage: "A JSON config file with Consul's field names." },
-  { name: "config-dir", kind: "strings", arg: "<path>", usage: "A directory whose *.json files are read in lexical order." },
+  { name: "config-dir", kind: "strings", arg: "<path>", usage: "A directory whose *.json files are read in lexical order (an *.hcl file there is refused: Causeway reads JSON only)." },
 ];
 
 const HELP = `Usage: causeway agent [options]
@@ -125,9 +125,17 @@ export function loadAgentConfig(argv: readonly string[]): { config?: RuntimeConf
   const sources: ConfigSource[] = [];
   if (parsed.values.get("dev") === true) sources.push(DEV_SOURCE);
   sources.push(...readConfigSources(files), flagSource(parsed));
+  return { config: buildAgentConfig(sources), help: false };
+}
+
+/**
+ * The agent's runtime config from its sources over the defaults, checked as the agent checks it before
+ * starting (`causeway validate` runs the same). Throws ConfigError naming the first problem.
+ */
+export function buildAgentConfig(sources: readonly ConfigSource[]): RuntimeConfig {
   const config = buildConfig(defaultConfig(hostname()), sources);
   if (!parseLogLevel(config.logLevel)) throw new ConfigError(`log_level "${config.logLevel}" is not one of trace, debug, info, warn, error`);
-  return { config, help: false };
+  return config;
 }
 
 export const agentCommand: Command = {
