@@ -25,6 +25,10 @@ import { rttCommand } from "./commands/rtt.ts";
 import { gatewayCommand } from "./commands/gateway.ts";
 import { monitorCommand } from "./commands/monitor.ts";
 import { aclCommand } from "./commands/acl.ts";
+import { eventCommand } from "./commands/event.ts";
+import { infoCommand } from "./commands/info.ts";
+import { maintCommand } from "./commands/maint.ts";
+import { validateCommand } from "./commands/validate.ts";
 
 export const COMMANDS: readonly Command[] = [
   agentCommand, forceLeaveCommand, joinCommand, keygenCommand, keyringCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
@@ -40,6 +44,10 @@ export const COMMANDS: readonly Command[] = [
   rttCommand,
   monitorCommand,
   aclCommand,
+  eventCommand,
+  infoCommand,
+  maintCommand,
+  validateCommand,
 ];
 
 function usage(): string {
@@ -47,7 +55,7 @@ function usage(): string {
   return `Usage: causeway [--version] [--help] <command> [<args>]
 
 Available commands are:
-${COMMANDS.map((c) => `    ${c.name.padEnd(width)}    ${c.synopsis}`).join("\n")}
+${[...COMMANDS].sort((a, b) => (a.name < b.name ? -1 : 1)).map((c) => `    ${c.name.padEnd(width)}    ${c.synopsis}`).join("\n")}
 `;
 }
 
