@@ -1,5 +1,5 @@
 /**
- * Snapshots taken off the loop (node.ts startSnapshot): the state is captured at the applied index, encoded
+ * Snapshots taken off the loop (snapshot_taker.ts): the state is captured at the applied index, encoded
  * in slices while the node goes on committing, then written and recorded at the captured index.
  */
 import { describe, expect, test } from "bun:test";
