@@ -26,7 +26,7 @@ import { mountConfig } from "./config.ts";
 import { mountDiscoveryChain } from "./discovery_chain.ts";
 import { mountFederationState } from "./federation_state.ts";
 import { mountIntentions } from "./intentions.ts";
-import { mountMembers } from "./members.ts";
+import { mountAgentReload, mountMembers } from "./members.ts";
 import { mountQuery } from "./query.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { datacenterNameError } from "./datacenter.ts";
@@ -70,6 +70,7 @@ export function createHttpApi(deps: HttpApiDeps): Hono {
   mountAgentServices(app, deps);
   mountStatus(app, deps.raft);
   mountMembers(app, deps.membership, deps.agent, (c) => requestAuthorizer(c, deps));
+  mountAgentReload(app, deps.agentReload);
   mountCatalog(app, deps);
   mountHealth(app, deps);
   mountInternalUi(app, deps);

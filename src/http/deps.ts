@@ -69,6 +69,11 @@ export interface HttpApiDeps {
   readonly raft: RaftStatus;
   /** Gossip pools; absent while gossip is not running. */
   readonly membership?: MembershipApi;
+  /**
+   * Reads the agent's configuration again and applies what changes at run time (PUT /v1/agent/reload);
+   * rejects with the reason it failed. Absent: the route answers 500.
+   */
+  readonly agentReload?: () => Promise<void>;
   readonly catalog?: CatalogApi;
   /** Network coordinates (/v1/coordinate/*, `Coord` of /v1/agent/self); absent: enabled, but no local or WAN coordinates known. */
   readonly coordinates?: CoordinateApi;

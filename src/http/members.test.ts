@@ -231,3 +231,18 @@ describe("without gossip", () => {
     expect((await a.request("/v1/agent/nope")).status).toBe(404);
   });
 });
+
+describe("PUT /v1/agent/reload", () => {
+  const withReload = (agentReload?: () => Promise<void>) =>
+    createHttpApi({ agent: agentInfo(true), raft: { leader: () => "", peers: () => [] }, ...(agentReload ? { agentReload } : {}) });
+
+  test("200 after the reload; 500 with its reason; 500 on an agent that cannot reload", async () => {
+    let reloads = 0;
+    expect((await withReload(async () => void reloads++).request("/v1/agent/reload", { method: "PUT" })).status).toBe(200);
+    expect(reloads).toBe(1);
+    const failed = await withReload(() => Promise.reject(new Error("Failed to reload configs: c.json: invalid config key colour"))).request("/v1/agent/reload", { method: "PUT" });
+    expect([failed.status, await failed.text()]).toEqual([500, "Failed to reload configs: c.json: invalid config key colour"]);
+    const none = await withReload().request("/v1/agent/reload", { method: "PUT" });
+    expect([none.status, await none.text()]).toEqual([500, "This agent cannot reload its configuration"]);
+  });
+});

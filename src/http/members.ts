@@ -107,6 +107,23 @@ export function mountMembers(
   methodNotAllowed(app, "/v1/agent/force-leave/:node{.+}");
 }
 
+/**
+ * PUT /v1/agent/reload (Consul's AgentReload): reads the agent's configuration again and applies what can
+ * change at run time; answers 200, or 500 with the reason the reload failed. Without `reload` (an agent
+ * not started from a configuration), 500 saying so.
+ */
+export function mountAgentReload(app: Hono, reload: (() => Promise<void>) | undefined): void {
+  app.put("/v1/agent/reload", async (c) => {
+    if (!reload) return consulError(c, 500, "This agent cannot reload its configuration");
+    try {
+      await reload();
+    } catch (err) {
+      return errorResponse(c, err, consulError);
+    }
+    return c.body(null, 200);
+  });
+}
+
 /** Consul's refusal for a node the pool does not know (agent.ForceLeave). */
 const noNode = (node: string) => `agent: No node found with name '${node}'`;
 

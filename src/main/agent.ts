@@ -11,7 +11,7 @@ import { noPathMessage, socketConnection, type GatewayPick, type WanfedTransport
 import { startGatewayLocator, type GatewayLocatorRuntime } from "./gateway_locator.ts";
 import type { AgentInfo } from "../http/index.ts";
 import { shutdownStack, type ShutdownStack } from "../lib/index.ts";
-import type { Logger, LogTaps } from "../platform/index.ts";
+import type { Logger, LogLevelSetting, LogTaps } from "../platform/index.ts";
 import {
   cryptoRng, dockerEngineClient, grpcHealthProbe, httpHealthProbe, readFileIfExists, spawnCheckProcess, systemClock, tcpHealthProbe, writeFileDurably,
 } from "../platform/index.ts";
@@ -35,6 +35,7 @@ import { loadTlsFiles } from "./tls_files.ts";
 import { runtimeDescription } from "./runtime.ts";
 import { startAgentDns } from "./dns.ts";
 import { startAgentHttp } from "./agent_http.ts";
+import { createAgentReload } from "./agent_reload.ts";
 import { REVISION, VERSION } from "./version.ts";
 import type { FederationState, ReadQuery } from "../model/index.ts";
 import { decodeWire, encodeWire } from "../rpc/index.ts";
@@ -58,13 +59,24 @@ export interface RunningAgent {
   readonly addresses: AgentAddresses;
   /** Stops every listener, then removes the data dir if it was a -dev temporary one. Idempotent. */
   shutdown(): Promise<void>;
+  /** Reads the configuration again and applies what changes at run time (agent_reload.ts); rejects with the reason it failed. */
+  reload(): Promise<void>;
+}
+
+export interface AgentHooks {
+  readonly onLeft?: () => void;
+  readonly logTaps?: LogTaps;
+  /** Reads and builds the configuration again (for reload); absent: reload fails saying so. */
+  readonly reread?: () => RuntimeConfig;
+  /** The root logger's level, which a reload may change. */
+  readonly logLevel?: LogLevelSetting;
 }
 
 /**
  * Starts an agent. Ports of 0 bind free ports (see `addresses`); -1 disables a listener.
  * On failure, whatever was started is stopped again before the error propagates.
  */
-export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: { onLeft?: () => void; logTaps?: LogTaps } = {}): Promise<RunningAgent> {
+export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: AgentHooks = {}): Promise<RunningAgent> {
   const cleanups = shutdownStack((err) => logger.warn("shutdown step failed", { error: err }));
   const stopAll = () => cleanups.stopAll();
   try {
@@ -377,13 +389,17 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
     }
     // Every known datacenter, nearest first: the WAN pool on a server, a server's answer on a client.
     const datacenters = () => (clientRpc ? clientRpc.datacenters() : knownDatacenters());
+    const reread = hooks.reread;
+    const reload = reread
+      ? createAgentReload({ initial: config, reread, localAgent, agentTokens, ...(hooks.logLevel ? { logLevel: hooks.logLevel } : {}), logger: logger.named("agent") })
+      : () => Promise.reject(new Error("This agent cannot reload its configuration"));
     if (config.ports.http !== -1) {
       const http = await startAgentHttp({
         config, logger, agentInfo, server, clientRpc, gossip, datacenters,
         // Consul's client agents forward Coordinate.ListDatacenters to a server; so do ours.
         wanCoordinateMaps: clientRpc ? () => clientRpc.datacenterMaps() : wanCoordinateMaps,
         stateAccess, connectCa, localAgent, agentTokens, aclResolver,
-        metrics, logTaps: hooks.logTaps,
+        metrics, logTaps: hooks.logTaps, reload,
       });
       cleanups.push(() => http.close());
       addresses.http = `${http.host}:${http.port}`;
@@ -412,6 +428,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: {
       dataDir,
       addresses,
       shutdown: () => (stopped ??= stopAll().then(() => logger.info("agent stopped"))),
+      reload,
     };
   } catch (err) {
     await stopAll();

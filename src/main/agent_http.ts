@@ -39,6 +39,8 @@ export interface AgentHttpParts {
   readonly metrics: AgentMetrics;
   /** The logger's taps (commands/agent.ts), for /v1/agent/monitor. */
   readonly logTaps: LogTaps | undefined;
+  /** The agent's reload (PUT /v1/agent/reload); absent when it cannot reload. */
+  readonly reload?: () => Promise<void>;
 }
 
 /** Builds the API over `p` and serves it on `client_addr:ports.http`. */
@@ -58,6 +60,7 @@ export function startAgentHttp(p: AgentHttpParts): Promise<HttpServerHandle> {
   const httpLog = logger.named("http");
   const app = createHttpApi({
     agent: agentInfo,
+    ...(p.reload ? { agentReload: p.reload } : {}),
     raft,
     membership: server
       ? { ...gossip.membership, leave: async () => { await server!.stepDown(); await gossip.membership.leave(); } }

@@ -49,3 +49,20 @@ describe("the agent's tokens", () => {
     expect(warnings[1]).toStartWith("acl-tokens.json: ignoring the persisted tokens: ");
   });
 });
+
+describe("reloading the config's tokens", () => {
+  test("each configured token replaces the running one, except a token set through the API and persisted", () => {
+    const file = memoryFile(JSON.stringify({ replication: "p-repl" }));
+    const t = createAgentTokens(CONFIGURED, file, () => {});
+    t.set("agent", "api-agent");
+    t.reloadConfigured({ default: "new-default", agent: "new-agent", agentMaster: "new-am", replication: "new-repl" });
+    expect([t.default(), t.agent(), t.agentMaster(), t.replication()]).toEqual(["new-default", "api-agent", "new-am", "p-repl"]);
+  });
+
+  test("without persistence the config's tokens win, as in Consul", () => {
+    const t = createAgentTokens(CONFIGURED, undefined, () => {});
+    t.set("agent", "api-agent");
+    t.reloadConfigured({ ...CONFIGURED, agent: "cfg-agent" });
+    expect(t.agent()).toBe("cfg-agent");
+  });
+});

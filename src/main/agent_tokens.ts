@@ -31,6 +31,11 @@ export interface AgentTokens {
   replication(): string;
   /** Sets one token; persisted first when persistence is on (a failed write changes nothing and throws). */
   set(name: keyof AgentTokenValues, secret: string): void;
+  /**
+   * The config's tokens again (a reload, Consul's token.Store.Load): each replaces the running one unless
+   * a token set through the API was persisted for that name, which still wins.
+   */
+  reloadConfigured(configured: AgentTokenValues): void;
 }
 
 /**
@@ -68,6 +73,11 @@ export function createAgentTokens(configured: AgentTokenValues, file: AgentToken
         persisted[name] = secret;
       }
       values[name] = secret;
+    },
+    reloadConfigured(configured) {
+      for (const name of Object.keys(FILE_KEYS) as (keyof AgentTokenValues)[]) {
+        if (persisted[name] === undefined) values[name] = configured[name];
+      }
     },
   };
 }

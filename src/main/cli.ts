@@ -28,6 +28,7 @@ import { aclCommand } from "./commands/acl.ts";
 import { eventCommand } from "./commands/event.ts";
 import { infoCommand } from "./commands/info.ts";
 import { maintCommand } from "./commands/maint.ts";
+import { reloadCommand } from "./commands/reload.ts";
 import { validateCommand } from "./commands/validate.ts";
 
 export const COMMANDS: readonly Command[] = [
@@ -47,6 +48,7 @@ export const COMMANDS: readonly Command[] = [
   eventCommand,
   infoCommand,
   maintCommand,
+  reloadCommand,
   validateCommand,
 ];
 

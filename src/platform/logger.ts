@@ -63,8 +63,14 @@ export class LogTaps {
   }
 }
 
+/** A level the logger reads at every line, so that a reload can change it in a running logger tree. */
+export interface LogLevelSetting {
+  level: LogLevel;
+}
+
 export interface LoggerOptions {
-  level?: LogLevel;
+  /** The lowest level written to the sink: fixed, or a setting that may change (default "info"). */
+  level?: LogLevel | LogLevelSetting;
   /** Readers of lines beside the sink, each at its own level (see LogTaps). */
   taps?: LogTaps;
   format?: "text" | "json";
@@ -81,7 +87,7 @@ export function parseLogLevel(name: string): LogLevel | undefined {
 }
 
 export function createLogger(component: string, options: LoggerOptions = {}): Logger {
-  const min = LOG_LEVELS.indexOf(options.level ?? "info");
+  const setting: LogLevelSetting = typeof options.level === "object" ? options.level : { level: options.level ?? "info" };
   const format = options.format ?? "text";
   const sink = options.sink ?? ((line: string) => console.error(line));
   const now = options.now ?? (() => Date.now());
@@ -90,6 +96,7 @@ export function createLogger(component: string, options: LoggerOptions = {}): Lo
   const make = (name: string): Logger => {
     const emit = (level: LogLevel, msg: string, fields?: LogFields) => {
       const index = LOG_LEVELS.indexOf(level);
+      const min = LOG_LEVELS.indexOf(setting.level);
       const tapped = taps !== undefined && index >= taps.minIndex;
       if (index < min && !tapped) return;
       const ts = new Date(now()).toISOString();

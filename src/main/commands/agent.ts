@@ -156,14 +156,15 @@ export const agentCommand: Command = {
       io.out(HELP);
       return 0;
     }
-    return runUntilSignalled(loaded.config, io);
+    return runUntilSignalled(loaded.config, io, () => loadAgentConfig(argv).config!);
   },
 };
 
-async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<number> {
+async function runUntilSignalled(config: RuntimeConfig, io: CommandIo, reread: () => RuntimeConfig): Promise<number> {
   const logTaps = new LogTaps();
+  const logLevel = { level: parseLogLevel(config.logLevel)! };
   const logger = createLogger("agent", {
-    level: parseLogLevel(config.logLevel)!,
+    level: logLevel,
     format: config.logJson ? "json" : "text",
     sink: (line) => io.err(line + "\n"),
     taps: logTaps,
@@ -171,7 +172,7 @@ async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<
   let agent;
   let left: (() => void) | undefined;
   try {
-    agent = await startAgent(config, logger, { onLeft: () => left?.(), logTaps });
+    agent = await startAgent(config, logger, { onLeft: () => left?.(), logTaps, reread, logLevel });
   } catch (err) {
     io.err(`==> Error starting agent: ${(err as Error).message}\n`);
     return 1;
@@ -189,6 +190,10 @@ async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<
       `          Data Dir: ${agent.dataDir}${config.dev ? " (temporary, removed at exit)" : ""}\n\n` +
       `==> Log data will now stream in as it occurs:\n\n`,
   );
+  // SIGHUP reloads the configuration, as Consul's agent does; the outcome is logged.
+  const running = agent;
+  const onHangup = () => void running.reload().catch((err: Error) => logger.error("reload failed", { error: err.message }));
+  process.on("SIGHUP", onHangup);
   const signal = await new Promise<string>((resolve) => {
     const onSignal = (name: string) => () => resolve(name);
     process.once("SIGINT", onSignal("SIGINT"));
@@ -196,6 +201,7 @@ async function runUntilSignalled(config: RuntimeConfig, io: CommandIo): Promise<
     // The leave request's HTTP response goes out after leave() resolves; shut down a moment later.
     left = () => void setTimeout(() => resolve("leave"), 200);
   });
+  process.off("SIGHUP", onHangup);
   io.err(signal === "leave" ? "==> Left the cluster; shutting down\n" : `==> Caught signal: ${signal}\n==> Gracefully shutting down (send it again to exit at once)\n`);
   const force = () => process.exit(1);
   process.once("SIGINT", force);
