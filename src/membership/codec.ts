@@ -173,6 +173,41 @@ export function decodeSerfMsg(b: Uint8Array): SerfMsg {
 }
 
 /**
+ * Serf's push-pull state (serf messagePushPull, the part Causeway carries): the sender's user-event and query
+ * Lamport clocks and its recent user events, each as the core user message it gossiped (`key`) with the
+ * encoded serf message (`msg`, an `encodeSerfMsg` of kind Event). Carried in a push-pull's `userState`.
+ */
+export interface SerfPushPullState {
+  readonly eventLTime: number;
+  readonly queryLTime: number;
+  readonly events: readonly { readonly key: string; readonly msg: Uint8Array }[];
+}
+
+/** First byte of an encoded SerfPushPullState (after the serf message and query kinds). */
+export const SERF_PUSH_PULL_KIND = 6;
+
+/** u8 kind 6, u32 eventLTime, u32 queryLTime, u32 count, then count times [str key, u32-prefixed msg]. */
+export function encodeSerfPushPull(s: SerfPushPullState): Uint8Array {
+  const w = new Writer().u8(SERF_PUSH_PULL_KIND).u32(s.eventLTime).u32(s.queryLTime).u32(s.events.length);
+  for (const e of s.events) w.str(e.key).bytes32(e.msg);
+  return w.finish();
+}
+
+/** Decodes `encodeSerfPushPull`'s output (the event messages themselves are decoded by their user). Throws CodecError. */
+export function decodeSerfPushPull(b: Uint8Array): SerfPushPullState {
+  const r = new Reader(b, "serf push-pull state");
+  const kind = r.u8();
+  if (kind !== SERF_PUSH_PULL_KIND) throw new CodecError(`serf push-pull state: wrong kind ${kind}`);
+  const eventLTime = r.u32(), queryLTime = r.u32(), count = r.u32();
+  // Each event takes at least 6 bytes (two length prefixes): a cheap bound before allocating.
+  if (count * 6 > r.remaining) throw new CodecError(`serf push-pull state: ${count} events cannot fit in ${r.remaining} bytes`);
+  const events: { key: string; msg: Uint8Array }[] = [];
+  for (let i = 0; i < count; i++) events.push({ key: r.str(), msg: r.bytes32() });
+  r.end();
+  return { eventLTime, queryLTime, events };
+}
+
+/**
  * Serf query messages travel inside core user messages too, with kinds after the serf message kinds. Query: kind 4, u32 ltime, u32 id, str sourceNode,
  * str sourceAddr, u8 flags (1 ack, 2 no-broadcast), u32 timeoutMs, u8 filter count and filters
  * (u8 1: u16 count of node names; u8 2: str tag, str expr), str name, u32-prefixed payload.

@@ -188,7 +188,7 @@ describe("driver over the in-memory transport (simulated clock)", () => {
     const d = s.add("d");
     const seen: string[] = [];
     d.d.subscribe((e) => {
-      if (e.type === "user") return;
+      if (!("member" in e)) return;
       seen.push(`${e.type}:${e.member.name}`);
       if (e.type === "join" && e.member.name === "a") d.d.updateMeta(new Uint8Array([1])); // drains the core re-entrantly
     });
@@ -205,7 +205,7 @@ describe("driver over the in-memory transport (simulated clock)", () => {
     const ml = new Memberlist(memberlistConfig(LOCAL_PROFILE, { name: "solo", addr: "solo" }), seededRng(2), 0);
     const d = createGossipDriver({ memberlist: ml, transport: t, clock, rng: seededRng(3), logger: silentLogger() });
     const seen: string[] = [];
-    d.subscribe((e) => seen.push(e.type === "user" ? e.key : `${e.type}:${e.member.name}`));
+    d.subscribe((e) => seen.push(e.type === "user" ? e.key : "member" in e ? `${e.type}:${e.member.name}` : e.type));
     await run(clock, 500, () => seen.length > 0);
     expect(seen).toEqual(["join:solo"]);
     await d.stop();

@@ -73,7 +73,7 @@ function describeNodes(): string {
 }
 
 const converged = (nodes: Node[], n: number) => until(`${n} live members everywhere`, () => nodes.every((x) => x.d.memberlist.numLiveMembers() === n));
-const saw = (n: Node, type: MemberEvent["type"], name: string) => n.events.some((e) => e.type === type && e.type !== "user" && e.member.name === name);
+const saw = (n: Node, type: MemberEvent["type"], name: string) => n.events.some((e) => e.type === type && "member" in e && e.member.name === name);
 const dropCount = (n: Node) => n.drops.length;
 
 describe("driver on loopback UDP + TCP", () => {

@@ -4,7 +4,7 @@
  * serf-like member layer build on these.
  */
 export { MAX_ACK_PAYLOAD_BYTES, Memberlist } from "./memberlist.ts";
-export type { MemberlistStats, OutPacket, Outbox, PingDelegate, StreamRequest } from "./memberlist.ts";
+export type { MemberlistStats, OutPacket, Outbox, PingDelegate, StateDelegate, StreamRequest } from "./memberlist.ts";
 export {
   LAN_PROFILE, LOCAL_PROFILE, MAX_META_BYTES, PROFILES, WAN_PROFILE,
   memberlistConfig, pushPullScaleMs, retransmitLimit, suspicionTimeoutMs, validateConfig,

@@ -14,6 +14,9 @@
  *
  * An optional PingDelegate (memberlist's Config.Ping; serf's coordinates use it) adds a payload to
  * every ack this node sends and hears of every direct probe acked in time, with its round-trip time.
+ * An optional StateDelegate (memberlist's Delegate.LocalState; serf's event anti-entropy uses it) puts
+ * the layer above's state in every push-pull this node sends; a peer's non-empty state comes out as a
+ * `remote-state` event (memberlist's Delegate.MergeRemoteState), so the driver's usual event path feeds it up.
  */
 import type { DurationRing } from "./duration_ring.ts";
 import type { Rng } from "../platform/index.ts";
@@ -68,6 +71,15 @@ export interface PingDelegate {
   notifyPingComplete(node: string, rttMs: number, payload: Uint8Array): void;
 }
 
+/**
+ * memberlist Delegate.LocalState: the bytes to put in a push-pull's `userState` (serf: its Lamport clocks and
+ * recent user events). Called synchronously from inside the core; must not throw or call back into it. The
+ * peer's side arrives as a `remote-state` MemberEvent.
+ */
+export interface StateDelegate {
+  localState(join: boolean): Uint8Array;
+}
+
 /** Largest ack payload sent; it rides in every ack, so keep it far below the packet size. */
 export const MAX_ACK_PAYLOAD_BYTES = 512;
 const NO_PAYLOAD = new Uint8Array(0);
@@ -104,9 +116,12 @@ export class Memberlist {
 
   /**
    * Validates `config` (throws RangeError) and announces the local node as alive at incarnation 1.
-   * `ping`: the optional ping delegate (see PingDelegate).
+   * `ping`: the optional ping delegate (see PingDelegate); `state`: the optional push-pull state delegate
+   * (see StateDelegate).
    */
-  constructor(config: MemberlistConfig, private readonly rng: Rng, now = 0, private readonly ping?: PingDelegate) {
+  constructor(
+    config: MemberlistConfig, private readonly rng: Rng, now = 0, private readonly ping?: PingDelegate, private readonly state?: StateDelegate,
+  ) {
     validateConfig(config);
     this.config = config;
     this.awareness = new Awareness(config.awarenessMaxMultiplier);
@@ -186,6 +201,8 @@ export class Memberlist {
     }
     const reply = msg.reply ? undefined : this.localState(true, msg.join);
     this.table.mergeRemote(msg.nodes, now);
+    // memberlist mergeRemoteState: the delegate hears of the peer's state after its members were merged.
+    if (this.state !== undefined && msg.userState.length > 0) this.events.push({ type: "remote-state", state: msg.userState, join: msg.join });
     return reply;
   }
 
@@ -373,7 +390,7 @@ export class Memberlist {
   }
 
   private localState(reply: boolean, join: boolean): PushPullMsg {
-    return { type: "push-pull", reply, join, nodes: this.table.pushState(), userState: new Uint8Array(0) };
+    return { type: "push-pull", reply, join, nodes: this.table.pushState(), userState: this.state?.localState(join) ?? NO_PAYLOAD };
   }
 
   private checkLeave(now: number): void {

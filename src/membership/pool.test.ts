@@ -92,19 +92,36 @@ describe("gossip pool over the in-memory network (simulated clock)", () => {
   });
 
   test("setTags propagates as member-update; a user event reaches everyone once", async () => {
-    // User events are plain epidemic broadcasts (no anti-entropy for them yet): with the LOCAL profile's
-    // retransmitMult of 2 one of 4 members can miss one, so this uses Consul's LAN value of 4.
-    const s = await cluster(3, { retransmitMult: 4 });
+    // With the LOCAL profile's retransmitMult of 2 the gossip of either can miss one of 4 members; the
+    // push-pull (every 15 s here) then brings it, as in serf: the member's state, and the recent user events.
+    const s = await cluster(3);
     s.nodes[2]!.pool.setTags({ role: "node", id: "n2", extra: "yes" });
     const updated = (n: Node) => n.events.some((e) => e.type === "member-update" && e.member.name === "n2" && e.member.tags.extra === "yes");
-    expect(await run(s.clock, 10_000, () => s.nodes.every(updated))).toBe(true);
+    expect(await run(s.clock, 20_000, () => s.nodes.every(updated))).toBe(true);
     for (const n of s.nodes) expect(n.pool.members()[2]!.tags).toEqual({ role: "node", id: "n2", extra: "yes" });
 
     s.nodes[0]!.pool.userEvent("deploy", new Uint8Array([7]));
     const gotUser = (n: Node) => n.events.filter((e) => e.type === "user" && e.name === "deploy" && e.payload[0] === 7).length === 1;
-    expect(await run(s.clock, 10_000, () => s.nodes.every(gotUser))).toBe(true);
-    await run(s.clock, 10_000);
-    expect(s.nodes.every(gotUser)).toBe(true); // delivered once each, despite re-broadcasts
+    expect(await run(s.clock, 20_000, () => s.nodes.every(gotUser))).toBe(true);
+    await run(s.clock, 40_000);
+    expect(s.nodes.every(gotUser)).toBe(true); // delivered once each, despite re-broadcasts and push-pulls
+    await s.stopAll();
+  });
+
+  test("a pool that joins later does not replay the cluster's older user events (Consul joins with ignoreOld), but gets newer ones", async () => {
+    const s = await cluster(5);
+    s.nodes[1]!.pool.userEvent("old", new Uint8Array([1]));
+    const got = (n: Node, name: string) => n.events.filter((e) => e.type === "user" && e.name === name).length;
+    expect(await run(s.clock, 20_000, () => s.nodes.every((n) => got(n, "old") === 1))).toBe(true);
+    const late = await s.start(4);
+    const joined = late.pool.join([addrOf(0)]);
+    expect(await run(s.clock, 20_000, () => allAlive(s.nodes, 5))).toBe(true);
+    expect(await joined).toBe(1);
+    await run(s.clock, 45_000); // several push-pulls, each carrying "old"
+    expect(got(late, "old")).toBe(0);
+    s.nodes[2]!.pool.userEvent("new", new Uint8Array([2]));
+    expect(await run(s.clock, 20_000, () => s.nodes.every((n) => got(n, "new") === 1))).toBe(true);
+    expect(late.pool.stats().serf.badRemoteStates).toBe(0);
     await s.stopAll();
   });
 

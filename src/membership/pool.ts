@@ -3,10 +3,10 @@
  * serf-like member layer, wired together and ready for the agent.
  *
  * Wiring (serf.ts "Driver contract"): the Serf is built first and the Memberlist starts with
- * `meta: serf.localMeta`; every core event from the driver goes, in order, to `serf.handle`; `serf.tick`
- * runs at `serf.nextDeadline()` on the injected Clock; after every call into the Serf its outbox is
- * drained: events go to subscribers in order, requests run in order on the driver (`join` -> a
- * reconnect push-pull, `update-meta`, `broadcast`, `leave`).
+ * `meta: serf.localMeta` and the Serf's ping and push-pull state delegates; every core event from the
+ * driver goes, in order, to `serf.handle`; `serf.tick` runs at `serf.nextDeadline()` on the injected
+ * Clock; after every call into the Serf its outbox is drained: events go to subscribers in order,
+ * requests run in order on the driver (`join` -> a reconnect push-pull, `update-meta`, `broadcast`, `leave`).
  *
  * No runtime globals: time comes from the Clock, randomness from the Rng (it also draws encryption
  * nonces, so it must be a CSPRNG such as `cryptoRng()` in production).
@@ -101,7 +101,8 @@ export interface GossipPool {
   /**
    * serf Join: push-pull with each address (the local one is skipped). Resolves with the number
    * reached; rejects with an Error naming every failure when none was reached (also for an empty list
-   * or after `leave`/`stop`).
+   * or after `leave`/`stop`). Like Consul's JoinLAN/JoinWAN it ignores old events: the user events the
+   * cluster had before are not replayed here.
    */
   join(addresses: readonly string[]): Promise<number>;
   /**
@@ -195,7 +196,7 @@ export async function createGossipPool(options: GossipPoolOptions): Promise<Goss
       keyring: options.keyring, persist: options.persistKeyring,
     });
     const cfg = memberlistConfig(options.profile, { name: options.name, addr: transport.localAddr, meta: serf.localMeta }, options.timing);
-    ml = new Memberlist(cfg, rng, clock.monotonic(), serf.pingDelegate);
+    ml = new Memberlist(cfg, rng, clock.monotonic(), serf.pingDelegate, serf.stateDelegate);
     driver = createGossipDriver({ memberlist: ml, transport, clock, rng, logger: log, keyring: options.keyring, label: options.label });
   } catch (err) {
     await transport.close();
@@ -303,10 +304,11 @@ function startPool(
         if (self > 0) return self;
         throw new Error(`gossip pool ${name}: join: no address to join`);
       }
+      const endJoin = serf.ignoreOldEvents(); // serf Join(addrs, ignoreOld = true), as Consul joins
       const n = await driver.join(others).catch((err: Error) => {
         if (self > 0) return 0;
         throw err;
-      });
+      }).finally(endJoin);
       if (n + self === 0) throw new Error(`gossip pool ${name}: join: no member reached`);
       return n + self;
     },

@@ -93,6 +93,10 @@ export class QueryEngine {
   get time(): number {
     return this.clock.time;
   }
+  /** Observes a query time heard outside a query (a peer's push-pull state). */
+  witness(ltime: number): void {
+    this.clock.witness(ltime);
+  }
   private readonly seen: ({ ltime: number; ids: number[] } | undefined)[];
   private readonly pending = new Map<number, Pending>();
   /** Queries answered (or still answerable) here: `ltime:id` -> deadline. */

@@ -4,7 +4,7 @@
  * backwards) and randomness from the injected Rng. It never calls the core or the server.
  *
  * Driver contract:
- *  - build the Serf first and start the Memberlist with `meta: serf.localMeta`;
+ *  - build the Serf first and start the Memberlist with `meta: serf.localMeta` and `serf.stateDelegate`;
  *  - feed every core event, in order, to `handle(event, now)` (the core's own join of the local node too);
  *  - call `tick(now)` at or after `nextDeadline()`;
  *  - after every call drain `outbox()`: deliver `events` to subscribers in order, and execute `requests`
@@ -18,7 +18,12 @@
  * with serf's throttle probability failed/alive, so a healed partition reconverges.
  *
  * Leave/join intents and user events travel as core user messages (Lamport-stamped, deduplicated by
- * key, re-broadcast once on first sight). No event coalescing.
+ * key, re-broadcast once on first sight). No event coalescing. Gossip alone may miss a member (each
+ * broadcast is sent only retransmit-limit times, to random members), so, as in serf, the user events of
+ * the last `eventWindow` Lamport times and the event and query clocks also ride in every push-pull
+ * (serf delegate LocalState / MergeRemoteState): a member gossip missed gets them at its next push-pull,
+ * without re-broadcasting them. A join started with `ignoreOldEvents` does not replay the events the
+ * cluster had before it (serf Join's ignoreOld).
  *
  * Queries (query.ts) travel the same way; responses go straight to the originator as a `send` request
  * (`memberlist.sendUser(to, key, payload)`). Their events come out separately, in `outbox().queries`.
@@ -38,8 +43,9 @@ import { handleInternalQuery, type KeyringHooks } from "./key_query.ts";
 import { Lamport } from "./lamport.ts";
 import { QUERY_DEFAULTS, QueryEngine, type IncomingQuery, type QueryEvent, type QueryOptions, type QueryParams, type StartedQuery } from "./query.ts";
 import type { Coordinate } from "./coordinate.ts";
-import type { PingDelegate } from "./memberlist.ts";
+import type { PingDelegate, StateDelegate } from "./memberlist.ts";
 import { SerfCoordinates } from "./serf_coordinates.ts";
+import { SerfEventLog } from "./serf_events.ts";
 import { encodeTags, tryDecodeTags, type Tags } from "./tags.ts";
 import type { Member, MemberEvent } from "./types.ts";
 import { CodecError } from "./wire.ts";
@@ -118,8 +124,7 @@ export class Serf {
   readonly config: SerfConfig;
   private readonly table = new Map<string, Entry>();
   private readonly clock = new Lamport();
-  private readonly eventClock = new Lamport();
-  private readonly seenEvents = new Map<string, number>();
+  private readonly eventLog: SerfEventLog;
   /** Intents about members not (yet) known: node -> latest leave/join ltime (serf recentIntents). */
   private readonly recentIntents = new Map<string, { kind: Kind; ltime: number }>();
   private localTags: Tags;
@@ -131,7 +136,9 @@ export class Serf {
   private queryEvents: QueryEvent[] = [];
   private readonly queries: QueryEngine;
   private readonly coords: SerfCoordinates | undefined;
-  private readonly counters = { badTags: 0, badUserMessages: 0, reconnectAttempts: 0 };
+  /** `badRemoteStates`: push-pull states (or events in them) that did not decode, dropped. */
+  private readonly counters = { badTags: 0, badUserMessages: 0, badRemoteStates: 0, reconnectAttempts: 0 };
+  private readonly pushPull: StateDelegate = { localState: () => this.eventLog.localState(this.queries.time) };
 
   /**
    * Throws RangeError for a non-positive duration, TagsTooLargeError/TypeError for tags that do not encode.
@@ -142,6 +149,7 @@ export class Serf {
       if (!(config[k] > 0)) throw new RangeError(`serf config: ${k} must be > 0`);
     }
     this.config = config;
+    this.eventLog = new SerfEventLog(config.eventWindow);
     this.localTags = config.tags;
     this.meta = encodeTags(config.tags, config.metaLimit);
     this.reconnectAt = now + config.reconnectIntervalMs;
@@ -168,7 +176,7 @@ export class Serf {
     return {
       members: this.table.size, failed: this.withStatus("failed").length, left: this.withStatus("left").length, ...this.counters, queries: { ...this.queries.counters },
       /** The Lamport clocks of member changes, user events and queries, and the intents about unknown members (serf Stats). */
-      memberTime: this.clock.time, eventTime: this.eventClock.time, queryTime: this.queries.time, intentQueue: this.recentIntents.size,
+      memberTime: this.clock.time, eventTime: this.eventLog.time, queryTime: this.queries.time, intentQueue: this.recentIntents.size,
       /** Network coordinate counters; undefined when coordinates are disabled. */
       coordinates: this.coords?.stats(),
     };
@@ -176,6 +184,18 @@ export class Serf {
 
   /** The ping delegate to start the Memberlist with; undefined when coordinates are disabled. */
   get pingDelegate(): PingDelegate | undefined { return this.coords; }
+
+  /** The push-pull state delegate to start the Memberlist with (serf delegate LocalState; see the module comment). */
+  get stateDelegate(): StateDelegate { return this.pushPull; }
+
+  /**
+   * serf Join with `ignoreOld` (Consul's joins): call as a join starts, and the returned function once it is
+   * over (reached or not). Meanwhile a join push-pull's state raises the floor below which user events are
+   * ignored to the peer's event clock, so the events the cluster had before are not replayed here.
+   */
+  ignoreOldEvents(): () => void {
+    return this.eventLog.ignoreOldEvents();
+  }
 
   /** The local network coordinate (serf GetCoordinate); undefined when coordinates are disabled. */
   coordinate(): Coordinate | undefined { return this.coords?.local(); }
@@ -192,6 +212,7 @@ export class Serf {
   /** Ingests one core event. Malformed tags count in `stats.badTags` and read as `{}`. */
   handle(e: MemberEvent, now: number): void {
     if (e.type === "user") { this.onUser(e.key, e.payload, now); return; }
+    if (e.type === "remote-state") { this.mergeRemoteState(e.state, e.join); return; }
     const m = e.member;
     const cur = this.table.get(m.name);
     switch (e.type) {
@@ -300,7 +321,7 @@ export class Serf {
   userEvent(name: string, payload: Uint8Array, now: number): void {
     const size = new TextEncoder().encode(name).length + payload.length;
     if (size > this.config.userEventSizeLimit) throw new RangeError(`user event exceeds the ${this.config.userEventSizeLimit}-byte limit (${size} bytes)`);
-    const ltime = this.eventClock.increment();
+    const ltime = this.eventLog.stamp();
     const key = `e${ltime}:${this.config.name.length}:${this.config.name}${name}`;
     this.onUser(key, encodeSerfMsg(Kind.Event, ltime, name, payload), now);
   }
@@ -395,7 +416,7 @@ export class Serf {
       this.counters.badUserMessages++;
       return;
     }
-    const news = msg.kind === Kind.Event ? this.onEvent(key, msg) : this.onIntent(msg, now);
+    const news = msg.kind === Kind.Event ? this.onEvent(key, msg, payload) : this.onIntent(msg, now);
     if (news) this.requests.push({ type: "broadcast", key, payload });
   }
 
@@ -413,14 +434,20 @@ export class Serf {
     else this.queries.receiveResponse(decoded.response, now);
   }
 
-  private onEvent(key: string, m: SerfMsg): boolean {
-    this.eventClock.witness(m.ltime);
-    const floor = this.eventClock.time - this.config.eventWindow;
-    if (m.ltime < floor || this.seenEvents.has(key)) return false;
-    this.seenEvents.set(key, m.ltime);
-    for (const [k, t] of this.seenEvents) if (t < floor) this.seenEvents.delete(k);
+  /** serf handleUserEvent: delivers the event when it is news (true). `raw` is its encoded serf message. */
+  private onEvent(key: string, m: SerfMsg, raw: Uint8Array): boolean {
+    if (!this.eventLog.accept(key, m, raw)) return false;
     this.events.push({ type: "user", name: m.name, payload: m.body, ltime: m.ltime });
     return true;
+  }
+
+  /** serf delegate MergeRemoteState, the event part (serf_events.ts): news is delivered, not re-broadcast. */
+  private mergeRemoteState(state: Uint8Array, join: boolean): void {
+    const merged = this.eventLog.merge(state, join);
+    if (merged === undefined) { this.counters.badRemoteStates++; return; }
+    this.counters.badRemoteStates += merged.bad;
+    if (merged.queryLTime > 0) this.queries.witness(merged.queryLTime - 1);
+    for (const m of merged.news) this.events.push({ type: "user", name: m.name, payload: m.body, ltime: m.ltime });
   }
 
   /** serf handleNodeLeaveIntent / handleNodeJoinIntent. */

@@ -59,7 +59,7 @@ export interface PushNodeState {
 
 /**
  * Full-state exchange over a stream (memberlist pushPullMsg). The initiator sends `reply: false`;
- * the receiver answers with its own state, `reply: true`. `userState` is room for the layer above.
+ * the receiver answers with its own state, `reply: true`. `userState` is the layer above's (a StateDelegate's).
  */
 export interface PushPullMsg {
   readonly type: "push-pull";
@@ -108,7 +108,12 @@ export type MemberEvent =
   /** Declared dead by failure detection. */
   | { readonly type: "failed"; readonly member: Member }
   /** A user message arrived (every copy: the layer above deduplicates and decides whether to re-broadcast). */
-  | { readonly type: "user"; readonly key: string; readonly payload: Uint8Array };
+  | { readonly type: "user"; readonly key: string; readonly payload: Uint8Array }
+  /**
+   * A push-pull brought the peer's non-empty `userState` (memberlist Delegate.MergeRemoteState), after the
+   * membership it carried was merged; `join` is the exchange's join flag. Only with a StateDelegate.
+   */
+  | { readonly type: "remote-state"; readonly state: Uint8Array; readonly join: boolean };
 
 /**
  * Restricts which members process a query (serf filterNode / filterTag): all filters must pass.

@@ -269,7 +269,7 @@ export function converged(sim: GossipSim): boolean {
 export function enableReconnect(sim: GossipSim, intervalMs: number, rng: Rng): void {
   const failed = new Map<string, Set<string>>();
   sim.onEvent(({ node, event }) => {
-    if (event.type === "user") return;
+    if (!("member" in event)) return;
     const set = failed.get(node) ?? new Set<string>();
     failed.set(node, set);
     if (event.type === "failed") set.add(event.member.name);

@@ -5,31 +5,11 @@
 import { describe, expect, test } from "bun:test";
 import { seededRng } from "../../src/platform/index.ts";
 import { GossipKey, Keyring, LAN_PROFILE, encodeQueryResponse } from "../../src/membership/index.ts";
-import { SerfSim, type SimMember, type SimQuery } from "./serf_sim.ts";
-
-const only = process.env.SERF_SEED === undefined ? undefined : Number(process.env.SERF_SEED);
-const seeds = (list: number[]) => (only === undefined ? list : [only]);
-
-function withSeed(seed: number, fn: () => void): void {
-  try {
-    fn();
-  } catch (e) {
-    throw new Error(`serf sim failed with seed ${seed} (replay: SERF_SEED=${seed}): ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
+import { convergedCluster as cluster, replaying, seeds, withSeed, type SerfSim, type SimMember, type SimQuery } from "./serf_sim.ts";
 
 const names = (n: number) => Array.from({ length: n }, (_, i) => `n${i}`);
 const text = (s: string) => new TextEncoder().encode(s);
 const str = (b: Uint8Array) => new TextDecoder().decode(b);
-
-/** n members (optionally each with its own keyring), joined through n0 and converged. */
-function cluster(seed: number, n: number, opts: { loss?: number; keyring?: () => Keyring } = {}): SerfSim {
-  const sim = new SerfSim({ seed, loss: opts.loss });
-  for (const name of names(n)) sim.add(name, opts.keyring?.());
-  for (const name of names(n).slice(1)) sim.join(name, ["n0"]);
-  expect(sim.runUntil(() => sim.converged(), 30_000), "cluster converges").toBeDefined();
-  return sim;
-}
 
 /** Makes every member answer user queries with `<name>:<payload>`, as a pool subscriber would. */
 function autoRespond(sim: SerfSim): () => void {
@@ -53,21 +33,31 @@ function runQuery(sim: SerfSim, closed: () => boolean, answer: () => void, maxMs
   expect(closed(), "query closed").toBe(true);
 }
 
+/** Members that received query `q` (at most once each, checked by the callers). */
+const reachedBy = (sim: SerfSim, q: SimQuery) => [...sim.members.values()].filter((m) => m.incoming.some((x) => x.ltime === q.ltime && x.id === q.id)).map((m) => m.name).sort();
+
 describe("serf queries in simulation", () => {
+  // A query travels by gossip only, as in serf: each member that has it sends it retransmit-limit times
+  // (4 * ceil(log10(8 + 1)) = 4 here), each time to a random member, and push-pull carries no queries. So
+  // in a lossless 8-member cluster it misses a member in about 5% of runs ((4/7 * 6/7)^7 per member):
+  // which members it reaches depends on the random sequence, not whether what it does is right (seed 13
+  // below is such a run as the sim is wired now: n4 is never picked by any of the 7 others' 4 sends).
   for (const seed of seeds([11, 12, 13])) {
-    test(`seed ${seed}: a query reaches every live member exactly once and every answer comes back`, () => withSeed(seed, () => {
+    test(`seed ${seed}: a query is processed at most once per member; every member it reached acks and answers once`, () => withSeed(seed, () => {
       const sim = cluster(seed, 8);
       const answer = autoRespond(sim);
       const q = sim.query("n3", "ping-app", text("hi"), { requestAck: true });
       const started = sim.now;
       runQuery(sim, () => q.closed, answer);
+      const reached = reachedBy(sim, q);
+      expect(reached, "the originator processes its own query").toContain("n3");
       for (const m of sim.members.values()) {
-        expect(m.incoming.filter((x) => x.ltime === q.ltime && x.id === q.id).length, `${m.name} saw it once`).toBe(1);
-        expect(m.serf.stats.queries.queries).toBe(1);
+        expect(m.incoming.filter((x) => x.ltime === q.ltime && x.id === q.id).length, `${m.name} saw it at most once`).toBeLessThanOrEqual(1);
+        expect(m.serf.stats.queries.queries).toBe(reached.includes(m.name) ? 1 : 0);
       }
-      expect([...q.acks].sort()).toEqual(names(8));
-      expect(q.responses.map((r) => str(r.payload)).sort()).toEqual(names(8).map((n) => `${n}:hi`).sort());
-      // Re-gossip means most members heard it several times; every copy after the first was dropped.
+      expect([...q.acks].sort()).toEqual(reached);
+      expect(q.responses.map((r) => str(r.payload)).sort()).toEqual(reached.map((n) => `${n}:hi`));
+      // Re-gossip means members heard it several times (each one reached sends it 4 times, losslessly): every copy after the first was dropped.
       const dups = [...sim.members.values()].reduce((s, m) => s + m.serf.stats.queries.duplicateQueries, 0);
       expect(dups).toBeGreaterThan(0);
       // It stays open for the default timeout: 200 ms gossip * 16 * ceil(log10(8 + 1)) = 3200 ms.
@@ -76,6 +66,29 @@ describe("serf queries in simulation", () => {
       expect(sim.now - started).toBeLessThan(3300);
     }));
   }
+
+  test("a query reaches every member of a lossless 8-member cluster in nearly every run, and long before its timeout, 200 seeds", () => {
+    const seedList = seeds(Array.from({ length: 200 }, (_, i) => 1000 + i));
+    const missed: string[] = [];
+    for (const seed of seedList) {
+      withSeed(seed, () => {
+        const sim = cluster(seed, 8);
+        const q = sim.query("n3", "spread", text("x"));
+        const started = sim.now;
+        // Gossip is over (every retransmit spent) within a few rounds, a fraction of the 3200 ms timeout:
+        // a longer timeout would not reach more members.
+        const quiet = sim.runUntil(() => [...sim.members.values()].every((m) => m.ml.pendingBroadcasts === 0), 3200, 5);
+        expect(quiet, "the query's gossip ended before its timeout").toBeDefined();
+        expect(quiet! - started).toBeLessThan(1600);
+        runQuery(sim, () => q.closed, () => {});
+        const reached = reachedBy(sim, q);
+        if (reached.length < 8) missed.push(`seed ${seed}: ${names(8).filter((n) => !reached.includes(n)).join(",")}`);
+        expect(reached.length, "a member or two missed at most").toBeGreaterThanOrEqual(6);
+      });
+    }
+    // About 5% expected (see above); fail only well beyond that, naming the runs.
+    if (!replaying) expect(missed.length, `runs with a member the query missed: ${missed.join("; ")}`).toBeLessThanOrEqual(20);
+  });
 
   test("a repeated response from one member counts once; a response after the deadline is dropped", () => withSeed(21, () => {
     const sim = cluster(21, 3);
@@ -141,8 +154,9 @@ describe("serf queries in simulation", () => {
         total += 10;
       });
     }
-    // A response is one datagram, so about 10% of them are lost (the originator's own never is).
-    expect(answered / total).toBeGreaterThan(0.8);
+    // A response is one datagram, so about 10% of them are lost (the originator's own never is): a rate over
+    // the 20 runs, not a bound for any single one (so not checked when replaying one seed).
+    if (!replaying) expect(answered / total).toBeGreaterThan(0.8);
   });
 });
 

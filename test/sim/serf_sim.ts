@@ -63,6 +63,34 @@ function fingerprint(k: GossipKey): number {
   return h;
 }
 
+const replaySeed = process.env.SERF_SEED === undefined ? undefined : Number(process.env.SERF_SEED);
+/** Whether one seed is being replayed (`SERF_SEED=<n>`): checks that sum up many seeds should then be skipped. */
+export const replaying = replaySeed !== undefined;
+/** The seeds a serf simulation test runs: `list`, or only the one `SERF_SEED` names. */
+export const seeds = (list: number[]): number[] => (replaySeed === undefined ? list : [replaySeed]);
+
+/** Runs `fn`; a failure is rethrown naming the seed and how to replay it. */
+export function withSeed(seed: number, fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    throw new Error(`serf sim failed with seed ${seed} (replay: SERF_SEED=${seed}): ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * Members n0..n{count-1} (each with its own keyring when `keyring` is given), joined through n0 and run
+ * until every one sees every other alive. Throws (naming the seed) when they do not converge in 30 s.
+ */
+export function convergedCluster(seed: number, count: number, opts: { loss?: number; keyring?: () => Keyring } = {}): SerfSim {
+  const sim = new SerfSim({ seed, loss: opts.loss });
+  const names = Array.from({ length: count }, (_, i) => `n${i}`);
+  for (const name of names) sim.add(name, opts.keyring?.());
+  for (const name of names.slice(1)) sim.join(name, ["n0"]);
+  if (sim.runUntil(() => sim.converged(), 30_000) === undefined) throw new Error(`seed ${seed}: the cluster did not converge in 30 s`);
+  return sim;
+}
+
 export class SerfSim {
   readonly clock: SimClock = simClock();
   readonly members = new Map<string, SimMember>();
@@ -97,7 +125,8 @@ export class SerfSim {
     const serf = new Serf({ ...SERF_DEFAULTS, reconnectIntervalMs: 5000, gossipIntervalMs: this.profile.gossipIntervalMs, name, tags: { role: "node" } }, rng, this.now, {
       keyring, persist: () => void m.persisted++,
     });
-    const ml = new Memberlist(memberlistConfig(this.profile, { name, addr: name, meta: serf.localMeta }), rng, this.now);
+    // Wired as the pool wires it, with both delegates; the coordinates draw from the member's rng as in production.
+    const ml = new Memberlist(memberlistConfig(this.profile, { name, addr: name, meta: serf.localMeta }), rng, this.now, serf.pingDelegate, serf.stateDelegate);
     Object.assign(m, { serf, ml });
     this.members.set(name, m);
     this.open.set(name, new Map());
@@ -111,9 +140,22 @@ export class SerfSim {
     return m;
   }
 
-  join(name: string, targets: readonly string[]): void {
+  /**
+   * serf Join from `name`, by default ignoring old events as the pool's join (Consul's) does: the window
+   * closes once the push-pull had time to come back (two latencies), reached or not. `ignoreOld: false`
+   * joins as serf's reconnect does, replaying the events it missed.
+   */
+  join(name: string, targets: readonly string[], opts: { ignoreOld?: boolean } = {}): void {
     const m = this.member(name);
+    if (opts.ignoreOld ?? true) this.clock.setTimer(2 * this.latency[1] + 1, m.serf.ignoreOldEvents());
     m.ml.join(targets, this.now);
+    this.drain(m);
+  }
+
+  /** serf UserEvent from `name`. */
+  userEvent(name: string, eventName: string, payload: Uint8Array): void {
+    const m = this.member(name);
+    m.serf.userEvent(eventName, payload, this.now);
     this.drain(m);
   }
 

@@ -1,0 +1,108 @@
+/**
+ * Serf's user-event bookkeeping (hashicorp/serf serf/serf.go handleUserEvent, delegate.go LocalState /
+ * MergeRemoteState): the event Lamport clock, the events of the last `window` Lamport times (serf's
+ * eventBuffer), the floor below which events are ignored (serf eventMinTime), and the push-pull state
+ * built from them. Pure; Serf owns one and delivers what it accepts.
+ *
+ * Why the push-pull part matters: a gossiped event is sent only retransmit-limit times, each time to a
+ * random member, so in a small cluster it misses a member now and then even without any loss; serf
+ * repairs that with the event buffer it pushes and pulls (a push-pull with a member that has the event
+ * delivers it). Events are identified by their gossip key (origin node, Lamport time and name).
+ */
+import { CodecError, SerfKind, decodeSerfMsg, decodeSerfPushPull, encodeSerfPushPull, type SerfMsg } from "./codec.ts";
+import { Lamport } from "./lamport.ts";
+
+/** What merging a peer's push-pull state gave: its query clock and the events that were news here, oldest first. */
+export interface MergedEvents {
+  readonly queryLTime: number;
+  readonly news: readonly SerfMsg[];
+  /** Events in the state that did not decode or were not user events (dropped). */
+  readonly bad: number;
+}
+
+export class SerfEventLog {
+  private readonly clock = new Lamport();
+  /** key -> Lamport time and encoded serf message, for the events of the window. */
+  private readonly recent = new Map<string, { ltime: number; msg: Uint8Array }>();
+  private minTime = 0;
+  private joinsIgnoringOld = 0;
+
+  /** `window`: Lamport times remembered (serf EventBuffer). */
+  constructor(private readonly window: number) {}
+
+  /** The event clock now (serf event_time). */
+  get time(): number {
+    return this.clock.time;
+  }
+
+  /** The Lamport time for a new local event (serf UserEvent). */
+  stamp(): number {
+    return this.clock.increment();
+  }
+
+  /**
+   * serf handleUserEvent's checks: witnesses the time and records the event unless it is below the floor,
+   * older than the window, or already seen. True when it is news (to deliver). `raw` is its encoded message.
+   */
+  accept(key: string, m: SerfMsg, raw: Uint8Array): boolean {
+    this.clock.witness(m.ltime);
+    if (m.ltime < this.minTime) return false;
+    const floor = this.clock.time - this.window;
+    if (m.ltime < floor || this.recent.has(key)) return false;
+    this.recent.set(key, { ltime: m.ltime, msg: raw });
+    for (const [k, e] of this.recent) if (e.ltime < floor) this.recent.delete(k);
+    return true;
+  }
+
+  /** See Serf.ignoreOldEvents (serf eventJoinIgnore). The returned function ends the join; calling it again does nothing. */
+  ignoreOldEvents(): () => void {
+    this.joinsIgnoringOld++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.joinsIgnoringOld--;
+    };
+  }
+
+  /** serf LocalState's event part: our clocks and the events of the window, oldest first. */
+  localState(queryLTime: number): Uint8Array {
+    const floor = this.clock.time - this.window;
+    const events = [...this.recent].filter(([, e]) => e.ltime >= floor)
+      .sort(([ka, a], [kb, b]) => a.ltime - b.ltime || (ka < kb ? -1 : ka > kb ? 1 : 0))
+      .map(([key, e]) => ({ key, msg: e.msg }));
+    return encodeSerfPushPull({ eventLTime: this.clock.time, queryLTime, events });
+  }
+
+  /**
+   * serf MergeRemoteState's event part: witnesses the peer's event clock (minus one: nothing was sent at it
+   * yet), raises the floor to it when this is a join push-pull during a join that ignores old events, then
+   * accepts each event. Undefined when the state does not decode.
+   */
+  merge(state: Uint8Array, join: boolean): MergedEvents | undefined {
+    let pp;
+    try {
+      pp = decodeSerfPushPull(state);
+    } catch (e) {
+      if (!(e instanceof CodecError)) throw e;
+      return undefined;
+    }
+    if (pp.eventLTime > 0) this.clock.witness(pp.eventLTime - 1);
+    if (join && this.joinsIgnoringOld > 0) this.minTime = Math.max(this.minTime, pp.eventLTime);
+    const news: SerfMsg[] = [];
+    let bad = 0;
+    for (const e of pp.events) {
+      let m: SerfMsg;
+      try {
+        m = decodeSerfMsg(e.msg);
+      } catch (err) {
+        if (!(err instanceof CodecError)) throw err;
+        bad++;
+        continue;
+      }
+      if (m.kind !== SerfKind.Event) bad++;
+      else if (this.accept(e.key, m, e.msg)) news.push(m);
+    }
+    return { queryLTime: pp.queryLTime, news, bad };
+  }
+}
