@@ -24,10 +24,11 @@ describe("user events", () => {
     expect(eventMatches(ev("a", { ServiceFilter: "db" }), local)).toBe(false);
   });
 
-  test("the list index follows the newest event's ID like Consul's uuidToUint64", () => {
-    expect(eventIndex("00000000-0000-0000-0000-000000000000")).toBe(0);
-    expect(eventIndex("01000000-0000-0000-0300-000000000000")).toBe(1 ^ 3);
-    expect(eventIndex("not-a-uuid")).toBe(0);
+  test("the list index follows the newest event's ID like Consul's uuidToUint64: all 64 bits, big-endian halves", () => {
+    expect(eventIndex("00000000-0000-0000-0000-000000000000")).toBe(0n);
+    expect(eventIndex("01000000-0000-0000-0300-000000000000")).toBe(0x0200000000000000n);
+    expect(eventIndex("b54fe110-7af5-cafc-d1fb-afc8ba432b1c")).toBe(7256511592453824992n);
+    expect(eventIndex("not-a-uuid")).toBe(0n);
   });
 
   test("the buffer keeps the last 256, once each, and tells listeners", () => {
@@ -57,7 +58,8 @@ describe("user events", () => {
     subscriber!({ type: "user", name: sent[0]![0], payload: sent[0]![1], ltime: 3 });
     expect(await waiting).toBe("changed");
     expect(api.list("deploy").events).toEqual([{ ...fired, LTime: 3 }]);
-    expect(api.list("other").events).toEqual([]);
+    expect(api.list("other")).toEqual({ events: [], index: 1n }); // not 0: a blocking watch must wait, not loop
+    expect(api.list("deploy").index).toBe(eventIndex(fired.ID));
     const timedOut = api.waitForEvent(5_000, new AbortController().signal);
     clock.advance(5_000);
     expect(await timedOut).toBe("timeout");

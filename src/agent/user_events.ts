@@ -63,15 +63,19 @@ export function eventMatches(e: UserEventView, local: LocalIdentity): boolean {
   return true;
 }
 
-/** Consul's uuidToUint64: the blocking index of an event list is derived from its newest ID. */
-export function eventIndex(id: string): number {
+/**
+ * Consul's uuidToUint64: the blocking index of an event list is derived from its newest ID, as the XOR of
+ * the ID's first 16 and last 16 hex digits read as big-endian uint64s (all 64 bits: `consul watch
+ * -type event` finds the last event it saw by computing the same from the IDs). 0 for a malformed ID.
+ */
+export function eventIndex(id: string): bigint {
   const hex = id.replace(/-/g, "");
-  if (!/^[0-9a-f]{32}$/i.test(hex)) return 0;
-  const bytes = Buffer.from(hex, "hex");
-  // Go reads two little-endian uint64s and XORs them; a JS number keeps the low 53 bits of that.
-  const a = bytes.readBigUInt64LE(0) ^ bytes.readBigUInt64LE(8);
-  return Number(a & ((1n << 53n) - 1n));
+  if (!/^[0-9a-f]{32}$/i.test(hex)) return 0n;
+  return BigInt(`0x${hex.slice(0, 16)}`) ^ BigInt(`0x${hex.slice(16)}`);
 }
+
+/** The index of an empty list: not 0, so that a blocking client waits instead of looping (Consul's EventList). */
+export const EMPTY_EVENT_LIST_INDEX = 1n;
 
 /** The agent's last EVENT_BUFFER_SIZE accepted events, with change notification for blocking lists. */
 export class EventBuffer {
@@ -106,7 +110,7 @@ export interface UserEvents {
   /** Gossips a new event to the datacenter; rejects with a message (e.g. over the size limit). */
   fire(e: { name: string; payload: Uint8Array | null; nodeFilter: string; serviceFilter: string; tagFilter: string }): Promise<UserEventView>;
   /** Events this agent accepted, oldest first, named `name` (all when ""), with the list's index. */
-  list(name: string): { readonly events: readonly UserEventView[]; readonly index: number };
+  list(name: string): { readonly events: readonly UserEventView[]; readonly index: bigint };
   /** Resolves "changed" at the next accepted event, "timeout" after `timeoutMs`, or when `signal` aborts. */
   waitForEvent(timeoutMs: number, signal: AbortSignal): Promise<"changed" | "timeout">;
 }
@@ -140,7 +144,7 @@ export function createEventsApi(o: {
     },
     list(name) {
       const events = buffer.list(name);
-      return { events, index: events.length ? eventIndex(events[events.length - 1]!.ID) : 0 };
+      return { events, index: events.length ? eventIndex(events[events.length - 1]!.ID) : EMPTY_EVENT_LIST_INDEX };
     },
     waitForEvent(timeoutMs, signal) {
       return new Promise((resolve) => {

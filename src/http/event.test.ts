@@ -13,7 +13,7 @@ function setup() {
   const waits: number[] = [];
   const api: EventsApi = {
     fire: async (f) => (fired.push(f), event("new", f.name)),
-    list: (name) => ({ events: events.filter((e) => !name || e.Name === name), index: events.length * 10 }),
+    list: (name) => ({ events: events.filter((e) => !name || e.Name === name), index: BigInt(events.length * 10) }),
     waitForEvent: async (ms) => {
       waits.push(ms);
       events = [...events, event("e2")];
@@ -51,5 +51,20 @@ describe("/v1/event", () => {
     const blocked = await app.request("/v1/event/list?index=10&wait=2s");
     expect(waits).toEqual([2000]);
     expect(blocked.headers.get("X-Consul-Index")).toBe("20");
+  });
+
+  test("an index past 2^53 is compared in all its 64 bits (it names the last event a watch saw)", async () => {
+    const waits: number[] = [];
+    const api: EventsApi = {
+      fire: async () => event("x"),
+      list: () => ({ events: [event("b54fe110-7af5-cafc-d1fb-afc8ba432b1c")], index: 7256511592453824992n }),
+      waitForEvent: async (ms) => (waits.push(ms), "timeout"),
+    };
+    const app = createHttpApi({ agent, raft: { leader: () => "", peers: () => [] }, events: api, random: () => 0 });
+    const current = await app.request("/v1/event/list?index=7256511592453824992&wait=1s");
+    expect(current.headers.get("X-Consul-Index")).toBe("7256511592453824992");
+    expect(waits).toEqual([1000]);
+    await app.request("/v1/event/list?index=7256511592453824993&wait=1s");
+    expect(waits).toEqual([1000]);
   });
 });

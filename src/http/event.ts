@@ -9,6 +9,7 @@ import { compileGoRegexp } from "../connect/index.ts";
 import type { UserEventView } from "../model/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { BODY_LIMITS, readBodyBytes } from "./body.ts";
+import { goUint64Of } from "../lib/index.ts";
 import { parseReadOptions } from "./query_options.ts";
 import { requestAuthorizer } from "./acl_agent_rules.ts";
 import { query } from "./request.ts";
@@ -54,9 +55,10 @@ export function mountEvents(app: Hono, deps: HttpApiDeps): void {
     }
     const name = query(c, "name") ?? "";
     let listed = deps.events.list(name);
-    // Consul blocks while the index is the one the client already has.
+    // Consul blocks while the index is the one the client already has (all 64 bits of it: see eventIndex).
     const deadline = options.maxWaitMs;
-    if (options.minIndex > 0 && listed.index === options.minIndex) {
+    const asked = options.minIndex > 0 ? BigInt(goUint64Of(query(c, "index") ?? "0") ?? 0) : 0n;
+    if (asked > 0n && listed.index === asked) {
       const outcome = await deps.events.waitForEvent(deadline, c.req.raw.signal);
       if (outcome === "changed") listed = deps.events.list(name);
     }
