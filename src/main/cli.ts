@@ -30,6 +30,7 @@ import { infoCommand } from "./commands/info.ts";
 import { maintCommand } from "./commands/maint.ts";
 import { reloadCommand } from "./commands/reload.ts";
 import { validateCommand } from "./commands/validate.ts";
+import { watchCommand } from "./commands/watch.ts";
 
 export const COMMANDS: readonly Command[] = [
   agentCommand, forceLeaveCommand, joinCommand, keygenCommand, keyringCommand, leaveCommand, membersCommand, tlsCommand, versionCommand,
@@ -50,6 +51,7 @@ export const COMMANDS: readonly Command[] = [
   maintCommand,
   reloadCommand,
   validateCommand,
+  watchCommand,
 ];
 
 function usage(): string {
