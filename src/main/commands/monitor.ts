@@ -5,11 +5,11 @@
  * or crashed) the command says so and exits 1; a refused request (a bad level: 400) is
  * `Error starting monitor: ...` and exit 1.
  */
-import process from "node:process";
 import type { Command } from "../command.ts";
 import { parseCommandLine, type FlagSpec } from "../flags.ts";
 import { AgentHttpError, HTTP_ADDR_FLAG, HTTP_TOKEN_ENV, processHttpDeps, resolveHttpAddr, TOKEN_FLAG, type HttpCommandDeps } from "./support/http_client.ts";
 import { boolFlag, commandHelp, stringFlag } from "./support/http_command.ts";
+import { nextProcessInterrupt } from "./support/interrupts.ts";
 
 const FLAGS: FlagSpec[] = [
   { name: "log-level", kind: "string", arg: "<level>", usage: 'Log level of the agent: trace, debug, info, warn or err (Consul\'s names, any case). Default "INFO".' },
@@ -31,10 +31,7 @@ export interface MonitorDeps extends HttpCommandDeps {
   readonly interrupted: () => Promise<void>;
 }
 
-const processInterrupted = () => new Promise<void>((resolve) => {
-  process.once("SIGINT", () => resolve());
-  process.once("SIGTERM", () => resolve());
-});
+const processInterrupted = () => nextProcessInterrupt().then(() => {});
 
 export function createMonitorCommand(deps: MonitorDeps = { ...processHttpDeps, interrupted: processInterrupted }): Command {
   return {

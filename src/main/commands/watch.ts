@@ -15,6 +15,7 @@ import { parseGoBool } from "../../lib/index.ts";
 import { systemClock, type Clock } from "../../platform/index.ts";
 import { agentClientFromFlags, HTTP_API_FLAGS, processHttpDeps, type AgentHttpClient, type FetchFn, type HttpCommandDeps } from "./support/http_client.ts";
 import { boolFlag, commandHelp, parseHttpCommandLine, stringFlag } from "./support/http_command.ts";
+import { onProcessInterrupts } from "./support/interrupts.ts";
 import { handlerArgv, spawnHandler, type HandlerSpawner, type InterruptSignal, type RunningHandler } from "./watch/handler_process.ts";
 import { runWatchLoop, watchErrorLine } from "./watch/loop.ts";
 import { queryWatch } from "./watch/query.ts";
@@ -57,17 +58,6 @@ export interface WatchDeps extends HttpCommandDeps {
   readonly spawnHandler: HandlerSpawner;
 }
 
-function processInterrupts(listener: (sig: InterruptSignal) => void): () => void {
-  const onInt = () => listener("SIGINT");
-  const onTerm = () => listener("SIGTERM");
-  process.once("SIGINT", onInt);
-  process.once("SIGTERM", onTerm);
-  return () => {
-    process.off("SIGINT", onInt);
-    process.off("SIGTERM", onTerm);
-  };
-}
-
 /** Sleeps on `clock`, waking early when `signal` aborts. */
 function clockSleep(clock: Clock): WatchDeps["sleep"] {
   return (ms, signal) =>
@@ -86,7 +76,7 @@ function clockSleep(clock: Clock): WatchDeps["sleep"] {
 const clock = systemClock();
 
 /** The process environment, fetch, signals, timers and clock. */
-export const processWatchDeps: WatchDeps = { ...processHttpDeps, onInterrupt: processInterrupts, sleep: clockSleep(clock), now: () => new Date(clock.now()), spawnHandler };
+export const processWatchDeps: WatchDeps = { ...processHttpDeps, onInterrupt: onProcessInterrupts, sleep: clockSleep(clock), now: () => new Date(clock.now()), spawnHandler };
 
 /** The watch parameters from the flags, as Consul's command fills its `params` map. */
 function watchParams(values: ReadonlyMap<string, unknown>, passingOnly: boolean | undefined): WatchParams {

@@ -7,7 +7,8 @@
 import { spawn } from "node:child_process";
 import type { Env } from "../support/http_client.ts";
 
-export type InterruptSignal = "SIGINT" | "SIGTERM";
+export type { InterruptSignal } from "../support/interrupts.ts";
+import type { InterruptSignal } from "../support/interrupts.ts";
 
 export interface HandlerSpec {
   /** The command line (see handlerArgv). */
