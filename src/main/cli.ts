@@ -27,6 +27,7 @@ import { monitorCommand } from "./commands/monitor.ts";
 import { aclCommand } from "./commands/acl.ts";
 import { eventCommand } from "./commands/event.ts";
 import { infoCommand } from "./commands/info.ts";
+import { lockCommand } from "./commands/lock.ts";
 import { maintCommand } from "./commands/maint.ts";
 import { reloadCommand } from "./commands/reload.ts";
 import { validateCommand } from "./commands/validate.ts";
@@ -48,6 +49,7 @@ export const COMMANDS: readonly Command[] = [
   aclCommand,
   eventCommand,
   infoCommand,
+  lockCommand,
   maintCommand,
   reloadCommand,
   validateCommand,
