@@ -56,6 +56,9 @@ export function apiPath(path: string, dc: string | undefined, local: string, wai
   return `${path}${path.includes("?") ? "&" : "?"}${extra.join("&")}`;
 }
 
+/** Consul's answer for a discovery chain while Connect is not enabled (no CA configuration yet). */
+const CONNECT_OFF = /no cluster ca config setup/i;
+
 /** The status a failure is shown with: unknown datacenter 404, permission 403, else the API's own or 500. */
 export function failureStatus(err: unknown): number {
   const message = (err as Error)?.message ?? String(err);
@@ -133,6 +136,18 @@ export function createUi(given: UiDeps): Hono {
     },
     async failure(c: Context, dc: string, err: unknown, section = "services") {
       const message = (err as Error)?.message ?? String(err);
+      if (CONNECT_OFF.test(message)) {
+        // Not a failure of the agent: the servers compile discovery chains only with Connect on (Consul's
+        // "no cluster ca config setup"). Said as the page's content, 200.
+        return ctx.html(c, (
+          <Layout {...await ctx.frame(c, dc)} section={section} title="Connect is not enabled">
+            <p role="status">
+              Routing and failover come from the discovery chain, which the servers of {dc} compile only with Connect
+              enabled: set <code>{'"connect": { "enabled": true }'}</code> in their configuration.
+            </p>
+          </Layout>
+        ));
+      }
       const status = failureStatus(err);
       return ctx.html(c, (
         <Layout {...await ctx.frame(c, dc)} section={section} title="Something went wrong">

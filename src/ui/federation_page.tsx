@@ -25,13 +25,16 @@ export async function readFederation(ctx: UiContext, token: string | undefined):
   const local = ctx.deps.datacenter;
   const errorOf = (err: unknown) => ({ error: (err as Error)?.message ?? String(err) });
   const value = async <T,>(path: string, dc: string) => (await ctx.read<T>(path, dc, token)).value;
-  const [datacenters, self, members, coordinates, states] = await Promise.all([
+  const [datacenters, self, wanMembers, coordinates, states] = await Promise.all([
     ctx.deps.datacenters(),
     value<{ Config?: { PrimaryDatacenter?: string } }>("/v1/agent/self", local).catch(() => ({} as { Config?: { PrimaryDatacenter?: string } })),
-    value<WanMember[]>("/v1/agent/members?wan=1", local).catch(() => [] as WanMember[]),
+    value<WanMember[] | null>("/v1/agent/members?wan=1", local).catch(() => [] as WanMember[]),
     value<DcCoordinates[]>("/v1/coordinate/datacenters", local).catch(() => [] as DcCoordinates[]),
     value<FederationStateRecord[]>("/v1/internal/federation-states", local).catch(() => [] as FederationStateRecord[]),
   ]);
+  // A client agent is in no WAN pool (members?wan=1 is null there, as in Consul): each datacenter's
+  // servers come from its own catalog instead, alive while their serfHealth check passes.
+  const members = wanMembers ?? (await Promise.all(datacenters.map((dc) => serversFromCatalog(ctx, dc, token)))).flat();
   const reads: Record<string, DcReads> = {};
   await Promise.all(datacenters.map(async (dc) => {
     const leader = value<string>("/v1/status/leader", dc).catch(errorOf);
@@ -45,6 +48,20 @@ export async function readFederation(ctx: UiContext, token: string | undefined):
   return federationView({
     localDc: local, primaryDc: self.Config?.PrimaryDatacenter || local, datacenters, members, coordinates, states: states ?? [], reads, now: ctx.deps.clock.now(),
   });
+}
+
+/** `dc`'s servers as its catalog's `consul` service lists them, in the WAN pool's member shape; none when it does not answer. */
+async function serversFromCatalog(ctx: UiContext, dc: string, token: string | undefined): Promise<WanMember[]> {
+  try {
+    const nodes = (await ctx.read<CheckServiceNode[]>("/v1/health/service/consul", dc, token)).value ?? [];
+    return nodes.map((n) => ({
+      Name: `${n.Node.Node}.${dc}`,
+      Status: n.Checks.some((c) => c.CheckID === "serfHealth" && c.Status !== "passing") ? 4 : 1,
+      Tags: { dc, role: "consul" },
+    }));
+  } catch {
+    return [];
+  }
 }
 
 const W = 720, H = 400, BOX_W = 190, BOX_H = 92;

@@ -116,4 +116,24 @@ describe("the federation page", () => {
     expect(html).toContain('data-live-url="/ui/events?topic=federation"');
     expect(fake.calls.map((c) => c.path)).toEqual(expect.arrayContaining(["/v1/status/leader?dc=dc2", "/v1/acl/replication?dc=dc2", "/v1/agent/members?wan=1"]));
   });
+
+  test("on a client agent (no WAN pool: members?wan=1 is null) each datacenter's servers come from its catalog", async () => {
+    const server = (node: string, serf: string) => ({ Node: { Node: node }, Service: { Service: "consul" }, Checks: [{ CheckID: "serfHealth", Status: serf }] });
+    const fake = fakeApi({
+      "GET /v1/agent/self": () => ({ json: { Config: { PrimaryDatacenter: "dc1" } } }),
+      "GET /v1/agent/members": () => ({ json: null }),
+      "GET /v1/coordinate/datacenters": () => ({ json: [] }),
+      "GET /v1/internal/federation-states": () => ({ json: [] }),
+      "GET /v1/status/leader": () => ({ json: "10.0.0.1:8300" }),
+      "GET /v1/internal/ui/services": () => ({ json: [] }),
+      "GET /v1/health/service/consul": (url) =>
+        ({ json: url.searchParams.get("dc") === "dc2" ? [server("a", "passing"), server("b", "critical")] : [server("s1", "passing")] }),
+      "GET /v1/acl/replication": () => ({ json: { Enabled: false, Running: false } }),
+    });
+    const app = createUi({ datacenter: "dc1", contentPath: "/ui/", datacenters: () => ["dc1", "dc2"], api: fake.api, clock: systemClock() });
+    const res = await app.request("/ui/federation");
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("dc2: degraded: 1/2 servers alive");
+  });
 });

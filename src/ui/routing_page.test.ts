@@ -122,17 +122,23 @@ describe("a service's routing page", () => {
     expect(html).toContain('<p role="alert">Your token may not read the service-resolver config entry for web.</p>');
   });
 
-  test("API errors in words: a chain that does not compile, no permission, an unknown datacenter", async () => {
+  test("API errors in words: a chain that does not compile, Connect off, no permission, an unknown datacenter", async () => {
     const { app } = ui({
       "GET /v1/discovery-chain/*": (url) => {
         if (url.searchParams.get("dc") === "dc9") return { status: 500, text: "No path to datacenter" };
         if (url.pathname.endsWith("/secret")) return { status: 403, text: "Permission denied" };
-        return { status: 500, text: "no cluster ca config setup" };
+        if (url.pathname.endsWith("/plain")) return { status: 500, text: "no cluster ca config setup" };
+        return { status: 500, text: "resolver web has no targets" };
       },
     });
     const broken = await get(app, "/ui/dc1/services/web/routing");
     expect(broken.status).toBe(500);
-    expect(broken.html).toContain("The agent could not answer: no cluster ca config setup");
+    expect(broken.html).toContain("The agent could not answer: resolver web has no targets");
+    // Consul's answer while Connect is off is the page's content, not a failure.
+    const off = await get(app, "/ui/dc1/services/plain/routing");
+    expect(off.status).toBe(200);
+    expect(off.html).toContain("<title>Connect is not enabled – dc1 – Causeway</title>");
+    expect(off.html).toContain("compile only with Connect");
     const denied = await get(app, "/ui/dc1/services/secret/routing");
     expect(denied.status).toBe(403);
     expect(denied.html).toContain("Your token may not do this.");
