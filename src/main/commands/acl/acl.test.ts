@@ -38,17 +38,22 @@ describe("causeway acl", () => {
     await run(["bootstrap"]);
     expect(await run(["token", "read"])).toMatchObject({ code: 1, err: "Must specify the -id parameter\n" });
     expect(await run(["policy", "create"])).toMatchObject({ code: 1, err: "Missing required '-name' flag\n" });
-    expect(await run(["token", "list", "-format", "yaml"])).toMatchObject({ code: 1, err: "Invalid format: yaml\n" });
+    expect(await run(["token", "list", "-format", "yaml"])).toMatchObject({ code: 1, err: "Unknown format: yaml\n" });
     expect(await run(["policy", "list"])).toMatchObject({ code: 1, err: "Failed to retrieve the policy list: Unexpected response code: 403 (Permission denied)\n" });
   });
 
-  test("the role, token and policy groups list Consul 1.8's verbs", async () => {
+  test("acl and its groups list Consul 1.8's verbs", async () => {
     const { run } = await cli();
-    const verbs = async (group: string) => [...(await run([group, "-h"])).out.matchAll(/^ {4}(\S+) {4}/gm)].map((m) => m[1]);
+    const verbs = async (...group: string[]) => [...(await run([...group, "-h"])).out.matchAll(/^ {4}(\S+) {4}/gm)].map((m) => m[1]);
+    expect(await verbs()).toEqual(["auth-method", "binding-rule", "bootstrap", "policy", "role", "set-agent-token", "token", "translate-rules"]);
     expect(await verbs("role")).toEqual(["create", "delete", "list", "read", "update"]);
     expect(await verbs("token")).toEqual(["clone", "create", "delete", "list", "read", "update"]);
     expect(await verbs("policy")).toEqual(["create", "delete", "list", "read", "update"]);
+    expect(await verbs("auth-method")).toEqual(["create", "delete", "list", "read", "update"]);
+    expect(await verbs("binding-rule")).toEqual(["create", "delete", "list", "read", "update"]);
     expect(await run(["role"])).toMatchObject({ code: 1, out: "" });
+    expect(await run(["auth-method", "--help"])).toMatchObject({ code: 0, out: expect.stringMatching(/^Usage: causeway acl auth-method <subcommand>/) });
+    expect(await run(["binding-rule", "create", "--help"])).toMatchObject({ code: 0, out: expect.stringMatching(/^Usage: causeway acl binding-rule create \[options\]\n[^]*\n {2}-bind-name=<name>\n/) });
   });
 
   test("times print as Go's time.Time String", () => {

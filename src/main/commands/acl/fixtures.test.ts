@@ -2,30 +2,36 @@
 import { aclCluster } from "../../../../test/harness/acl_cluster.ts";
 import { createAclCommand } from "../acl.ts";
 
-export type Run = (argv: string[], env?: Record<string, string>) => Promise<{ code: number; out: string; err: string }>;
+/** Runs `causeway acl <argv>` with `env` added and `stdin` as standard input (empty by default). */
+export type Run = (argv: string[], env?: Record<string, string>, stdin?: string) => Promise<{ code: number; out: string; err: string }>;
 
-/** `causeway acl` against a fresh cluster with ACLs on (default deny), not bootstrapped. */
-export async function aclCli(): Promise<{ run: Run }> {
+type Cluster = Awaited<ReturnType<typeof aclCluster>>;
+
+/**
+ * `causeway acl` against a fresh cluster with ACLs on (default deny), not bootstrapped; `tokens` are the
+ * agent's tokens, `call` the cluster's HTTP API.
+ */
+export async function aclCli(): Promise<{ run: Run; tokens: Cluster["tokens"]; call: Cluster["call"] }> {
   const c = await aclCluster();
-  const run: Run = async (argv, env = {}) => {
+  const run: Run = async (argv, env = {}, stdin = "") => {
     let out = "", err = "";
-    const code = await createAclCommand({ env: () => ({ CONSUL_HTTP_ADDR: "http://agent", ...env }), fetch: async (url, init) => await c.fetch(url, init as RequestInit), readStdin: async () => new Uint8Array() })
-      .run(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
+    const deps = { env: () => ({ CONSUL_HTTP_ADDR: "http://agent", ...env }), fetch: async (url: string, init: unknown) => await c.fetch(url, init as RequestInit), readStdin: async () => new TextEncoder().encode(stdin) };
+    const code = await createAclCommand(deps).run(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
     return { code, out, err };
   };
-  return { run };
+  return { run, tokens: c.tokens, call: c.call };
 }
 
 /** A pretty output's `Name:   value` field. */
 export const field = (out: string, name: string) => new RegExp(`^${name}:\\s+(.*)$`, "m").exec(out)?.[1];
 
-/** A bootstrapped cluster; `run` sends the management token. */
-export async function managedCli(): Promise<{ run: Run }> {
-  const { run } = await aclCli();
+/** A bootstrapped cluster; `run` sends the management token (`secret`). */
+export async function managedCli(): Promise<{ run: Run; secret: string; tokens: Cluster["tokens"]; call: Cluster["call"] }> {
+  const { run, tokens, call } = await aclCli();
   const boot = await run(["bootstrap"]);
   if (boot.code !== 0) throw new Error(`bootstrap failed: ${boot.err}`);
-  const env = { CONSUL_HTTP_TOKEN: field(boot.out, "SecretID")! };
-  return { run: (argv, extra = {}) => run(argv, { ...env, ...extra }) };
+  const secret = field(boot.out, "SecretID")!;
+  return { run: (argv, extra = {}, stdin) => run(argv, { CONSUL_HTTP_TOKEN: secret, ...extra }, stdin), secret, tokens, call };
 }
 
 /** `create ...` in `kind` (policy, role, token), expecting success; the new object's ID (AccessorID for tokens). */

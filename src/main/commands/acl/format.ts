@@ -2,7 +2,7 @@
  * Consul 1.8's `consul acl` pretty output (command/acl/token/formatter.go, command/acl/policy/formatter.go,
  * command/acl/role/formatter.go), and `-format=json` (Go's MarshalIndent with 4 spaces). Times print as Go's time.Time String does.
  */
-import { fromBase64, stringifyExact } from "../../../lib/index.ts";
+import { fromBase64 } from "../../../lib/index.ts";
 
 type Link = { ID: string; Name: string };
 type Token = {
@@ -95,5 +95,27 @@ export function formatRoleList(roles: readonly Role[], showMeta: boolean): strin
   }).join("");
 }
 
-/** `-format=json`: Go's json.MarshalIndent(x, "", "    "). */
-export const jsonOut = (x: unknown) => `${stringifyExact(x, 4)}\n`;
+/** A JSON string as Go's encoding/json writes it: JSON.stringify's escapes plus the HTML-safe `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029`. */
+const goString = (s: string) => JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
+/**
+ * Go's json.MarshalIndent(value, "", <space spaces>) for plain data: an object's members in its key order
+ * (a Go struct's fields; undefined ones left out), a Map's in sorted key order (a Go map), bigints exact,
+ * strings HTML-safe. `indent` is where the value starts (for the recursion).
+ */
+export function marshalIndent(value: unknown, space: number, indent = ""): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "string") return goString(value);
+  if (typeof value === "bigint" || typeof value === "boolean") return String(value);
+  if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : "null";
+  const inner = indent + " ".repeat(space);
+  const block = (open: string, items: string[], close: string) => (items.length ? `${open}\n${items.map((x) => inner + x).join(",\n")}\n${indent}${close}` : `${open}${close}`);
+  if (Array.isArray(value)) return block("[", value.map((v) => marshalIndent(v, space, inner)), "]");
+  const entries = value instanceof Map
+    ? [...(value as Map<string, unknown>).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    : Object.entries(value).filter(([, v]) => v !== undefined);
+  return block("{", entries.map(([k, v]) => `${goString(k)}: ${marshalIndent(v, space, inner)}`), "}");
+}
+
+/** `-format=json`: Go's json.MarshalIndent(x, "", "    "), then the newline Consul's UI adds. */
+export const jsonOut = (x: unknown) => `${marshalIndent(x, 4)}\n`;

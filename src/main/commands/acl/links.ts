@@ -12,7 +12,7 @@ export type Link = { ID?: string; Name?: string };
 export type ServiceIdentity = { ServiceName: string; Datacenters?: string[] };
 export type NodeIdentity = { NodeName: string; Datacenter: string };
 type Values = ReadonlyMap<string, unknown>;
-type Kind = "token" | "policy" | "role";
+type Kind = "token" | "policy" | "role" | "rule";
 
 const strings = (values: Values, flag: string) => (values.get(flag) as string[] | undefined) ?? [];
 
@@ -60,15 +60,20 @@ const LIST: Record<Kind, { path: string; id: string; builtin?: [string, string] 
   token: { path: "/v1/acl/tokens", id: "AccessorID", builtin: ["anonymous", "00000000-0000-0000-0000-000000000002"] },
   policy: { path: "/v1/acl/policies", id: "ID", builtin: ["global-management", "00000000-0000-0000-0000-000000000001"] },
   role: { path: "/v1/acl/roles", id: "ID" },
+  // Binding rules: Consul's messages say "rule" ("Partial rule ID is not unique"), its prefix "binding rule".
+  rule: { path: "/v1/acl/binding-rules", id: "ID" },
 };
+
+/** How "Error determining <kind> ID" names each kind. */
+const LABEL: Record<Kind, string> = { token: "token", policy: "policy", role: "role", rule: "binding rule" };
 
 const list = async (client: AgentHttpClient, kind: Kind) => (await client.request("GET", LIST[kind].path)).json() as Record<string, string>[];
 
 /**
- * Consul's acl.Get{Token,Policy,Role}IDFromPartial: "anonymous" (tokens) and "global-management" (policies)
- * name the built-in IDs, a 36-character value is taken as the whole ID, anything else must be the prefix
- * of exactly one listed ID. Rejects with "Partial <kind> ID is not unique", "No such <kind> ID with
- * prefix: <prefix>", or the list request's failure.
+ * Consul's acl.Get{Token,Policy,Role,BindingRule}IDFromPartial: "anonymous" (tokens) and
+ * "global-management" (policies) name the built-in IDs, a 36-character value is taken as the whole ID,
+ * anything else must be the prefix of exactly one listed ID. Rejects with "Partial <kind> ID is not
+ * unique", "No such <kind> ID with prefix: <prefix>", or the list request's failure.
  */
 export async function idFromPartial(client: AgentHttpClient, kind: Kind, partial: string): Promise<string> {
   const { id, builtin } = LIST[kind];
@@ -136,9 +141,12 @@ export async function idFromFlags(values: Values, client: AgentHttpClient, kind:
   return await orFail(`Error determining ${kind} ID`, partial ? idFromPartial(client, kind, partial) : idByName(client, kind, name!));
 }
 
-/** The ID -id names (a unique prefix); without -id a CommandFailure `missing`. A failure is "Error determining <kind> ID: ...". */
+/**
+ * The ID -id names (a unique prefix); without -id a CommandFailure `missing`. A failure is "Error
+ * determining <kind> ID: ..." ("binding rule" for rules).
+ */
 export async function requiredId(values: Values, client: AgentHttpClient, kind: Kind, missing: string): Promise<string> {
   const partial = values.get("id") as string | undefined;
   if (!partial) throw new CommandFailure(missing);
-  return await orFail(`Error determining ${kind} ID`, idFromPartial(client, kind, partial));
+  return await orFail(`Error determining ${LABEL[kind]} ID`, idFromPartial(client, kind, partial));
 }

@@ -69,7 +69,7 @@ describe("causeway acl role", () => {
     expect(await run(["role", "update", "-name", "x"])).toEqual(fails("Cannot update a role without specifying the -id parameter"));
     expect(await run(["role", "delete"])).toEqual(fails("Must specify the -id or -name parameters"));
     expect(await run(["role", "delete", "-name", "nope"])).toEqual(fails("Error determining role ID: No such role with name nope"));
-    expect(await run(["role", "list", "-format", "yaml"])).toEqual(fails("Invalid format: yaml"));
+    expect(await run(["role", "list", "-format", "yaml"])).toEqual(fails("Unknown format: yaml"));
     expect((await run(["role", "create", "-bogus"])).err).toStartWith("flag provided but not defined: -bogus\n");
 
     // Roles until two IDs share a first character (at most 17): that character is an ambiguous prefix.
