@@ -34,3 +34,4 @@ export { fromBase64, toBase64 } from "./base64.ts";
 export { shutdownStack, type ShutdownStack } from "./shutdown_stack.ts";
 export { bigintReplacer, parseExact, stringifyExact, type Uint64 } from "./uint64_json.ts";
 export { ownEntry } from "./own_entry.ts";
+export * from "./sockaddr/index.ts";

@@ -2,7 +2,8 @@
  * Agent configuration: the runtime config, its defaults, and the merge of sources in Consul's order:
  * built-in defaults, then -dev defaults, then config files and directories in the order given (a
  * directory contributes its *.json files in lexical order; config_file.ts reads them), then
- * command-line flags; then validation. No I/O here.
+ * command-line flags; then go-sockaddr templates in address settings, evaluated over an injected view
+ * of the host; then validation. No I/O here.
  */
 import type { ConfigDefinitions } from "../agent/index.ts";
 import type { AutopilotConfig } from "../model/index.ts";
@@ -11,8 +12,10 @@ import { DEFAULT_TELEMETRY, type TelemetrySettings } from "./telemetry_config.ts
 import { DEFAULT_ACL, mergeAcl, type AclSettings, type AclSource } from "./acl_config.ts";
 import { DEFAULT_DNS, recursorProblem, type DnsSettings } from "./dns_config.ts";
 import { ConfigError } from "./config_file.ts";
+import { resolveAddressSettings, type HostReader } from "./config_addresses.ts";
 
 export { ConfigError, parseConfigJson, readConfigSources } from "./config_file.ts";
+export type { HostReader } from "./config_addresses.ts";
 
 export { DEFAULT_FEDERATION, type FederationSettings } from "./federation_config.ts";
 export { DEFAULT_TELEMETRY, type TelemetrySettings } from "./telemetry_config.ts";
@@ -227,9 +230,11 @@ export type AutopilotSeedSettings = Partial<Omit<AutopilotConfig, "CreateIndex" 
 
 /**
  * Merges sources over the base, later sources winning; `ports` merges key by key. An unset
- * `primary_datacenter` becomes the datacenter (Consul's builder). Then validates.
+ * `primary_datacenter` becomes the datacenter (Consul's builder). Then evaluates the go-sockaddr
+ * templates of the address settings over `readHost` (config_addresses.ts; without it a template is a
+ * ConfigError) and validates.
  */
-export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[]): RuntimeConfig {
+export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[], readHost?: HostReader): RuntimeConfig {
   let cfg: RuntimeConfig = base;
   for (const s of sources) {
     // Join lists accumulate across sources, as Consul's slice settings do; everything else is replaced.
@@ -256,6 +261,7 @@ export function buildConfig(base: RuntimeConfig, sources: readonly ConfigSource[
     cfg = { ...cfg, ...s, dns, ui: { ...cfg.ui, ...s.ui }, ports: { ...cfg.ports, ...s.ports }, tls: { ...cfg.tls, ...s.tls }, autopilot: { ...cfg.autopilot, ...s.autopilot }, xds: { ...cfg.xds, ...s.xds }, telemetry: { ...cfg.telemetry, ...s.telemetry }, acl: mergeAcl(cfg.acl, s.acl), gossip, federation, definitions } as RuntimeConfig;
   }
   if (!cfg.primaryDatacenter) cfg = { ...cfg, primaryDatacenter: cfg.datacenter };
+  cfg = resolveAddressSettings(cfg, readHost);
   validateConfig(cfg);
   return cfg;
 }

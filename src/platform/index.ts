@@ -20,3 +20,4 @@ export * from "./record_dir.ts";
 export * from "./process.ts";
 export * from "./grpc_health.ts";
 export * from "./docker.ts";
+export * from "./host_network.ts";

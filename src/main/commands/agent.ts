@@ -1,11 +1,13 @@
 import { hostname } from "node:os";
-import { createLogger, LogTaps, parseLogLevel } from "../../platform/index.ts";
+import { createLogger, LogTaps, parseLogLevel, readHostNetwork } from "../../platform/index.ts";
 import { startAgent } from "../agent.ts";
 import type { Command, CommandIo } from "../command.ts";
-import { buildConfig, ConfigError, defaultConfig, DEV_SOURCE, readConfigSources, type ConfigSource, type RuntimeConfig } from "../config.ts";
+import { buildConfig, ConfigError, defaultConfig, DEV_SOURCE, readConfigSources, type ConfigSource, type HostReader, type RuntimeConfig } from "../config.ts";
 import { formatFlags, parseFlags, UsageError, type FlagSpec, type ParsedFlags } from "../flags.ts";
 import { VERSION } from "../version.ts";
 import { parseDuration } from "../../lib/index.ts";
+
+const TEMPLATES = "A go-sockaddr template is evaluated";
 
 const FLAGS: FlagSpec[] = [
   { name: "dev", kind: "bool", usage: "Development mode: a single server in a temporary data directory, everything on loopback. Never use it in production." },
@@ -14,9 +16,14 @@ const FLAGS: FlagSpec[] = [
   { name: "node", kind: "string", arg: "<name>", usage: "Name of this node; unique in the cluster. Default: the host name." },
   { name: "node-id", kind: "string", arg: "<uuid>", usage: "Node ID (UUID). Default: read from or written to <data-dir>/node-id." },
   { name: "data-dir", kind: "string", arg: "<path>", usage: "Directory for persistent state. Required except with -dev." },
-  { name: "bind", kind: "string", arg: "<addr>", usage: 'Address for cluster communication (server port, gossip). Default "0.0.0.0".' },
-  { name: "advertise", kind: "string", arg: "<addr>", usage: "Address advertised to other agents. Default: the bind address, or the first private IPv4 address." },
-  { name: "client", kind: "string", arg: "<addr>", usage: 'Address of the client interfaces (HTTP, gRPC, DNS). Default "127.0.0.1".' },
+  {
+    name: "bind",
+    kind: "string",
+    arg: "<addr>",
+    usage: `Address for cluster communication (server port, gossip). Default "0.0.0.0". ${TEMPLATES}, e.g. '{{ GetPrivateIP }}' or '{{ GetInterfaceIP "eth0" }}'.`,
+  },
+  { name: "advertise", kind: "string", arg: "<addr>", usage: `Address advertised to other agents. Default: the bind address, or the first private IPv4 address. ${TEMPLATES}.` },
+  { name: "client", kind: "string", arg: "<addr>", usage: `Address of the client interfaces (HTTP, gRPC, DNS). Default "127.0.0.1". ${TEMPLATES}.` },
   { name: "http-port", kind: "int", arg: "<port>", usage: "HTTP API port. Default 8500; -1 disables." },
   { name: "grpc-port", kind: "int", arg: "<port>", usage: "gRPC (xDS) port. Default 8502 with -dev, else disabled (-1)." },
   { name: "server-port", kind: "int", arg: "<port>", usage: "Server RPC port. Default 8300." },
@@ -27,9 +34,9 @@ const FLAGS: FlagSpec[] = [
   { name: "recursor", kind: "strings", arg: "<addr>", usage: "Upstream DNS server (ip or ip:port) for names outside the domain; can be given more than once." },
   { name: "serf-lan-port", kind: "int", arg: "<port>", usage: "LAN gossip port (UDP and TCP). Default 8301." },
   { name: "serf-wan-port", kind: "int", arg: "<port>", usage: "WAN gossip port of servers (UDP and TCP). Default 8302; -1 disables." },
-  { name: "advertise-wan", kind: "string", arg: "<addr>", usage: "Address advertised in the WAN pool. Default: the advertise address." },
-  { name: "join", kind: "strings", arg: "<addr>", usage: "Address of an agent to join at start; failure stops the agent." },
-  { name: "retry-join", kind: "strings", arg: "<addr>", usage: "Address of an agent to join, retried until it succeeds." },
+  { name: "advertise-wan", kind: "string", arg: "<addr>", usage: `Address advertised in the WAN pool. Default: the advertise address. ${TEMPLATES}.` },
+  { name: "join", kind: "strings", arg: "<addr>", usage: "Address of an agent to join at start; failure stops the agent. A go-sockaddr template may give several." },
+  { name: "retry-join", kind: "strings", arg: "<addr>", usage: "Address of an agent to join, retried until it succeeds. A go-sockaddr template may give several." },
   { name: "retry-join-wan", kind: "strings", arg: "<addr>", usage: "Address of a server in another datacenter to join over the WAN pool, retried." },
   {
     name: "primary-gateway",
@@ -130,10 +137,12 @@ export function loadAgentConfig(argv: readonly string[]): { config?: RuntimeConf
 
 /**
  * The agent's runtime config from its sources over the defaults, checked as the agent checks it before
- * starting (`causeway validate` runs the same). Throws ConfigError naming the first problem.
+ * starting (`causeway validate` runs the same, so it evaluates go-sockaddr templates in address settings
+ * over this host's interfaces, read through `readHost`, as `consul validate` does). Throws ConfigError
+ * naming the first problem.
  */
-export function buildAgentConfig(sources: readonly ConfigSource[]): RuntimeConfig {
-  const config = buildConfig(defaultConfig(hostname()), sources);
+export function buildAgentConfig(sources: readonly ConfigSource[], readHost: HostReader = readHostNetwork): RuntimeConfig {
+  const config = buildConfig(defaultConfig(hostname()), sources, readHost);
   if (!parseLogLevel(config.logLevel)) throw new ConfigError(`log_level "${config.logLevel}" is not one of trace, debug, info, warn, error`);
   return config;
 }

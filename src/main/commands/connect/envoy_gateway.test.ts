@@ -88,7 +88,8 @@ describe("connect envoy -gateway: flag checks send nothing", () => {
       [["-wan-address", "203.0.113.1:wan"], 'invalid value "203.0.113.1:wan" for flag -wan-address: Error parsing port "wan": strconv.Atoi: parsing "wan": invalid syntax\n'],
       [["-address", "2001:db8::5:8443"], "address 2001:db8::5:8443: too many colons in address\n"],
       [["-address", "10.0.0.1:70000"], 'Error parsing port "70000": must be between 0 and 65535\n'],
-      [["-address", "{{ GetPrivateIP }}:8443"], "go-sockaddr templates are not supported"],
+      [["-address", "{{ GetPrivateAddress }}:8443"], 'Error parsing address "{{ GetPrivateAddress }}:8443": function "GetPrivateAddress" not defined\n'],
+      [["-wan-address", '{{ GetInterfaceIP "^lo$" }}:443'], "the template gave no address (GetInterfaceIP skips addresses that are not forwardable"],
       [["-bind-address", "lan=10.1.2.3:8443", "-bind-address", "wan"], 'invalid value "wan" for flag -bind-address: Missing "=" in argument: wan\n'],
     ];
     agent.reset(routes());
@@ -103,6 +104,15 @@ describe("connect envoy -gateway: flag checks send nothing", () => {
 });
 
 describe("connect envoy -gateway=mesh -register", () => {
+  test("-address and -wan-address take go-sockaddr templates, evaluated over this host's interfaces", async () => {
+    agent.reset(routes());
+    const lo = '{{ GetAllInterfaces | include "flags" "loopback" | include "type" "ipv4" | attr "address" }}';
+    const { code, err } = await run(envoy(), ["-gateway=mesh", "-register", "-address", `${lo}:8443`, "-wan-address", `${lo}:443`, ...GRPC, "-bootstrap"]);
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    expect(putBodies()[0]).toContain('"Address":"127.0.0.1","TaggedAddresses":{"lan":{"Address":"127.0.0.1","Port":8443},"wan":{"Address":"127.0.0.1","Port":443}}');
+  });
+
   test("defaults: service, ID and node cluster mesh-gateway, port 8443, a TCP check on loopback; the bootstrap is the golden", async () => {
     agent.reset(routes());
     const { code, out, err } = await run(envoy(), ["-gateway=mesh", "-register", ...GRPC, "-bootstrap"]);

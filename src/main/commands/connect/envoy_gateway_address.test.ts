@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { SockaddrHost } from "../../../lib/index.ts";
 import { canBind, goSplitHostPort, joinHostPort, localInterfaceIps, parseBindAddress, parseServiceAddress } from "./envoy_gateway_address.ts";
 
 describe("goSplitHostPort (Go's net.SplitHostPort)", () => {
@@ -32,14 +33,56 @@ describe("parseServiceAddress and parseBindAddress", () => {
     expect(parseBindAddress("=1.2.3.4:5")).toEqual({ name: "", address: { Address: "1.2.3.4", Port: 5 } });
   });
 
-  test("Consul's errors, and Causeway's for templates and ports out of range", () => {
+  test("Consul's errors, and Causeway's for ports out of range", () => {
     expect(() => parseServiceAddress("10.0.0.1")).toThrow('Error parsing address "10.0.0.1": address 10.0.0.1: missing port in address');
     expect(() => parseServiceAddress("10.0.0.1:https")).toThrow('Error parsing port "https": strconv.Atoi: parsing "https": invalid syntax');
     expect(() => parseServiceAddress("10.0.0.1:99999999999999999999")).toThrow("value out of range");
     expect(() => parseServiceAddress("10.0.0.1:65536")).toThrow('Error parsing port "65536": must be between 0 and 65535');
     expect(() => parseServiceAddress("10.0.0.1:-1")).toThrow("must be between 0 and 65535");
-    expect(() => parseServiceAddress('{{ GetPrivateIP }}:8443')).toThrow("go-sockaddr templates are not supported");
     expect(() => parseBindAddress("lan")).toThrow('Missing "=" in argument: lan');
+  });
+});
+
+describe("go-sockaddr templates in the address flags", () => {
+  const host: SockaddrHost = {
+    defaultInterface: "eth0",
+    interfaces: [
+      { name: "lo", index: 1, flags: ["up", "loopback", "running"], addresses: ["127.0.0.1/8", "::1/128"] },
+      { name: "eth0", index: 2, flags: ["up", "broadcast", "multicast", "running"], addresses: ["10.0.2.15/24"] },
+      { name: "eth1", index: 3, flags: ["up", "broadcast", "multicast", "running"], addresses: ["52.95.110.1/24", "2600:1f18::10/64"] },
+    ],
+  };
+  const readHost = () => host;
+
+  test("are evaluated before the address is split, as Consul's parseAddress does", () => {
+    expect(parseServiceAddress("{{ GetPrivateIP }}:8443", readHost)).toEqual({ Address: "10.0.2.15", Port: 8443 });
+    expect(parseServiceAddress("{{ GetPublicIP }}:", readHost)).toEqual({ Address: "52.95.110.1", Port: 8443 });
+    expect(parseServiceAddress('[{{ GetAllInterfaces | include "type" "ipv6" | include "name" "eth1" | attr "address" }}]:443', readHost)).toEqual({ Address: "2600:1f18::10", Port: 443 });
+    expect(parseBindAddress('wan={{ GetInterfaceIP "eth1" }}:8443', readHost)).toEqual({ name: "wan", address: { Address: "52.95.110.1", Port: 8443 } });
+  });
+
+  test("the host is not read for a plain address", () => {
+    const unread = () => {
+      throw new Error("read");
+    };
+    expect(parseServiceAddress("10.0.0.1:443", unread)).toEqual({ Address: "10.0.0.1", Port: 443 });
+  });
+
+  test("a port is still required, and the template must give exactly one address", () => {
+    expect(() => parseServiceAddress("{{ GetPrivateIP }}", readHost)).toThrow('Error parsing address "10.0.2.15": address 10.0.2.15: missing port in address (from "{{ GetPrivateIP }}")');
+    expect(() => parseServiceAddress('{{ GetInterfaceIP "lo" }}:8443', readHost))
+      .toThrow('Error parsing address "{{ GetInterfaceIP \\"lo\\" }}:8443": the template gave no address (GetInterfaceIP skips addresses that are not forwardable');
+    expect(() => parseServiceAddress('{{ GetInterfaceIPs "eth" }}:8443', readHost)).toThrow("too many colons in address");
+    expect(() => parseServiceAddress('{{ GetAllInterfaces | include "type" "ipv4" | exclude "name" "lo" | join "address" " " }}:8443', readHost))
+      .toThrow("the template gave several addresses (10.0.2.15 52.95.110.1); give one");
+  });
+
+  test("template errors and an unreadable host are Consul's \"Error parsing address\"", () => {
+    expect(() => parseServiceAddress("{{ GetPrivateAddress }}:8443", readHost)).toThrow('Error parsing address "{{ GetPrivateAddress }}:8443": function "GetPrivateAddress" not defined');
+    const denied = () => {
+      throw new Error("permission denied");
+    };
+    expect(() => parseServiceAddress("{{ GetPrivateIP }}:8443", denied)).toThrow("reading the host's network interfaces failed: permission denied");
   });
 });
 

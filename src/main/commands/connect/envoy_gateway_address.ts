@@ -2,10 +2,12 @@
  * The addresses of `causeway connect envoy -gateway=mesh -register` (Consul 1.8's ServiceAddressValue and
  * ServiceAddressMapValue in command/connect/envoy/flags.go, and canBind in envoy.go): `ip:port` values
  * with Go's net.SplitHostPort and strconv.Atoi errors, the 8443 default, and whether an address belongs
- * to this host. Pure, except `localInterfaceIps`, which reads the host's interfaces.
+ * to this host. Pure, except `localInterfaceIps` and the default host view of `parseServiceAddress`,
+ * which read the host's interfaces.
  */
 import { networkInterfaces } from "node:os";
-import { formatIp, parseIp } from "../../../lib/index.ts";
+import { emptyTemplateHint, evaluateSockaddrTemplate, formatIp, parseIp, type SockaddrHost } from "../../../lib/index.ts";
+import { readHostNetwork } from "../../../platform/index.ts";
 
 /** Consul's defaultGatewayPort: the port of a gateway registered without one. */
 export const DEFAULT_GATEWAY_PORT = 8443;
@@ -50,19 +52,37 @@ function atoi(text: string): number {
 
 /**
  * Parses an `-address`, `-wan-address` or `-bind-address` value: `<host>:<port>`, `[<ipv6>]:<port>`, or
- * `<host>:` for the default port 8443 (Go's SplitHostPort gives an empty port there). Throws Consul's
- * `Error parsing address "<v>": <SplitHostPort error>` and `Error parsing port "<p>": <Atoi error>`.
- * Unlike Consul, a go-sockaddr template (`{{ ... }}`) is refused rather than evaluated, and so is a port
- * outside 0-65535, which no listener can use (Go's Atoi takes any int).
+ * `<host>:` for the default port 8443 (Go's SplitHostPort gives an empty port there). As Consul does, a
+ * go-sockaddr template in the value (`{{ GetPrivateIP }}:8443`) is evaluated first, over `readHost`
+ * (this host's interfaces by default), and the result split. Throws Consul's
+ * `Error parsing address "<v>": <template or SplitHostPort error>` and `Error parsing port "<p>": <Atoi
+ * error>`. Stricter than Consul: a template that gives no address (Consul would register the agent's)
+ * or several, and a port outside 0-65535, which no listener can use (Go's Atoi takes any int).
  */
-export function parseServiceAddress(raw: string): ServiceAddress {
-  if (raw.includes("{{")) throw new Error(`Error parsing address ${JSON.stringify(raw)}: go-sockaddr templates are not supported; give an IP address and port`);
+export function parseServiceAddress(raw: string, readHost: () => SockaddrHost = readHostNetwork): ServiceAddress {
+  const template = raw.includes("{{");
+  let text = raw;
+  if (template) {
+    let host: SockaddrHost;
+    try {
+      host = readHost();
+    } catch (err) {
+      throw new Error(`Error parsing address ${JSON.stringify(raw)}: reading the host's network interfaces failed: ${(err as Error).message}`);
+    }
+    try {
+      text = evaluateSockaddrTemplate(raw, host);
+    } catch (err) {
+      throw new Error(`Error parsing address ${JSON.stringify(raw)}: ${(err as Error).message}`);
+    }
+  }
   let hp: { host: string; port: string };
   try {
-    hp = goSplitHostPort(raw);
+    hp = goSplitHostPort(text);
   } catch (err) {
-    throw new Error(`Error parsing address ${JSON.stringify(raw)}: ${(err as Error).message}`);
+    throw new Error(`Error parsing address ${JSON.stringify(text)}: ${(err as Error).message}${template ? ` (from ${JSON.stringify(raw)})` : ""}`);
   }
+  if (template && hp.host === "") throw new Error(`Error parsing address ${JSON.stringify(raw)}: the template gave no address${emptyTemplateHint(raw)}`);
+  if (template && /\s/.test(hp.host)) throw new Error(`Error parsing address ${JSON.stringify(raw)}: the template gave several addresses (${hp.host}); give one`);
   let port = DEFAULT_GATEWAY_PORT;
   if (hp.port !== "") {
     try {
@@ -79,10 +99,10 @@ export function parseServiceAddress(raw: string): ServiceAddress {
  * One `-bind-address <name>=<ip>:<port>` value (Consul's ServiceAddressMapValue.Set); throws
  * `Missing "=" in argument: <v>` or the address error.
  */
-export function parseBindAddress(raw: string): { name: string; address: ServiceAddress } {
+export function parseBindAddress(raw: string, readHost: () => SockaddrHost = readHostNetwork): { name: string; address: ServiceAddress } {
   const eq = raw.indexOf("=");
   if (eq < 0) throw new Error(`Missing "=" in argument: ${raw}`);
-  return { name: raw.slice(0, eq), address: parseServiceAddress(raw.slice(eq + 1)) };
+  return { name: raw.slice(0, eq), address: parseServiceAddress(raw.slice(eq + 1), readHost) };
 }
 
 /** An IP in Go's net.IP.String() form (IPv4-mapped IPv6 as dotted IPv4), or undefined if `text` is not an IP. */
