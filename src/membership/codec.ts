@@ -173,38 +173,75 @@ export function decodeSerfMsg(b: Uint8Array): SerfMsg {
 }
 
 /**
- * Serf's push-pull state (serf messagePushPull, the part Causeway carries): the sender's user-event and query
- * Lamport clocks and its recent user events, each as the core user message it gossiped (`key`) with the
- * encoded serf message (`msg`, an `encodeSerfMsg` of kind Event). Carried in a push-pull's `userState`.
+ * One member in serf's push-pull state (serf messagePushPull StatusLTimes and LeftMembers): the Lamport time
+ * of its latest join or leave intent seen (serf statusLTime), and whether it left.
+ */
+export interface SerfMemberRecord { readonly name: string; readonly statusLTime: number; readonly left: boolean }
+
+/**
+ * Serf's push-pull state (serf messagePushPull): the sender's member, user-event and query Lamport clocks, a
+ * record per member it knows, and its recent user events, each as the core user message it gossiped (`key`)
+ * with the encoded serf message (`msg`, an `encodeSerfMsg` of kind Event). Carried in a push-pull's `userState`.
+ * A version-1 state (see SERF_PUSH_PULL_V1_KIND) decodes with `memberLTime` 0 and no members.
  */
 export interface SerfPushPullState {
+  readonly memberLTime: number;
+  readonly members: readonly SerfMemberRecord[];
   readonly eventLTime: number;
   readonly queryLTime: number;
   readonly events: readonly { readonly key: string; readonly msg: Uint8Array }[];
 }
 
-/** First byte of an encoded SerfPushPullState (after the serf message and query kinds). */
-export const SERF_PUSH_PULL_KIND = 6;
+/** First byte of an encoded SerfPushPullState, version 2 (after the serf message and query kinds). */
+export const SERF_PUSH_PULL_KIND = 7;
+/** First byte of a version-1 state (clocks and events only, no member part): still decoded, never sent. */
+export const SERF_PUSH_PULL_V1_KIND = 6;
 
-/** u8 kind 6, u32 eventLTime, u32 queryLTime, u32 count, then count times [str key, u32-prefixed msg]. */
+/**
+ * u8 kind 7, u32 memberLTime, u32 eventLTime, u32 queryLTime, u32 member count, then per member [str name,
+ * u32 statusLTime, u8 left (0/1)], u32 event count, then per event [str key, u32-prefixed msg]. The members are
+ * written in the order given (callers sort them, for deterministic bytes). Throws RangeError on out-of-range fields.
+ */
 export function encodeSerfPushPull(s: SerfPushPullState): Uint8Array {
-  const w = new Writer().u8(SERF_PUSH_PULL_KIND).u32(s.eventLTime).u32(s.queryLTime).u32(s.events.length);
+  const w = new Writer().u8(SERF_PUSH_PULL_KIND).u32(s.memberLTime).u32(s.eventLTime).u32(s.queryLTime).u32(s.members.length);
+  for (const m of s.members) w.str(m.name).u32(m.statusLTime).u8(m.left ? 1 : 0);
+  w.u32(s.events.length);
   for (const e of s.events) w.str(e.key).bytes32(e.msg);
   return w.finish();
 }
 
-/** Decodes `encodeSerfPushPull`'s output (the event messages themselves are decoded by their user). Throws CodecError. */
+/**
+ * Decodes `encodeSerfPushPull`'s output, or a version-1 state (u8 kind 6, u32 eventLTime, u32 queryLTime, then
+ * the events as above). Strict: member names non-empty and distinct, `left` 0 or 1, nothing trailing. The event
+ * messages themselves are decoded by their user. Throws CodecError.
+ */
 export function decodeSerfPushPull(b: Uint8Array): SerfPushPullState {
   const r = new Reader(b, "serf push-pull state");
   const kind = r.u8();
-  if (kind !== SERF_PUSH_PULL_KIND) throw new CodecError(`serf push-pull state: wrong kind ${kind}`);
-  const eventLTime = r.u32(), queryLTime = r.u32(), count = r.u32();
+  if (kind !== SERF_PUSH_PULL_KIND && kind !== SERF_PUSH_PULL_V1_KIND) throw new CodecError(`serf push-pull state: wrong kind ${kind}`);
+  const v1 = kind === SERF_PUSH_PULL_V1_KIND;
+  const memberLTime = v1 ? 0 : r.u32();
+  const eventLTime = r.u32(), queryLTime = r.u32();
+  const members: SerfMemberRecord[] = [];
+  if (!v1) {
+    const count = r.u32();
+    // Each member takes at least 7 bytes (length prefix, time, flag): a cheap bound before allocating.
+    if (count * 7 > r.remaining) throw new CodecError(`serf push-pull state: ${count} members cannot fit in ${r.remaining} bytes`);
+    const seen = new Set<string>();
+    for (let i = 0; i < count; i++) {
+      const name = r.str(), statusLTime = r.u32(), left = r.bool();
+      if (name === "" || seen.has(name)) throw new CodecError(`serf push-pull state: empty or duplicate member name "${name}"`);
+      seen.add(name);
+      members.push({ name, statusLTime, left });
+    }
+  }
+  const count = r.u32();
   // Each event takes at least 6 bytes (two length prefixes): a cheap bound before allocating.
   if (count * 6 > r.remaining) throw new CodecError(`serf push-pull state: ${count} events cannot fit in ${r.remaining} bytes`);
   const events: { key: string; msg: Uint8Array }[] = [];
   for (let i = 0; i < count; i++) events.push({ key: r.str(), msg: r.bytes32() });
   r.end();
-  return { eventLTime, queryLTime, events };
+  return { memberLTime, members, eventLTime, queryLTime, events };
 }
 
 /**

@@ -11,8 +11,8 @@ export {
 } from "./config.ts";
 export type { MemberlistConfig, ProfileName, Timing } from "./config.ts";
 export {
-  CodecError, decodeMessage, decodePacket, decodeQuery, decodeQueryResponse, decodeStream, encodeMessage, encodePacket, encodeQuery,
-  encodeQueryResponse, encodeStream,
+  CodecError, SerfKind, decodeMessage, decodePacket, decodeQuery, decodeQueryResponse, decodeSerfMsg, decodeStream, encodeMessage, encodePacket,
+  encodeQuery, encodeQueryResponse, encodeStream,
 } from "./codec.ts";
 export type {
   AckMsg, AliveMsg, DeadMsg, IndirectPingMsg, Member, MemberEvent, MemberState, Message, MessageType,

@@ -19,10 +19,11 @@
  *
  * Leave/join intents and user events travel as core user messages (Lamport-stamped, deduplicated by
  * key, re-broadcast once on first sight). No event coalescing. Gossip alone may miss a member (each
- * broadcast is sent only retransmit-limit times, to random members), so, as in serf, the user events of
- * the last `eventWindow` Lamport times and the event and query clocks also ride in every push-pull
- * (serf delegate LocalState / MergeRemoteState): a member gossip missed gets them at its next push-pull,
- * without re-broadcasting them. A join started with `ignoreOldEvents` does not replay the events the
+ * broadcast is sent only retransmit-limit times, to random members), so, as in serf, every push-pull also
+ * carries the member, event and query clocks, each member's status Lamport time with the members that left
+ * (serf_intents.ts), and the user events of the last `eventWindow` Lamport times (serf delegate LocalState /
+ * MergeRemoteState): a member gossip missed learns of the leave or gets the event at its next push-pull,
+ * without re-broadcasting it. A join started with `ignoreOldEvents` does not replay the events the
  * cluster had before it (serf Join's ignoreOld).
  *
  * Queries (query.ts) travel the same way; responses go straight to the originator as a `send` request
@@ -37,7 +38,8 @@
 import type { Rng } from "../platform/index.ts";
 import { MAX_META_BYTES } from "./config.ts";
 import {
-  SERF_QUERY_KIND, SERF_QUERY_RESPONSE_KIND, SerfKind as Kind, decodeQuery, decodeQueryResponse, decodeSerfMsg, encodeSerfMsg, type SerfMsg,
+  SERF_QUERY_KIND, SERF_QUERY_RESPONSE_KIND, SerfKind as Kind, decodeQuery, decodeQueryResponse, decodeSerfMsg, decodeSerfPushPull, encodeSerfMsg,
+  encodeSerfPushPull, type SerfMsg,
 } from "./codec.ts";
 import { handleInternalQuery, type KeyringHooks } from "./key_query.ts";
 import { Lamport } from "./lamport.ts";
@@ -46,9 +48,10 @@ import type { Coordinate } from "./coordinate.ts";
 import type { PingDelegate, StateDelegate } from "./memberlist.ts";
 import { SerfCoordinates } from "./serf_coordinates.ts";
 import { SerfEventLog } from "./serf_events.ts";
+import { RecentIntents, memberIntents, memberRecords } from "./serf_intents.ts";
 import { encodeTags, tryDecodeTags, type Tags } from "./tags.ts";
-import type { Member, MemberEvent } from "./types.ts";
-import { CodecError } from "./wire.ts";
+import type { Member, MemberEvent, QueryMsg, QueryResponseMsg } from "./types.ts";
+import { tryDecode } from "./wire.ts";
 
 export type MemberStatus = "alive" | "leaving" | "left" | "failed";
 
@@ -115,18 +118,15 @@ export interface SerfConfig extends SerfOptions {
   readonly tags: Tags;
 }
 
-const RECENT_INTENTS = 128;
-
 interface Entry { name: string; addr: string; tags: Tags; status: MemberStatus; statusChange: number; statusLTime: number }
-
 
 export class Serf {
   readonly config: SerfConfig;
   private readonly table = new Map<string, Entry>();
   private readonly clock = new Lamport();
   private readonly eventLog: SerfEventLog;
-  /** Intents about members not (yet) known: node -> latest leave/join ltime (serf recentIntents). */
-  private readonly recentIntents = new Map<string, { kind: Kind; ltime: number }>();
+  /** Intents about members not (yet) known (serf recentIntents). */
+  private readonly recentIntents = new RecentIntents();
   private localTags: Tags;
   private meta: Uint8Array;
   private leaveState: "alive" | "leaving" | "left" = "alive";
@@ -138,7 +138,12 @@ export class Serf {
   private readonly coords: SerfCoordinates | undefined;
   /** `badRemoteStates`: push-pull states (or events in them) that did not decode, dropped. */
   private readonly counters = { badTags: 0, badUserMessages: 0, badRemoteStates: 0, reconnectAttempts: 0 };
-  private readonly pushPull: StateDelegate = { localState: () => this.eventLog.localState(this.queries.time) };
+  /** serf delegate LocalState: the member clock and records, the event clock and recent events, the query clock. */
+  private readonly pushPull: StateDelegate = {
+    localState: () => encodeSerfPushPull({
+      memberLTime: this.clock.time, members: memberRecords(this.table.values()), ...this.eventLog.localState(), queryLTime: this.queries.time,
+    }),
+  };
 
   /**
    * Throws RangeError for a non-positive duration, TagsTooLargeError/TypeError for tags that do not encode.
@@ -212,7 +217,7 @@ export class Serf {
   /** Ingests one core event. Malformed tags count in `stats.badTags` and read as `{}`. */
   handle(e: MemberEvent, now: number): void {
     if (e.type === "user") { this.onUser(e.key, e.payload, now); return; }
-    if (e.type === "remote-state") { this.mergeRemoteState(e.state, e.join); return; }
+    if (e.type === "remote-state") { this.mergeRemoteState(e.state, e.join, now); return; }
     const m = e.member;
     const cur = this.table.get(m.name);
     switch (e.type) {
@@ -221,11 +226,10 @@ export class Serf {
         entry.addr = m.addr;
         entry.tags = this.decode(m);
         this.setStatus(entry, "alive", now);
-        const recent = cur === undefined ? this.recentIntents.get(m.name) : undefined;
+        const recent = cur === undefined ? this.recentIntents.take(m.name, now) : undefined;
         if (recent !== undefined) {
           entry.statusLTime = recent.ltime;
           if (recent.kind === Kind.LeaveIntent) entry.status = "leaving";
-          this.recentIntents.delete(m.name);
         }
         this.table.set(m.name, entry);
         this.emit("member-join", entry);
@@ -254,6 +258,7 @@ export class Serf {
   /** Reaps expired failed/left members and runs the reconnect schedule. */
   tick(now: number): void {
     this.queries.tick(now);
+    this.recentIntents.prune(now);
     for (const e of [...this.table.values()]) {
       if (e.name === this.config.name) continue;
       const limit = e.status === "failed" ? this.config.reconnectTimeoutMs : e.status === "left" ? this.config.tombstoneTimeoutMs : undefined;
@@ -408,28 +413,17 @@ export class Serf {
   /** Handles a serf message (ours or received); re-broadcasts it when it was news. */
   private onUser(key: string, payload: Uint8Array, now: number): void {
     if (payload[0] === SERF_QUERY_KIND || payload[0] === SERF_QUERY_RESPONSE_KIND) return this.onQueryMessage(payload, now);
-    let msg: SerfMsg;
-    try {
-      msg = decodeSerfMsg(payload);
-    } catch (e) {
-      if (!(e instanceof CodecError)) throw e;
-      this.counters.badUserMessages++;
-      return;
-    }
+    const msg = tryDecode(decodeSerfMsg, payload);
+    if (msg === undefined) { this.counters.badUserMessages++; return; }
     const news = msg.kind === Kind.Event ? this.onEvent(key, msg, payload) : this.onIntent(msg, now);
     if (news) this.requests.push({ type: "broadcast", key, payload });
   }
 
   /** A query (re-gossiped by the engine on first sight) or a response to one of ours. */
   private onQueryMessage(payload: Uint8Array, now: number): void {
-    let decoded: { query: ReturnType<typeof decodeQuery> } | { response: ReturnType<typeof decodeQueryResponse> };
-    try {
-      decoded = payload[0] === SERF_QUERY_KIND ? { query: decodeQuery(payload) } : { response: decodeQueryResponse(payload) };
-    } catch (e) {
-      if (!(e instanceof CodecError)) throw e;
-      this.counters.badUserMessages++;
-      return;
-    }
+    type Decoded = { query: QueryMsg } | { response: QueryResponseMsg };
+    const decoded = tryDecode((b): Decoded => (b[0] === SERF_QUERY_KIND ? { query: decodeQuery(b) } : { response: decodeQueryResponse(b) }), payload);
+    if (decoded === undefined) { this.counters.badUserMessages++; return; }
     if ("query" in decoded) this.queries.receive(decoded.query, payload, now);
     else this.queries.receiveResponse(decoded.response, now);
   }
@@ -441,12 +435,19 @@ export class Serf {
     return true;
   }
 
-  /** serf delegate MergeRemoteState, the event part (serf_events.ts): news is delivered, not re-broadcast. */
-  private mergeRemoteState(state: Uint8Array, join: boolean): void {
-    const merged = this.eventLog.merge(state, join);
-    if (merged === undefined) { this.counters.badRemoteStates++; return; }
+  /**
+   * serf delegate MergeRemoteState: witnesses the peer's member and query clocks (minus one: nothing was sent at
+   * them yet), applies the intents its member records stand for (serf_intents.ts), then merges its events
+   * (serf_events.ts). Intents and events that are news take effect here but are not re-broadcast.
+   */
+  private mergeRemoteState(state: Uint8Array, join: boolean, now: number): void {
+    const pp = tryDecode(decodeSerfPushPull, state);
+    if (pp === undefined) { this.counters.badRemoteStates++; return; }
+    if (pp.memberLTime > 0) this.clock.witness(pp.memberLTime - 1);
+    if (pp.queryLTime > 0) this.queries.witness(pp.queryLTime - 1);
+    for (const intent of memberIntents(pp.members)) this.onIntent(intent, now);
+    const merged = this.eventLog.merge(pp, join);
     this.counters.badRemoteStates += merged.bad;
-    if (merged.queryLTime > 0) this.queries.witness(merged.queryLTime - 1);
     for (const m of merged.news) this.events.push({ type: "user", name: m.name, payload: m.body, ltime: m.ltime });
   }
 
@@ -454,14 +455,7 @@ export class Serf {
   private onIntent(m: SerfMsg, now: number): boolean {
     this.clock.witness(m.ltime);
     const e = this.table.get(m.name);
-    if (e === undefined) {
-      const prev = this.recentIntents.get(m.name);
-      if (prev !== undefined && prev.ltime >= m.ltime) return false;
-      this.recentIntents.delete(m.name);
-      this.recentIntents.set(m.name, { kind: m.kind, ltime: m.ltime });
-      if (this.recentIntents.size > RECENT_INTENTS) this.recentIntents.delete(this.recentIntents.keys().next().value!);
-      return true;
-    }
+    if (e === undefined) return this.recentIntents.upsert(m.name, m.kind, m.ltime, now);
     if (m.ltime <= e.statusLTime) return false;
     if (m.kind === Kind.JoinIntent) {
       e.statusLTime = m.ltime;

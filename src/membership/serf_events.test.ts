@@ -1,10 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { seededRng } from "../platform/index.ts";
-import { CodecError, SerfKind, decodeSerfPushPull, decodeStream, encodeSerfMsg, encodeSerfPushPull, encodeStream } from "./codec.ts";
+import {
+  CodecError, SERF_PUSH_PULL_KIND, SERF_PUSH_PULL_V1_KIND, SerfKind, decodeSerfPushPull, decodeStream, encodeSerfMsg, encodeSerfPushPull, encodeStream,
+} from "./codec.ts";
 import { LAN_PROFILE, memberlistConfig } from "./config.ts";
 import { Memberlist, type StateDelegate } from "./memberlist.ts";
 import { SERF_DEFAULTS, Serf, type SerfConfig, type SerfOutbox, type SerfRequest } from "./serf.ts";
 import type { MemberEvent, PushPullMsg } from "./types.ts";
+import { Writer } from "./wire.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
 const cfg = (name: string, o: Partial<SerfConfig> = {}): SerfConfig => ({ ...SERF_DEFAULTS, name, tags: {}, ...o });
@@ -90,7 +93,8 @@ describe("user events in push-pull state (serf LocalState / MergeRemoteState)", 
     b.handle({ type: "remote-state", state: new Uint8Array([6, 1, 2]), join: false }, 0);
     const intent = encodeSerfMsg(SerfKind.LeaveIntent, 3, "x", new Uint8Array(0));
     const event = encodeSerfMsg(SerfKind.Event, 4, "ok", new Uint8Array(0));
-    const state = encodeSerfPushPull({ eventLTime: 5, queryLTime: 1, events: [{ key: "l", msg: intent }, { key: "g", msg: new Uint8Array([1]) }, { key: "e", msg: event }] });
+    const events = [{ key: "l", msg: intent }, { key: "g", msg: new Uint8Array([1]) }, { key: "e", msg: event }];
+    const state = encodeSerfPushPull({ memberLTime: 0, members: [], eventLTime: 5, queryLTime: 1, events });
     b.handle({ type: "remote-state", state, join: false }, 0);
     expect(b.stats.badRemoteStates).toBe(3);
     expect(users(b.outbox())).toEqual(["ok@4"]);
@@ -100,14 +104,41 @@ describe("user events in push-pull state (serf LocalState / MergeRemoteState)", 
 
 describe("codec: serf push-pull state", () => {
   test("round trip; strict decoding", () => {
-    const s = { eventLTime: 9, queryLTime: 4, events: [{ key: "e1:1:adeploy", msg: encodeSerfMsg(SerfKind.Event, 1, "deploy", text("v")) }] };
+    const s = {
+      memberLTime: 12, members: [{ name: "a", statusLTime: 3, left: false }, { name: "b", statusLTime: 7, left: true }],
+      eventLTime: 9, queryLTime: 4, events: [{ key: "e1:1:adeploy", msg: encodeSerfMsg(SerfKind.Event, 1, "deploy", text("v")) }],
+    };
     const b = encodeSerfPushPull(s);
+    expect(b[0]).toBe(SERF_PUSH_PULL_KIND);
     expect(decodeSerfPushPull(b)).toEqual(s);
     expect(() => decodeSerfPushPull(b.subarray(0, b.length - 1))).toThrow(CodecError);
     expect(() => decodeSerfPushPull(new Uint8Array([...b, 0]))).toThrow(CodecError);
-    expect(() => decodeSerfPushPull(new Uint8Array([7, ...b.subarray(1)]))).toThrow(CodecError);
+    expect(() => decodeSerfPushPull(new Uint8Array([8, ...b.subarray(1)]))).toThrow(CodecError);
+    const bytes = (...parts: number[][]) => new Uint8Array(parts.flat());
+    const u32 = (n: number) => [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
+    const member = (name: string, ltime: number, left: number) => [0, name.length, ...text(name), ...u32(ltime), left];
+    const v2 = (members: number[][], events = [u32(0)]) => bytes([7], u32(1), u32(1), u32(1), u32(members.length), ...members, ...events);
+    expect(decodeSerfPushPull(v2([member("x", 2, 1)])).members).toEqual([{ name: "x", statusLTime: 2, left: true }]);
+    expect(() => decodeSerfPushPull(v2([member("x", 2, 2)]))).toThrow("bad boolean");
+    expect(() => decodeSerfPushPull(v2([member("", 2, 0)]))).toThrow("empty or duplicate");
+    expect(() => decodeSerfPushPull(v2([member("x", 2, 0), member("x", 3, 1)]))).toThrow("empty or duplicate");
+    expect(() => decodeSerfPushPull(bytes([7], u32(1), u32(1), u32(1), u32(0xffff_ffff), u32(0)))).toThrow("cannot fit");
+    expect(() => decodeSerfPushPull(bytes([7], u32(1), u32(1), u32(1), u32(0), u32(1), [0xff, 0xff, 0xff]))).toThrow("cannot fit");
+  });
+
+  test("a version-1 state (clocks and events, no member part) still decodes, with no members", () => {
+    const msg = encodeSerfMsg(SerfKind.Event, 1, "deploy", text("v"));
+    const w = new Writer().u8(SERF_PUSH_PULL_V1_KIND).u32(9).u32(4).u32(1).str("e1:1:adeploy").bytes32(msg);
+    const v1 = w.finish();
+    expect(decodeSerfPushPull(v1)).toEqual({ memberLTime: 0, members: [], eventLTime: 9, queryLTime: 4, events: [{ key: "e1:1:adeploy", msg }] });
+    expect(() => decodeSerfPushPull(new Uint8Array([...v1, 0]))).toThrow(CodecError);
     const huge = new Uint8Array([6, 0, 0, 0, 1, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff]);
     expect(() => decodeSerfPushPull(huge)).toThrow("cannot fit");
+    // A version-1 peer's events are merged as before.
+    const b = serf("b");
+    b.handle({ type: "remote-state", state: v1, join: false }, 0);
+    expect(users(b.outbox())).toEqual(["deploy@1"]);
+    expect([b.stats.eventTime, b.stats.queryTime, b.stats.badRemoteStates]).toEqual([9, 4, 0]);
   });
 });
 

@@ -2,19 +2,20 @@
  * Serf's user-event bookkeeping (hashicorp/serf serf/serf.go handleUserEvent, delegate.go LocalState /
  * MergeRemoteState): the event Lamport clock, the events of the last `window` Lamport times (serf's
  * eventBuffer), the floor below which events are ignored (serf eventMinTime), and the push-pull state
- * built from them. Pure; Serf owns one and delivers what it accepts.
+ * part built from them (Serf assembles the whole state, serf_intents.ts the member part). Pure; Serf owns one
+ * and delivers what it accepts.
  *
  * Why the push-pull part matters: a gossiped event is sent only retransmit-limit times, each time to a
  * random member, so in a small cluster it misses a member now and then even without any loss; serf
  * repairs that with the event buffer it pushes and pulls (a push-pull with a member that has the event
  * delivers it). Events are identified by their gossip key (origin node, Lamport time and name).
  */
-import { CodecError, SerfKind, decodeSerfMsg, decodeSerfPushPull, encodeSerfPushPull, type SerfMsg } from "./codec.ts";
+import { SerfKind, decodeSerfMsg, type SerfMsg, type SerfPushPullState } from "./codec.ts";
 import { Lamport } from "./lamport.ts";
+import { tryDecode } from "./wire.ts";
 
-/** What merging a peer's push-pull state gave: its query clock and the events that were news here, oldest first. */
+/** What merging a peer's push-pull events gave: the events that were news here, oldest first. */
 export interface MergedEvents {
-  readonly queryLTime: number;
   readonly news: readonly SerfMsg[];
   /** Events in the state that did not decode or were not user events (dropped). */
   readonly bad: number;
@@ -65,44 +66,30 @@ export class SerfEventLog {
     };
   }
 
-  /** serf LocalState's event part: our clocks and the events of the window, oldest first. */
-  localState(queryLTime: number): Uint8Array {
+  /** serf LocalState's event part: our event clock and the events of the window, oldest first. */
+  localState(): Pick<SerfPushPullState, "eventLTime" | "events"> {
     const floor = this.clock.time - this.window;
     const events = [...this.recent].filter(([, e]) => e.ltime >= floor)
       .sort(([ka, a], [kb, b]) => a.ltime - b.ltime || (ka < kb ? -1 : ka > kb ? 1 : 0))
       .map(([key, e]) => ({ key, msg: e.msg }));
-    return encodeSerfPushPull({ eventLTime: this.clock.time, queryLTime, events });
+    return { eventLTime: this.clock.time, events };
   }
 
   /**
-   * serf MergeRemoteState's event part: witnesses the peer's event clock (minus one: nothing was sent at it
-   * yet), raises the floor to it when this is a join push-pull during a join that ignores old events, then
-   * accepts each event. Undefined when the state does not decode.
+   * serf MergeRemoteState's event part, for a decoded state: witnesses the peer's event clock (minus one:
+   * nothing was sent at it yet), raises the floor to it when this is a join push-pull during a join that
+   * ignores old events, then accepts each event.
    */
-  merge(state: Uint8Array, join: boolean): MergedEvents | undefined {
-    let pp;
-    try {
-      pp = decodeSerfPushPull(state);
-    } catch (e) {
-      if (!(e instanceof CodecError)) throw e;
-      return undefined;
-    }
+  merge(pp: Pick<SerfPushPullState, "eventLTime" | "events">, join: boolean): MergedEvents {
     if (pp.eventLTime > 0) this.clock.witness(pp.eventLTime - 1);
     if (join && this.joinsIgnoringOld > 0) this.minTime = Math.max(this.minTime, pp.eventLTime);
     const news: SerfMsg[] = [];
     let bad = 0;
     for (const e of pp.events) {
-      let m: SerfMsg;
-      try {
-        m = decodeSerfMsg(e.msg);
-      } catch (err) {
-        if (!(err instanceof CodecError)) throw err;
-        bad++;
-        continue;
-      }
-      if (m.kind !== SerfKind.Event) bad++;
+      const m = tryDecode(decodeSerfMsg, e.msg);
+      if (m === undefined || m.kind !== SerfKind.Event) bad++;
       else if (this.accept(e.key, m, e.msg)) news.push(m);
     }
-    return { queryLTime: pp.queryLTime, news, bad };
+    return { news, bad };
   }
 }

@@ -58,6 +58,16 @@ export class Writer {
   }
 }
 
+/** `decode(bytes)`, or undefined when it throws CodecError (malformed input); any other error propagates. */
+export function tryDecode<T>(decode: (b: Uint8Array) => T, bytes: Uint8Array): T | undefined {
+  try {
+    return decode(bytes);
+  } catch (e) {
+    if (!(e instanceof CodecError)) throw e;
+    return undefined;
+  }
+}
+
 export class Reader {
   private pos = 0;
   constructor(private readonly buf: Uint8Array, private readonly what: string) {}

@@ -1,7 +1,8 @@
 /**
  * Deterministic simulation of whole serf members (Serf over Memberlist, the pure cores) in one process,
- * for queries and keyring rotation. Time is the harness's simulated clock; packets get a seeded random
- * latency and loss; streams (push-pull) are reliable unless an end is down or the pair is blocked.
+ * for queries, keyring rotation, user events, leaves and restarts. Time is the harness's simulated clock;
+ * packets get a seeded random latency and loss (and may be dropped by a rule that reads them); streams
+ * (push-pull) are reliable unless an end is down or the pair is blocked.
  *
  * Each member may hold a real `Keyring` (the one its Serf's key queries change). Encryption is modelled,
  * not performed (WebCrypto is asynchronous, which would make the run depend on the thread pool): a sealed
@@ -12,9 +13,10 @@
  */
 import { seededRng, type Cancel, type Rng } from "../../src/platform/index.ts";
 import {
-  KeyResponseCollector, LAN_PROFILE, Memberlist, SERF_DEFAULTS, Serf, decodeStream, encodeStream, keyQuery, memberlistConfig,
+  KeyResponseCollector, LAN_PROFILE, Memberlist, SERF_DEFAULTS, Serf, SerfKind, decodePacket, decodeSerfMsg, decodeStream, encodeStream, keyQuery,
+  memberlistConfig,
   type GossipKey, type IncomingQuery, type KeyOperation, type KeyResponse, type Keyring, type NodeResponse, type PushPullMsg,
-  type QueryParams, type SerfEvent, type Timing,
+  type QueryParams, type SerfEvent, type StreamMessage, type Timing,
 } from "../../src/membership/index.ts";
 import { simClock, type SimClock } from "../harness/sim_clock.ts";
 
@@ -79,6 +81,18 @@ export function withSeed(seed: number, fn: () => void): void {
 }
 
 /**
+ * Whether a packet carries news of `leaver`'s graceful leave: its serf leave intent (a user message) or the
+ * core's dead-by-self message. For `dropPacket`, to make one member miss the leave's gossip.
+ */
+export function carriesLeaveOf(plain: Uint8Array, leaver: string): boolean {
+  return decodePacket(plain).some((m) => {
+    if (m.type === "dead") return m.node === leaver;
+    if (m.type !== "user" || m.payload[0] !== SerfKind.LeaveIntent) return false;
+    return decodeSerfMsg(m.payload).name === leaver;
+  });
+}
+
+/**
  * Members n0..n{count-1} (each with its own keyring when `keyring` is given), joined through n0 and run
  * until every one sees every other alive. Throws (naming the seed) when they do not converge in 30 s.
  */
@@ -96,6 +110,12 @@ export class SerfSim {
   readonly members = new Map<string, SimMember>();
   /** Per-link drop rule (partitions); true drops packets and new streams both ways. */
   blocked: (from: string, to: string) => boolean = () => false;
+  /** Per-packet drop rule on the packet's plaintext as it arrives (e.g. one kind of gossip to one member; see `carriesLeaveOf`). */
+  dropPacket: (from: string, to: string, plain: Uint8Array) => boolean = () => false;
+  /** Per-link stream rule: true fails push-pull streams both ways while packets still flow. */
+  streamsBlocked: (from: string, to: string) => boolean = () => false;
+  /** Sees every push-pull request as a member sends it (to keep one for `replayPushPull`). */
+  tapStreams: (from: string, to: string, msg: PushPullMsg) => void = () => {};
   loss: number;
   private readonly rng: Rng;
   private readonly profile: Timing;
@@ -115,8 +135,12 @@ export class SerfSim {
     return this.clock.monotonic();
   }
 
-  /** Starts a member named `name` (its address is its name), encrypted when `keyring` is given. */
+  /**
+   * Starts a member named `name` (its address is its name), encrypted when `keyring` is given. The name of a
+   * stopped member may be reused: a restart, with fresh state.
+   */
   add(name: string, keyring?: Keyring): SimMember {
+    if (this.members.get(name)?.up) throw new Error(`sim member ${name} is running`);
     const rng = seededRng((this.opts.seed * 7919 + this.started++ * 104729) >>> 0);
     const m: SimMember = {
       name, keyring, up: true, events: [], incoming: [], persisted: 0, dropped: 0,
@@ -156,6 +180,30 @@ export class SerfSim {
   userEvent(name: string, eventName: string, payload: Uint8Array): void {
     const m = this.member(name);
     m.serf.userEvent(eventName, payload, this.now);
+    this.drain(m);
+  }
+
+  /**
+   * Graceful leave from `name` (serf Leave): the leave intent, then the core's leave; the member stops once the
+   * core reports the leave complete, as the pool stops its driver.
+   */
+  leave(name: string): void {
+    const m = this.member(name);
+    m.serf.leave(this.now);
+    this.drain(m);
+    const check = (): void => {
+      if (!m.up) return;
+      if (m.ml.leaveComplete) this.crash(name);
+      else this.clock.setTimer(10, check);
+    };
+    check();
+  }
+
+  /** Hands `to` a push-pull from `from` now (say, an old one kept by `tapStreams`), whatever the network; its reply is dropped. */
+  replayPushPull(from: string, to: string, msg: PushPullMsg): void {
+    const m = this.member(to);
+    if (!m.up) return;
+    m.ml.handleStream(from, msg, this.now);
     this.drain(m);
   }
 
@@ -265,17 +313,18 @@ export class SerfSim {
       const dst = this.reachable(from.name, to);
       if (dst === undefined) return;
       const p = this.unseal(dst, bytes);
-      if (p === undefined) return;
+      if (p === undefined || this.dropPacket(from.name, to, p)) return;
       dst.ml.handlePacket(from.name, p, this.now);
       this.drain(dst);
     });
   }
 
-  /** One push-pull exchange: request there, reply back, each sealed with its sender's primary key. */
-  private sendStream(from: SimMember, to: string, msg: PushPullMsg): void {
+  /** One stream exchange (a push-pull): request there, reply back, each sealed with its sender's primary key. */
+  private sendStream(from: SimMember, to: string, msg: StreamMessage): void {
+    if (msg.type === "push-pull") this.tapStreams(from.name, to, msg);
     const req = this.seal(from, encodeStream(msg));
     this.clock.setTimer(this.delay(), () => {
-      const dst = this.reachable(from.name, to);
+      const dst = this.streamsBlocked(from.name, to) ? undefined : this.reachable(from.name, to);
       const plain = dst && this.unseal(dst, req);
       if (dst === undefined || plain === undefined) return;
       const reply = dst.ml.handleStream(from.name, decodeStream(plain), this.now);
@@ -283,7 +332,7 @@ export class SerfSim {
       if (reply === undefined) return;
       const back = this.seal(dst, encodeStream(reply));
       this.clock.setTimer(this.delay(), () => {
-        const src = this.reachable(to, from.name);
+        const src = this.streamsBlocked(to, from.name) ? undefined : this.reachable(to, from.name);
         const p = src && this.unseal(src, back);
         if (src === undefined || p === undefined) return;
         src.ml.handleStream(to, decodeStream(p), this.now);
