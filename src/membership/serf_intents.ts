@@ -12,6 +12,7 @@
  * newer join intent).
  */
 import { SerfKind, type SerfMemberRecord, type SerfMsg } from "./codec.ts";
+import { MAX_LAMPORT_TIME } from "./lamport.ts";
 
 /** The kinds of serf message that are intents. */
 type IntentKind = typeof SerfKind.LeaveIntent | typeof SerfKind.JoinIntent;
@@ -77,7 +78,8 @@ export function memberRecords(members: Iterable<{ readonly name: string; readonl
 export function memberIntents(records: readonly SerfMemberRecord[]): SerfMsg[] {
   const intent = (kind: IntentKind, r: SerfMemberRecord, ltime: number): SerfMsg => ({ kind, ltime, name: r.name, body: new Uint8Array(0) });
   return [
-    ...records.filter((r) => r.left).map((r) => intent(SerfKind.LeaveIntent, r, r.statusLTime + 1)),
+    // Saturating, as the clock does (lamport.ts): a time past the u32 maximum could not be encoded again.
+    ...records.filter((r) => r.left).map((r) => intent(SerfKind.LeaveIntent, r, Math.min(r.statusLTime + 1, MAX_LAMPORT_TIME))),
     ...records.filter((r) => !r.left).map((r) => intent(SerfKind.JoinIntent, r, r.statusLTime)),
   ];
 }
