@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { simClock } from "../../test/harness/sim_clock.ts";
-import { createEventsApi, decodeUserEvent, encodeUserEvent, eventIndex, eventMatches, EVENT_BUFFER_SIZE, EventBuffer, USER_EVENT_PREFIX } from "./user_events.ts";
+import { eventIndex } from "../model/index.ts";
+import { createEventsApi, decodeUserEvent, encodeUserEvent, eventMatches, EVENT_BUFFER_SIZE, EventBuffer, USER_EVENT_PREFIX } from "./user_events.ts";
 import type { UserEventView } from "../model/index.ts";
 
 const ev = (ID: string, over: Partial<UserEventView> = {}): UserEventView => ({

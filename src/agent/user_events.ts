@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import { compileGoRegexp } from "../connect/index.ts";
-import type { UserEventView } from "../model/index.ts";
+import { eventListIndex, type UserEventView } from "../model/index.ts";
 
 /** Serf event names Consul uses for user events. */
 export const USER_EVENT_PREFIX = "consul:event:";
@@ -62,20 +62,6 @@ export function eventMatches(e: UserEventView, local: LocalIdentity): boolean {
   }
   return true;
 }
-
-/**
- * Consul's uuidToUint64: the blocking index of an event list is derived from its newest ID, as the XOR of
- * the ID's first 16 and last 16 hex digits read as big-endian uint64s (all 64 bits: `consul watch
- * -type event` finds the last event it saw by computing the same from the IDs). 0 for a malformed ID.
- */
-export function eventIndex(id: string): bigint {
-  const hex = id.replace(/-/g, "");
-  if (!/^[0-9a-f]{32}$/i.test(hex)) return 0n;
-  return BigInt(`0x${hex.slice(0, 16)}`) ^ BigInt(`0x${hex.slice(16)}`);
-}
-
-/** The index of an empty list: not 0, so that a blocking client waits instead of looping (Consul's EventList). */
-export const EMPTY_EVENT_LIST_INDEX = 1n;
 
 /** The agent's last EVENT_BUFFER_SIZE accepted events, with change notification for blocking lists. */
 export class EventBuffer {
@@ -144,7 +130,7 @@ export function createEventsApi(o: {
     },
     list(name) {
       const events = buffer.list(name);
-      return { events, index: events.length ? eventIndex(events[events.length - 1]!.ID) : EMPTY_EVENT_LIST_INDEX };
+      return { events, index: eventListIndex(events) };
     },
     waitForEvent(timeoutMs, signal) {
       return new Promise((resolve) => {

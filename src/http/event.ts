@@ -6,7 +6,7 @@
 import { Buffer } from "node:buffer";
 import type { Hono } from "hono";
 import { compileGoRegexp } from "../connect/index.ts";
-import type { UserEventView } from "../model/index.ts";
+import { eventListIndex, type UserEventView } from "../model/index.ts";
 import type { HttpApiDeps } from "./deps.ts";
 import { BODY_LIMITS, readBodyBytes } from "./body.ts";
 import { goUint64Of } from "../lib/index.ts";
@@ -54,19 +54,30 @@ export function mountEvents(app: Hono, deps: HttpApiDeps): void {
       return errorResponse(c, err);
     }
     const name = query(c, "name") ?? "";
-    let listed = deps.events.list(name);
-    // Consul blocks while the index is the one the client already has (all 64 bits of it: see eventIndex).
-    const deadline = options.maxWaitMs;
-    const asked = options.minIndex > 0 ? BigInt(goUint64Of(query(c, "index") ?? "0") ?? 0) : 0n;
-    if (asked > 0n && listed.index === asked) {
-      const outcome = await deps.events.waitForEvent(deadline, c.req.raw.signal);
-      if (outcome === "changed") listed = deps.events.list(name);
-    }
-    // With ACLs, only the events the token may read (Consul's filterEvents: event:read on the name).
+    // With ACLs, only the events the token may read (Consul's filterEvents: event:read on the name); the
+    // index is that of the visible list, as Consul computes it after filtering, so that an event the token
+    // cannot read neither moves it nor wakes the reader.
     const a = await requestAuthorizer(c, deps);
     if (a instanceof Response) return a;
-    const visible = a ? listed.events.filter((e) => a.check("event", "read", e.Name) === "allow") : listed.events;
-    c.header("X-Consul-Index", String(listed.index));
-    return jsonResponse(c, visible.map(eventBody));
+    const visibleList = () => {
+      const all = deps.events!.list(name).events;
+      const events = a ? all.filter((e) => a.check("event", "read", e.Name) === "allow") : all;
+      return { events, index: eventListIndex(events) };
+    };
+    let visible = visibleList();
+    // Consul blocks while the index is the one the client already has (all 64 bits of it: see eventIndex).
+    const asked = options.minIndex > 0 ? BigInt(goUint64Of(query(c, "index") ?? "0") ?? 0) : 0n;
+    // An event the client does not see (another name, or unreadable) wakes the wait without moving the
+    // index: wait again for what is left of the time (once only without a clock to measure it by).
+    const clock = deps.clock;
+    const deadline = (clock?.monotonic() ?? 0) + options.maxWaitMs;
+    let left = options.maxWaitMs;
+    while (asked > 0n && visible.index === asked && left > 0) {
+      if ((await deps.events.waitForEvent(left, c.req.raw.signal)) !== "changed") break;
+      visible = visibleList();
+      left = clock ? deadline - clock.monotonic() : 0;
+    }
+    c.header("X-Consul-Index", String(visible.index));
+    return jsonResponse(c, visible.events.map(eventBody));
   });
 }

@@ -13,6 +13,7 @@ export type * from "./intention.ts";
 export type * from "./ca.ts";
 export type * from "./reads.ts";
 export type * from "./event.ts";
+export { EMPTY_EVENT_LIST_INDEX, eventIndex, eventListIndex } from "./event.ts";
 export type * from "./autopilot.ts";
 export { AUTOPILOT_DEFAULTS } from "./autopilot.ts";
 export type * from "./prepared_query.ts";
