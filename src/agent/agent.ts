@@ -7,7 +7,7 @@ import type { ExposePath, HealthStatus } from "../model/index.ts";
 import type { Cancel, Clock, Logger, Rng } from "../platform/index.ts";
 import { createAntiEntropy, type AntiEntropy } from "./anti_entropy.ts";
 import { CheckRuntime } from "./check_runtime.ts";
-import { DEFAULT_SIDECAR_PORTS, expandSidecar, healthCheckOf, sidecarId, toNodeService } from "./convert.ts";
+import { DEFAULT_SIDECAR_PORTS, embeddedCheckId, expandSidecar, healthCheckOf, sidecarId, toNodeService } from "./convert.ts";
 import { badRequest, notFound } from "./errors.ts";
 import { CheckRoutes } from "./exposed_checks.ts";
 import { LocalState, type LocalCheck, type LocalService } from "./local_state.ts";
@@ -140,7 +140,7 @@ export interface LocalAgent extends Maintenance {
    * Registers (or replaces) a check. Throws AgentError("bad-request"), writing nothing, when it may not run here (Consul's
    * "Scripts are disabled on this agent..." texts by source, no Docker socket, a missing port) or its ServiceID is unknown.
    */
-  registerCheck(reg: CheckRegistration, opts?: Pick<RegisterServiceOptions, "source" | "token">): string[];
+  registerCheck(reg: CheckRegistration, opts?: Pick<RegisterServiceOptions, "source" | "token"> & { readonly keepStatus?: boolean }): string[];
   /**
    * Registers what a previous run persisted (after the config files' definitions): services and checks
    * as "api" registrations, then each TTL check's status where its saved state has not expired (Consul's
@@ -257,7 +257,7 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
     order.touch(service.ID);
     const previous = new Map(state.checks().filter((c) => c.ServiceID === service.ID).map((c) => [c.CheckID, c]));
     const checks = types.map((t, i) => {
-      const id = t.CheckID || (types.length > 1 ? `service:${service.ID}:${i + 1}` : `service:${service.ID}`);
+      const id = embeddedCheckId(service.ID, t, i, types.length);
       const prev = previous.get(id);
       const type = { ...t, Name: t.Name || `Service '${service.Service}' check` };
       return { check: healthCheckOf(o.nodeName, id, type, service, prev?.Status, prev?.Output ?? ""), type };
@@ -356,7 +356,10 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
       admit([reg], opts.source ?? "api");
       if (reg.ServiceID && !service) throw badRequest(`ServiceID ${JSON.stringify(reg.ServiceID)} does not exist`);
       const id = reg.CheckID || reg.Name;
-      const warnings = addCheck(healthCheckOf(o.nodeName, id, reg, service), reg, opts.token ?? "");
+      // keepStatus (a reload): a check already here under this ID keeps its status and output, as Consul's
+      // reload restores them from its snapshot of the check states.
+      const prev = opts.keepStatus ? state.check(id) : undefined;
+      const warnings = addCheck(healthCheckOf(o.nodeName, id, reg, service, prev?.Status, prev?.Output ?? ""), reg, opts.token ?? "");
       if ((opts.source ?? "api") === "api") o.persistence?.saveCheck(id, reg, opts.token ?? "");
       return warnings;
     },
@@ -369,11 +372,24 @@ export function createLocalAgent(o: LocalAgentOptions): LocalAgent {
           problems.push(`${what}: ${(err as Error).message}`);
         }
       };
+      // A definition from the config files wins over a persisted API registration of the same ID, whose
+      // copy is dropped (Consul's loadServices/loadChecks: "config is preferred over services persisted
+      // from the API"); restore runs after the config's definitions are registered.
       for (const reg of saved.services) {
-        attempt(`service ${JSON.stringify(reg.ID || reg.Name)}`, () => agent.registerService(reg, { token: saved.tokens?.services.get(reg.ID || reg.Name) ?? "" }));
+        const id = reg.ID || reg.Name;
+        if (state.service(id)) {
+          o.persistence?.removeService(id);
+          continue;
+        }
+        attempt(`service ${JSON.stringify(id)}`, () => agent.registerService(reg, { token: saved.tokens?.services.get(id) ?? "" }));
       }
       for (const reg of saved.checks) {
-        attempt(`check ${JSON.stringify(reg.CheckID || reg.Name)}`, () => agent.registerCheck(reg, { token: saved.tokens?.checks.get(reg.CheckID || reg.Name) ?? "" }));
+        const id = reg.CheckID || reg.Name;
+        if (state.check(id)) {
+          o.persistence?.removeCheck(id);
+          continue;
+        }
+        attempt(`check ${JSON.stringify(id)}`, () => agent.registerCheck(reg, { token: saved.tokens?.checks.get(id) ?? "" }));
       }
       for (const [id, s] of saved.checkStates) {
         if (s.expiresAtMs > o.clock.now()) runtime.ttl(id)?.setStatus(s.status, s.output);

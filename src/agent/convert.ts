@@ -30,6 +30,19 @@ export function toNodeService(reg: ServiceRegistration): LocalService {
   };
 }
 
+/**
+ * The ID of the `index`-th of a service's `count` embedded checks (Consul's service check IDs): its own
+ * CheckID, else `service:<id>`, numbered `service:<id>:<n>` when the service has more than one.
+ */
+export function embeddedCheckId(serviceId: string, check: Pick<CheckType, "CheckID">, index: number, count: number): string {
+  return check.CheckID || (count > 1 ? `service:${serviceId}:${index + 1}` : `service:${serviceId}`);
+}
+
+/** The IDs of the checks a service registration embeds, as registering it names them. */
+export function serviceCheckIds(reg: ServiceRegistration): string[] {
+  return reg.Checks.map((c, i) => embeddedCheckId(reg.ID || reg.Name, c, i, reg.Checks.length));
+}
+
 /** The sidecar service ID Consul derives from its parent's. */
 export function sidecarId(parentId: string): string {
   return `${parentId}-sidecar-proxy`;

@@ -9,7 +9,7 @@ export type { AgentPersistence, LocalAgent, LocalAgentOptions, PersistedAgentSta
 export { aeScaleFactor, createAntiEntropy } from "./anti_entropy.ts";
 export type { AntiEntropy, AntiEntropyOptions, AntiEntropyStats } from "./anti_entropy.ts";
 export { MIN_CHECK_INTERVAL_MS, REMOTE_SCRIPTS_DISABLED, SCRIPTS_DISABLED } from "./check_runtime.ts";
-export { DEFAULT_SIDECAR_PORTS, sidecarId, toNodeService } from "./convert.ts";
+export { DEFAULT_SIDECAR_PORTS, serviceCheckIds, sidecarId, toNodeService } from "./convert.ts";
 export { AgentError, badRequest, notFound } from "./errors.ts";
 export { DEFAULT_EXPOSE_PORTS } from "./exposed_checks.ts";
 export type { AgentErrorKind } from "./errors.ts";

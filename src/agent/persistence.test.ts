@@ -105,4 +105,17 @@ describe("agent state across restarts", () => {
     expect(problems).toEqual([]);
     expect([b.agent.serviceToken("web"), b.agent.state.checkToken("mem")]).toEqual(["web-secret", "check-secret"]);
   });
+  test("a config definition wins over a persisted API registration of the same ID, whose copy is dropped (Consul's loadServices)", () => {
+    const r = recording();
+    const { agent } = kit({ persistence: r.p });
+    agent.registerService(parseServiceRegistration({ Name: "web", Port: 80 }), { source: "config" });
+    agent.registerCheck(parseCheckRegistration({ Name: "disk", TTL: "30s" }), { source: "config" });
+    r.services.set("web", parseServiceRegistration({ Name: "web", Port: 9 }));
+    r.checks.set("disk", parseCheckRegistration({ Name: "disk", TTL: "5s", Notes: "api" }));
+    const problems = agent.restore({ services: [...r.services.values()], checks: [...r.checks.values()], checkStates: new Map() });
+    expect(problems).toEqual([]);
+    expect(agent.service("web")?.Port).toBe(80);
+    expect(agent.check("disk")?.Notes).toBe("");
+    expect([r.services.size, r.checks.size]).toEqual([0, 0]);
+  });
 });

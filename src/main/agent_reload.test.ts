@@ -13,11 +13,11 @@ function fakeAgent(refuse: Set<string> = new Set()) {
     calls,
     registerService(reg: ServiceRegistration, opts?: { token?: string; source?: string; replaceExistingChecks?: boolean }) {
       if (refuse.has(reg.Name)) throw new AgentError("bad-request", `Scripts are disabled on this agent`);
-      calls.push(`+service ${reg.ID || reg.Name} ${opts?.source} replace=${opts?.replaceExistingChecks} token=${opts?.token}`);
+      calls.push(`+service ${reg.ID || reg.Name} ${opts?.source} token=${opts?.token}`);
       return [];
     },
-    registerCheck(reg: CheckRegistration, opts?: { token?: string; source?: string }) {
-      calls.push(`+check ${reg.CheckID || reg.Name} ${opts?.source}`);
+    registerCheck(reg: CheckRegistration, opts?: { token?: string; source?: string; keepStatus?: boolean }) {
+      calls.push(`+check ${reg.CheckID || reg.Name} ${opts?.source} keep=${opts?.keepStatus}`);
       return [];
     },
     deregisterService(id: string) {
@@ -50,19 +50,20 @@ function setup(initial: RuntimeConfig, files: { current: RuntimeConfig | Error }
 }
 
 describe("agent reload", () => {
-  test("applies the definitions' changes, the log level and the tokens; names what needs a restart", async () => {
+  test("applies the definitions, the log level and the tokens; names what needs a restart", async () => {
     const initial = configOf({ services: [{ name: "web", port: 80 }, { name: "old", port: 1 }], checks: [{ id: "gone", name: "gone", ttl: "1m" }] });
     const files = { current: configOf({ log_level: "debug", ports: { http: 9000 }, acl: { tokens: { agent: "a2" } }, services: [{ name: "web", port: 80 }, { name: "db", port: 5, token: "t" }], checks: [{ id: "disk", name: "disk", ttl: "1m" }] }) };
     const { reload, agent, tokens, logLevel, logger } = setup(initial, files);
     await reload();
-    expect(agent.calls).toEqual(["-service old", "+service db config replace=true token=t", "+check disk config"]);
+    // "gone" is no longer there (deregistered through the API): nothing to undo.
+    expect(agent.calls).toEqual(["-service old", "+service web config token=", "+service db config token=t", "+check disk config keep=true"]);
     expect(logLevel.level).toBe("debug");
     expect(tokens).toEqual([files.current.acl.tokens]);
     expect(logger.lines.some((l) => l.includes("apply only after a restart") && l.includes("settings=ports.http"))).toBe(true);
-    // The same files again: nothing more to do.
+    // The same files again: nothing to remove, every definition registered again (as Consul's reload does).
     agent.calls.length = 0;
     await reload();
-    expect(agent.calls).toEqual([]);
+    expect(agent.calls).toEqual(["+service web config token=", "+service db config token=t", "+check disk config keep=true"]);
   });
 
   test("a configuration that does not read changes nothing and fails with its reason", async () => {
@@ -78,17 +79,17 @@ describe("agent reload", () => {
     const files = { current: configOf({ services: [{ name: "script", port: 1 }, { name: "db", port: 5 }] }) };
     const { reload, agent } = setup(configOf({}), files, refuse);
     await expect(reload()).rejects.toThrow('Failed reloading services and checks: service "script": Scripts are disabled on this agent');
-    expect(agent.calls).toEqual(["+service db config replace=true token="]);
+    expect(agent.calls).toEqual(["+service db config token="]);
     refuse.clear();
     agent.calls.length = 0;
     await reload();
-    expect(agent.calls).toEqual(["+service script config replace=true token="]);
+    expect(agent.calls).toEqual(["+service script config token=", "+service db config token="]);
   });
 
   test("reloads run one at a time", async () => {
     const files = { current: configOf({ services: [{ name: "web", port: 80 }] }) };
     const { reload, agent } = setup(configOf({}), files);
     await Promise.all([reload(), reload()]);
-    expect(agent.calls).toEqual(["+service web config replace=true token="]);
+    expect(agent.calls).toEqual(["+service web config token=", "+service web config token="]);
   });
 });

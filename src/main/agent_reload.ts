@@ -47,17 +47,20 @@ export function createAgentReload(p: AgentReloadParts): () => Promise<void> {
       };
       for (const id of plan.removeChecks) gone(() => agent.deregisterCheck(id));
       for (const id of plan.removeServices) gone(() => agent.deregisterService(id));
+      // Registering again keeps the services' other checks (API ones, maintenance) and carries the
+      // statuses of the embedded ones over; the embedded checks a new definition dropped go after.
       for (const d of plan.registerServices) {
         try {
-          for (const warning of agent.registerService(d.reg, { source: "config", token: d.token, replaceExistingChecks: true })) p.logger.warn("service definition", { warning });
+          for (const warning of agent.registerService(d.reg, { source: "config", token: d.token })) p.logger.warn("service definition", { warning });
         } catch (err) {
           failed.services.add(d.id);
           problems.push(`service ${JSON.stringify(d.id)}: ${(err as Error).message}`);
         }
       }
+      for (const id of plan.removeServiceChecks) gone(() => agent.deregisterCheck(id));
       for (const d of plan.registerChecks) {
         try {
-          for (const warning of agent.registerCheck(d.reg, { source: "config", token: d.token })) p.logger.warn("check definition", { warning });
+          for (const warning of agent.registerCheck(d.reg, { source: "config", token: d.token, keepStatus: true })) p.logger.warn("check definition", { warning });
         } catch (err) {
           failed.checks.add(d.id);
           problems.push(`check ${JSON.stringify(d.id)}: ${(err as Error).message}`);
@@ -71,8 +74,8 @@ export function createAgentReload(p: AgentReloadParts): () => Promise<void> {
     if (restartNeeded.length) p.logger.warn("reload: these settings changed and apply only after a restart", { settings: restartNeeded.join(", ") });
     running = runningAfterReload(running, next, failed);
     p.logger.info("configuration reloaded", {
-      services_registered: plan.registerServices.length - failed.services.size, services_removed: plan.removeServices.length,
-      checks_registered: plan.registerChecks.length - failed.checks.size, checks_removed: plan.removeChecks.length,
+      services: plan.registerServices.length - failed.services.size, services_changed: plan.changed.services, services_removed: plan.removeServices.length,
+      checks: plan.registerChecks.length - failed.checks.size, checks_changed: plan.changed.checks, checks_removed: plan.removeChecks.length,
     });
     if (problems.length) throw new Error(`Failed reloading services and checks: ${problems.join("; ")}`);
   };

@@ -1,15 +1,17 @@
 /**
  * What `causeway reload` (PUT /v1/agent/reload, SIGHUP) changes in a running agent, as a pure plan from the
  * running configuration and the one just read again (Consul's reloadConfigInternal):
- * - the service and check definitions of the config files: removed ones deregistered, new and changed
- *   ones registered again (a changed service replaces its checks; unchanged definitions are not touched,
- *   so their checks keep their status);
+ * - the service and check definitions of the config files: removed ones deregistered; every one in the
+ *   files registered again, as Consul's reload does (so one removed or overwritten through the API since
+ *   comes back), each check keeping its status; a changed service loses the embedded checks its new
+ *   definition no longer has, and nothing else (checks added through the API, or by a check definition
+ *   naming it, and its maintenance check stay);
  * - `log_level`;
  * - the agent's ACL tokens from `acl.tokens` (tokens set through the API and persisted still win).
  * Every other setting takes effect only at the next start: the plan names those that changed, so the
  * agent can say so instead of silently ignoring them.
  */
-import type { CheckRegistration, ServiceRegistration } from "../agent/index.ts";
+import { serviceCheckIds, type CheckRegistration, type ServiceRegistration } from "../agent/index.ts";
 import type { AclTokens } from "./acl_config.ts";
 import type { RuntimeConfig } from "./config.ts";
 
@@ -22,9 +24,15 @@ export interface Definition<R> {
 export interface ReloadPlan {
   /** IDs of config-file services to deregister (their checks and sidecars go with them). */
   readonly removeServices: readonly string[];
+  /** Every service definition of the files, to register again. */
   readonly registerServices: readonly Definition<ServiceRegistration>[];
+  /** IDs of the embedded checks a still-defined service's new definition dropped. */
+  readonly removeServiceChecks: readonly string[];
   readonly removeChecks: readonly string[];
+  /** Every check definition of the files, to register again keeping its status. */
   readonly registerChecks: readonly Definition<CheckRegistration>[];
+  /** How many of the registered definitions are new or changed (for the log). */
+  readonly changed: { readonly services: number; readonly checks: number };
   /** The new log level, when it changed. */
   readonly logLevel?: string;
   /** The new configured ACL tokens, when they changed. */
@@ -40,12 +48,13 @@ function definitionsOf<R>(regs: readonly R[], tokens: readonly string[] | undefi
   return new Map(regs.map((reg, i) => [idOf(reg), { id: idOf(reg), reg, token: tokens?.[i] ?? "" }]));
 }
 
-/** Removed IDs (in `before`'s order) and new or changed definitions (in `after`'s order). */
-function diff<R>(before: Map<string, Definition<R>>, after: Map<string, Definition<R>>): { remove: string[]; register: Definition<R>[] } {
+/** Removed IDs (in `before`'s order), every definition of `after` (in its order), and how many of them are new or changed. */
+function diff<R>(before: Map<string, Definition<R>>, after: Map<string, Definition<R>>): { remove: string[]; register: Definition<R>[]; changed: number } {
   const same = (a: Definition<R>, b: Definition<R>) => a.token === b.token && JSON.stringify(a.reg) === JSON.stringify(b.reg);
   return {
     remove: [...before.keys()].filter((id) => !after.has(id)),
-    register: [...after.values()].filter((d) => !before.has(d.id) || !same(before.get(d.id)!, d)),
+    register: [...after.values()],
+    changed: [...after.values()].filter((d) => !before.has(d.id) || !same(before.get(d.id)!, d)).length,
   };
 }
 
@@ -79,10 +88,14 @@ function changedSettings(before: RuntimeConfig, after: RuntimeConfig): string[] 
 }
 
 export function planReload(running: RuntimeConfig, next: RuntimeConfig): ReloadPlan {
-  const services = diff(
-    definitionsOf(running.definitions.services, running.definitions.serviceTokens, serviceId),
-    definitionsOf(next.definitions.services, next.definitions.serviceTokens, serviceId),
-  );
+  const before = definitionsOf(running.definitions.services, running.definitions.serviceTokens, serviceId);
+  const services = diff(before, definitionsOf(next.definitions.services, next.definitions.serviceTokens, serviceId));
+  const removeServiceChecks = services.register.flatMap((d) => {
+    const old = before.get(d.id);
+    if (!old) return [];
+    const kept = new Set(serviceCheckIds(d.reg));
+    return serviceCheckIds(old.reg).filter((id) => !kept.has(id));
+  });
   const checks = diff(
     definitionsOf(running.definitions.checks, running.definitions.checkTokens, checkId),
     definitionsOf(next.definitions.checks, next.definitions.checkTokens, checkId),
@@ -90,11 +103,15 @@ export function planReload(running: RuntimeConfig, next: RuntimeConfig): ReloadP
   return {
     removeServices: services.remove,
     registerServices: services.register,
+    removeServiceChecks,
     removeChecks: checks.remove,
     registerChecks: checks.register,
+    changed: { services: services.changed, checks: checks.changed },
     ...(next.logLevel !== running.logLevel ? { logLevel: next.logLevel } : {}),
     ...(JSON.stringify(next.acl.tokens) !== JSON.stringify(running.acl.tokens) ? { tokens: next.acl.tokens } : {}),
-    restartNeeded: changedSettings(running, next),
+    // acl.tokens.master seeds the global-management token when a leader first takes office: a reload
+    // cannot apply it (Consul's reload does not either).
+    restartNeeded: [...changedSettings(running, next), ...(next.acl.tokens.master !== running.acl.tokens.master ? ["acl.tokens.master"] : [])].sort(),
   };
 }
 
@@ -121,7 +138,7 @@ export function runningAfterReload(running: RuntimeConfig, next: RuntimeConfig, 
   return {
     ...running,
     logLevel: next.logLevel,
-    acl: { ...running.acl, tokens: next.acl.tokens },
+    acl: { ...running.acl, tokens: { ...next.acl.tokens, master: running.acl.tokens.master } }, // master is not reloaded (see planReload)
     definitions: { services: services.regs, checks: checks.regs, serviceTokens: services.tokens, checkTokens: checks.tokens },
   };
 }
