@@ -126,7 +126,7 @@ export async function startAgent(config: RuntimeConfig, logger: Logger, hooks: A
         ...(config.acl.enabled
           ? {
             acl: {
-              masterToken: config.acl.tokens.master, defaultPolicy: config.acl.defaultPolicy, defaultToken: config.acl.tokens.default,
+              masterToken: config.acl.tokens.master, defaultPolicy: config.acl.defaultPolicy, defaultToken: agentTokens.default,
               enableKeyListPolicy: config.acl.enableKeyListPolicy, replicationToken: agentTokens.replication,
               onInitialized: () => aclInitialized.forEach((f) => f()),
               tokenTtlMs: resolvedTokenTtlMs(config.acl), downPolicy: config.acl.downPolicy, enableTokenReplication: config.acl.enableTokenReplication,

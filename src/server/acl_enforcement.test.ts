@@ -12,11 +12,11 @@ const APP = "aaaaaaaa-0000-4000-8000-000000000001";
 const EXPIRED = "aaaaaaaa-0000-4000-8000-000000000002";
 
 /** A server's replicated state with ACLs (default deny) over a consensus of one that applies at once. */
-function server(defaultToken = "", resetFile = { index: 0, removed: 0 }) {
+function server(defaultToken: string | (() => string) = "", resetFile = { index: 0, removed: 0 }) {
   const clock = simClock(Date.parse("2026-12-03T12:00:00Z"));
   const bootstrapReset = { read: () => resetFile.index, remove: () => void resetFile.removed++ };
   const rs = createReplicatedState({
-    clock, logger: silentLogger(), datacenter: "dc1", nodeName: "s1", acl: { masterToken: "", defaultPolicy: "deny", defaultToken, enableKeyListPolicy: false, bootstrapReset },
+    clock, logger: silentLogger(), datacenter: "dc1", nodeName: "s1", acl: { masterToken: "", defaultPolicy: "deny", defaultToken: typeof defaultToken === "function" ? defaultToken : () => defaultToken, enableKeyListPolicy: false, bootstrapReset },
   });
   let index = 0;
   const node = { propose: async (b: Uint8Array) => rs.stateMachine.apply(++index, b), read: async () => {}, status: () => ({ term: 1, leader: "s1" }) } as unknown as ConsensusNode<StateResult>;
@@ -103,9 +103,14 @@ describe("ACL enforcement on a server", () => {
     expect(await s.read({ type: "acl-bootstrap-state" }, "")).toEqual({ allowed: true, resetIndex: 0 });
   });
 
-  test("the server's default token stands in for an empty one", async () => {
+  test("the server's default token stands in for an empty one, as it is now (a reload or the agent token API changes it)", async () => {
     const s = server("app-secret");
     expect(await s.apply(put("app/y"), "")).toEqual({ type: "kv", ok: true });
+    let current = "";
+    const changing = server(() => current);
+    expect(await refusal(changing.apply(put("app/y"), ""))).toEqual([7, "Permission denied"]);
+    current = "app-secret";
+    expect(await changing.apply(put("app/y"), "")).toEqual({ type: "kv", ok: true });
   });
 
   test("session renewal needs session:write on the session's node; CA calls check after Connect", async () => {

@@ -24,8 +24,8 @@ export interface AclEnforcementOptions {
   readonly store: StateStore;
   readonly datacenter: string;
   readonly defaultPolicy: "allow" | "deny";
-  /** `acl.tokens.default` ("" for the anonymous token). */
-  readonly defaultToken: string;
+  /** `acl.tokens.default` now ("" for the anonymous token): it changes with a reload or PUT /v1/agent/token/default. */
+  readonly defaultToken: () => string;
   readonly enableKeyListPolicy: boolean;
   readonly clock: Clock;
   /** In a secondary: tokens resolved through the primary (src/acl createTokenResolver over a remote read). */
@@ -71,7 +71,7 @@ export function createAclEnforcement(o: AclEnforcementOptions): AclEnforcement {
   /** Changes with any write to the tokens, policies or roles (their index-table entries). */
   const version = () => ["acl-tokens", "acl-policies", "acl-roles"].map((t) => o.store.db.indexes.get(t) ?? 0).join(",");
 
-  const secretOf = (token: string | undefined) => (token === undefined || token === "" ? (o.defaultToken || ANONYMOUS_TOKEN_SECRET) : token);
+  const secretOf = (token: string | undefined) => (token === undefined || token === "" ? (o.defaultToken() || ANONYMOUS_TOKEN_SECRET) : token);
   const localToken = (secret: string) => {
     const t = aclTokenGetBySecret(o.store, new WatchSet(), secret).value;
     return t && !(t.ExpirationTime !== undefined && Date.parse(t.ExpirationTime) <= o.clock.now()) ? t : undefined;

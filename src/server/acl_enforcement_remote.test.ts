@@ -17,7 +17,7 @@ function secondary(tokenReplication: boolean) {
       return chainAuthorizers([policyAuthorizer(parseRules(`key_prefix "app/" { policy = "write" }`)), staticAuthorizer("deny")]);
     },
   };
-  const enforcement = createAclEnforcement({ store, datacenter: "dc2", defaultPolicy: "deny", defaultToken: "", enableKeyListPolicy: false, clock, remote: { resolver, tokenReplication } });
+  const enforcement = createAclEnforcement({ store, datacenter: "dc2", defaultPolicy: "deny", defaultToken: () => "", enableKeyListPolicy: false, clock, remote: { resolver, tokenReplication } });
   const put = (Key: string): StateCommand => ({ type: "kv", op: "set", entry: { Key } });
   const code = async (p: Promise<unknown> | (() => unknown)) => {
     try {

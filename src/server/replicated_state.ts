@@ -77,7 +77,7 @@ export function createReplicatedState(o: {
    * token (acl_enforcement.ts).
    */
   acl?: {
-    readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean;
+    readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: () => string; readonly enableKeyListPolicy: boolean;
     /** The data dir's bootstrap reset file (acl_bootstrap_file.ts); absent: no reset is possible. */
     readonly bootstrapReset?: BootstrapResetFile;
     /** Told when the leader has just written the builtin ACL objects or the master token. */

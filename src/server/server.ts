@@ -67,7 +67,7 @@ export interface ServerOptions {
   readonly metrics?: MetricsRegistry;
   /** With ACLs enabled (`acl.enabled`): the settings the server enforces them with. */
   readonly acl?: {
-    readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: string; readonly enableKeyListPolicy: boolean;
+    readonly masterToken: string; readonly defaultPolicy: "allow" | "deny"; readonly defaultToken: () => string; readonly enableKeyListPolicy: boolean;
     /** `acl.tokens.replication` now (it may be replaced at run time): what this server's duties present to other datacenters. */
     readonly replicationToken: () => string;
     /** Told when this server, as leader, has just written the builtin ACL objects or the master token. */

@@ -26,7 +26,7 @@ export async function aclCluster(enabled = true) {
   const clock = simClock(Date.parse("2026-12-03T12:00:00Z"));
   const rng = seededRng(3);
   const rs = createReplicatedState({
-    clock, rng, logger: silentLogger(), datacenter: "dc1", nodeName: "s1", ...(enabled ? { acl: { masterToken: "", defaultPolicy: "deny" as const, defaultToken: "", enableKeyListPolicy: false } } : {}),
+    clock, rng, logger: silentLogger(), datacenter: "dc1", nodeName: "s1", ...(enabled ? { acl: { masterToken: "", defaultPolicy: "deny" as const, defaultToken: () => "", enableKeyListPolicy: false } } : {}),
   });
   let index = 0;
   rs.attach({ propose: async (b: Uint8Array) => rs.stateMachine.apply(++index, b), read: async () => {}, status: () => ({ term: 1, leader: "s1" }) } as unknown as ConsensusNode<StateResult>);
