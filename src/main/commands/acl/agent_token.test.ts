@@ -62,5 +62,11 @@ describe("causeway acl set-agent-token", () => {
     expect(await run(200)).toEqual({ code: 0, out: 'ACL token "master" set successfully\n', err: "" });
     expect(tried).toEqual(['PUT /v1/agent/token/agent_master {"Token":"s3cret"}', 'PUT /v1/agent/token/acl_agent_master_token {"Token":"s3cret"}']);
     expect(await run(500)).toEqual(fails('Failed to set ACL token "master": Unexpected response code: 500 (nope)'));
+    // Any other answer for the current name is final: no legacy retry.
+    tried.length = 0;
+    const refusing = { env: () => ({ CONSUL_HTTP_ADDR: "http://agent" }), readStdin: async () => new Uint8Array(),
+      fetch: async (url: string) => (tried.push(new URL(url).pathname), new Response("Permission denied", { status: 403 })) };
+    expect(await createAclCommand(refusing).run(["set-agent-token", "master", "s3cret"], { out: () => {}, err: () => {} })).toBe(1);
+    expect(tried).toEqual(["/v1/agent/token/agent_master"]);
   });
 });

@@ -8,6 +8,7 @@
 import type { Command } from "../../command.ts";
 import { ownEntry } from "../../../lib/index.ts";
 import { loadDataArg, utf8, type CliDeps } from "../support/index.ts";
+import { AgentHttpError } from "../support/http_client.ts";
 import { aclArgsCommand, CommandFailure } from "./shared.ts";
 
 /** Each TYPE and the names api.Agent tries for it, in order. */
@@ -72,6 +73,8 @@ export function setAgentTokenCommand(deps: CliDeps): Command {
         return 0;
       } catch (err) {
         failure = err as Error;
+        // Only an agent that does not know the name gets the legacy one (the 1.8 client's updateTokenFallback).
+        if (!(err instanceof AgentHttpError && err.statusCode === 404)) break;
       }
     }
     throw new CommandFailure(`Failed to set ACL token ${JSON.stringify(type)}: ${failure!.message}`);
