@@ -25,6 +25,11 @@ describe("causeway event", () => {
     expect(agent.requests.at(-1)!.text).toBe("v1.2.3");
   });
 
+  test("filters are Go regexps, as the agent reads them: (?i) and named groups pass", async () => {
+    agent.reset(ROUTES);
+    expect((await run(event, ["-name", "deploy", "-node", "(?i)web", "-service", "(?P<svc>api)"])).code).toBe(0);
+  });
+
   test("without a payload the body is empty", async () => {
     agent.reset(ROUTES);
     expect((await run(event, ["-name", "deploy"])).code).toBe(0);
@@ -34,6 +39,7 @@ describe("causeway event", () => {
   test.each([
     [[], "Event name must be specified\n"],
     [["-name", "deploy", "-node", "("], "Failed to compile node filter regexp: "],
+    [["-name", "deploy", "-node", "a(?=b)"], "Failed to compile node filter regexp: "],
     [["-name", "deploy", "-tag", "v2"], "Cannot provide tag filter without service filter.\n"],
     [["-name", "deploy", "a", "b"], "Too many command line arguments.\n"],
   ])("%p is refused before any request", async (args: string[], err: string) => {

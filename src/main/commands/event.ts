@@ -4,6 +4,7 @@
  * body) and prints its ID. The agent is asked for its node first, as Consul does, so that a down agent
  * fails with "Error querying Consul agent".
  */
+import { compileGoRegexp } from "../../connect/index.ts";
 import type { Command, CommandIo } from "../command.ts";
 import type { FlagSpec } from "../flags.ts";
 import { clientOrExit, commandHelp, parseHttpCommandLine, processCliDeps, stringFlag, type CliDeps } from "./support/index.ts";
@@ -44,7 +45,7 @@ export function createEventCommand(deps: CliDeps = processCliDeps): Command {
       for (const [what, pattern] of Object.entries(filters)) {
         if (pattern === "") continue;
         try {
-          new RegExp(pattern);
+          compileGoRegexp(pattern); // the agent's engine (Go's RE2 syntax), so what passes here passes there
         } catch (err) {
           io.err(`Failed to compile ${what} filter regexp: ${(err as Error).message}\n`);
           return 1;
