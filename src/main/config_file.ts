@@ -302,7 +302,15 @@ function listConfigDir(dir: string): string[] {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(`cannot read config directory ${dir}: ${(err as Error).message}`);
   }
-  return names.filter((n) => n.endsWith(".json") || n.endsWith(".hcl")).sort().map((n) => join(dir, n));
+  // Subdirectories are skipped, whatever their names, as Consul's loader skips them.
+  const isFile = (path: string) => {
+    try {
+      return statSync(path).isFile();
+    } catch {
+      return true; // gone or unreadable: reading it says why, naming the file
+    }
+  };
+  return names.filter((n) => n.endsWith(".json") || n.endsWith(".hcl")).sort().map((n) => join(dir, n)).filter(isFile);
 }
 
 

@@ -23,6 +23,7 @@ describe("causeway validate", () => {
     const base = file("ok/base.json", { datacenter: "east", data_dir: "/var/lib/causeway", server: true, bootstrap_expect: 3 });
     file("ok.d/10-ports.json", { ports: { dns: -1 } });
     file("ok.d/20-ui.json", { ui_config: { enabled: true } });
+    mkdirSync(join(work, "ok.d", "old.json"), { recursive: true }); // a directory named like a file: skipped
     expect(await run(validate, [base, join(work, "ok.d")])).toEqual({ code: 0, out: "Configuration is valid!\n", err: "" });
     expect(await run(validate, ["-quiet", base])).toEqual({ code: 0, out: "", err: "" });
   });
