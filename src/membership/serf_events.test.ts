@@ -5,6 +5,7 @@ import {
 } from "./codec.ts";
 import { LAN_PROFILE, memberlistConfig } from "./config.ts";
 import { Memberlist, type StateDelegate } from "./memberlist.ts";
+import { EVENTS_PER_WINDOW_TIME, SerfEventLog } from "./serf_events.ts";
 import { SERF_DEFAULTS, Serf, type SerfConfig, type SerfOutbox, type SerfRequest } from "./serf.ts";
 import type { MemberEvent, PushPullMsg } from "./types.ts";
 import { Writer } from "./wire.ts";
@@ -169,4 +170,16 @@ describe("memberlist StateDelegate (Delegate.LocalState / MergeRemoteState)", ()
     expect(reply.userState).toEqual(new Uint8Array(0));
     expect(ml.outbox().events.map((e) => e.type)).toEqual(["join", "join"]);
   });
+});
+
+test("a peer's push-pull with tens of thousands of events is bounded: merged in time linear in the bound, and kept to it", () => {
+  const log = new SerfEventLog(64);
+  const raw = encodeSerfMsg(SerfKind.Event, 5, "x", new Uint8Array(0));
+  const events = Array.from({ length: 40_000 }, (_, i) => ({ key: `k${i}`, msg: raw }));
+  const merged = log.merge({ eventLTime: 6, events }, false);
+  const cap = 64 * EVENTS_PER_WINDOW_TIME;
+  expect(merged.news.length).toBe(cap);
+  expect(merged.bad).toBe(40_000 - cap);
+  // What this node pushes on is bounded too, so the flood does not spread.
+  expect(log.localState().events.length).toBe(cap);
 });

@@ -17,14 +17,24 @@ import { tryDecode } from "./wire.ts";
 /** What merging a peer's push-pull events gave: the events that were news here, oldest first. */
 export interface MergedEvents {
   readonly news: readonly SerfMsg[];
-  /** Events in the state that did not decode or were not user events (dropped). */
+  /** Events in the state that did not decode, were not user events, or were past the bound (EVENTS_PER_WINDOW_TIME): dropped. */
   readonly bad: number;
 }
 
+/**
+ * How many events of the window are kept, and taken from one peer's push-pull, per Lamport time of the window
+ * on average. serf keeps every event of a slot; a legitimate cluster has a handful per time, and the bound
+ * stops a peer's push-pull with tens of thousands from holding this node (and, through its own push-pulls,
+ * every peer) for minutes.
+ */
+export const EVENTS_PER_WINDOW_TIME = 4;
+
 export class SerfEventLog {
   private readonly clock = new Lamport();
-  /** key -> Lamport time and encoded serf message, for the events of the window. */
+  /** key -> Lamport time and encoded serf message, for the events of the window (insertion order). */
   private readonly recent = new Map<string, { ltime: number; msg: Uint8Array }>();
+  /** The floor the last pruning of `recent` used: pruning again is needed only once the floor rises. */
+  private prunedBelow = 0;
   private minTime = 0;
   private joinsIgnoringOld = 0;
 
@@ -51,7 +61,16 @@ export class SerfEventLog {
     const floor = this.clock.time - this.window;
     if (m.ltime < floor || this.recent.has(key)) return false;
     this.recent.set(key, { ltime: m.ltime, msg: raw });
-    for (const [k, e] of this.recent) if (e.ltime < floor) this.recent.delete(k);
+    if (floor > this.prunedBelow) {
+      this.prunedBelow = floor;
+      for (const [k, e] of this.recent) if (e.ltime < floor) this.recent.delete(k);
+    }
+    // Over the bound, the oldest-recorded events go first (Map keeps insertion order).
+    const cap = this.window * EVENTS_PER_WINDOW_TIME;
+    for (const k of this.recent.keys()) {
+      if (this.recent.size <= cap) break;
+      this.recent.delete(k);
+    }
     return true;
   }
 
@@ -85,7 +104,11 @@ export class SerfEventLog {
     if (join && this.joinsIgnoringOld > 0) this.minTime = Math.max(this.minTime, pp.eventLTime);
     const news: SerfMsg[] = [];
     let bad = 0;
-    for (const e of pp.events) {
+    // At most the bound's worth of a peer's events are looked at (the newest: a state lists them oldest first).
+    const cap = this.window * EVENTS_PER_WINDOW_TIME;
+    const events = pp.events.length > cap ? pp.events.slice(pp.events.length - cap) : pp.events;
+    bad += pp.events.length - events.length;
+    for (const e of events) {
       const m = tryDecode(decodeSerfMsg, e.msg);
       if (m === undefined || m.kind !== SerfKind.Event) bad++;
       else if (this.accept(e.key, m, e.msg)) news.push(m);
