@@ -4,9 +4,9 @@
  *
  * - Within the datacenter: native TLS with the protocol's ALPN name when verify_outgoing is on,
  *   otherwise plaintext with the protocol's marker byte.
- * - Across datacenters: always native TLS with ServerName `<node>.server.<dc>.<domain>` (or
- *   `server.<dc>.<domain>` for any server), the protocol's ALPN, mutual TLS and hostname verification,
- *   whatever the verify settings say: the connection may cross a mesh gateway that routes by SNI.
+ * - Across datacenters, dialled directly: always native TLS, checking `server.<dc>.<domain>` (Consul's
+ *   wrapTLSClient), the protocol's ALPN, mutual TLS and hostname verification, whatever the verify
+ *   settings say.
  * - Across datacenters with WAN federation through mesh gateways (`viaGateway` given): the same TLS,
  *   but the TCP connection goes to the gateway the locator picks for the datacenter, never to the
  *   server's own address (Consul's `agent/pool/pool.go` DialRPCViaMeshGateway).

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type * as tls from "node:tls";
-import { certificateDnsNames, serverCertificateDatacenter } from "./server_cert.ts";
+import { certificateDnsNames, certificateNamesServerOf, serverCertificateDatacenter } from "./server_cert.ts";
 
 const cert = (subjectaltname?: string) => ({ subject: { CN: "server.dc1.consul" }, subjectaltname }) as unknown as tls.PeerCertificate;
 
@@ -21,7 +21,8 @@ describe("serverCertificateDatacenter (AuthorizeServerConn's server.<dc>.<domain
     ["a multi-label domain", "DNS:server.dc1.mesh.example.com", "mesh.example.com", "dc1"],
     ["a client agent's name", "DNS:client.dc1.consul, DNS:localhost", "consul", undefined],
     ["only a node's name: not the datacenter-wide server name", "DNS:s1.server.dc1.consul", "consul", undefined],
-    ["a wildcard does not stand for the server name", "DNS:*.server.dc1.consul", "consul", undefined],
+    ["a wildcard for the nodes does not stand for the server name", "DNS:*.server.dc1.consul", "consul", undefined],
+    ["a wildcard for the datacenter covers its server name (Go's x509 accepts it)", "DNS:*.dc1.consul", "consul", "dc1"],
     ["a wildcard in the datacenter label", "DNS:server.*.consul", "consul", undefined],
     ["another domain", "DNS:server.dc1.example", "consul", undefined],
     ["no datacenter label", "DNS:server.consul", "consul", undefined],
@@ -30,4 +31,14 @@ describe("serverCertificateDatacenter (AuthorizeServerConn's server.<dc>.<domain
     ["an IP address only", "IP Address:10.0.0.1", "consul", undefined],
   ];
   for (const [name, san, domain, want] of rows) test(name, () => expect(serverCertificateDatacenter(cert(san), domain)).toBe(want));
+});
+
+describe("certificateNamesServerOf (Raft's check: a server of this datacenter)", () => {
+  test("any of the names counts, not only the first; wildcards for the datacenter count; other datacenters do not", () => {
+    expect(certificateNamesServerOf(cert("DNS:server.dc2.consul, DNS:server.dc1.consul"), "dc1", "consul")).toBe(true);
+    expect(certificateNamesServerOf(cert("DNS:*.DC1.consul"), "dc1", "consul.")).toBe(true);
+    expect(certificateNamesServerOf(cert("DNS:server.dc2.consul"), "dc1", "consul")).toBe(false);
+    expect(certificateNamesServerOf(cert("DNS:*.server.dc1.consul, DNS:client.dc1.consul"), "dc1", "consul")).toBe(false);
+    expect(certificateNamesServerOf(undefined, "dc1", "consul")).toBe(false);
+  });
 });

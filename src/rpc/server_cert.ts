@@ -31,15 +31,31 @@ export function certificateDnsNames(cert: tls.PeerCertificate | undefined): stri
 }
 
 /**
- * The datacenter whose server the certificate names (`server.<dc>.<domain>`, compared case-insensitively;
- * one trailing dot of `domain` ignored), or undefined when it names no server.
+ * Whether the certificate names a server of `datacenter` (`server.<dc>.<domain>`, or a wildcard `*.<dc>.<domain>`
+ * covering it, as Go's x509 hostname check accepts), looking at every DNS name, case-insensitively. Consul's
+ * AuthorizeServerConn for Raft asks exactly this of the local datacenter.
+ */
+export function certificateNamesServerOf(cert: tls.PeerCertificate | undefined, datacenter: string, domain: string): boolean {
+  const suffix = `${datacenter}.${(domain.endsWith(".") ? domain.slice(0, -1) : domain)}`.toLowerCase();
+  return certificateDnsNames(cert).some((raw) => {
+    const name = raw.toLowerCase();
+    return name === `server.${suffix}` || name === `*.${suffix}`;
+  });
+}
+
+/**
+ * The datacenter of the first server the certificate names (`server.<dc>.<domain>`, or a wildcard
+ * `*.<dc>.<domain>` covering it; compared case-insensitively; one trailing dot of `domain` ignored), or
+ * undefined when it names no server. Whether it names a server of one given datacenter (a certificate may
+ * name several): certificateNamesServerOf.
  */
 export function serverCertificateDatacenter(cert: tls.PeerCertificate | undefined, domain: string): string | undefined {
   const suffix = `.${(domain.endsWith(".") ? domain.slice(0, -1) : domain).toLowerCase()}`;
   for (const raw of certificateDnsNames(cert)) {
     const name = raw.toLowerCase();
-    if (!name.startsWith("server.") || !name.endsWith(suffix)) continue;
-    const dc = name.slice("server.".length, name.length - suffix.length);
+    const prefix = name.startsWith("server.") ? "server." : name.startsWith("*.") ? "*." : undefined;
+    if (prefix === undefined || !name.endsWith(suffix)) continue;
+    const dc = name.slice(prefix.length, name.length - suffix.length);
     if (dc !== "" && !dc.includes(".") && !dc.includes("*")) return dc;
   }
   return undefined;

@@ -25,7 +25,7 @@ import {
   type Clock, type Logger, type MuxConnectionInfo, type ProtocolMux, type TlsMaterial,
 } from "../platform/index.ts";
 import { ALL_PROTOCOLS, alpnOf, MARKER, markerOf, protocolOfMarker, type ServerProtocol } from "./protocols.ts";
-import { serverCertificateDatacenter } from "./server_cert.ts";
+import { certificateNamesServerOf, serverCertificateDatacenter } from "./server_cert.ts";
 
 export interface ServerPortConnection {
   readonly protocol: ServerProtocol;
@@ -113,7 +113,7 @@ export function createServerPort(options: ServerPortOptions): ServerPort {
     const raftOverTls = protocol === "raft" && (conn.via === "native-tls" || (conn.via === "tls-upgrade" && verifyIncomingRpc));
     if (!raftOverTls) return undefined;
     const dc = options.datacenter;
-    if (certDc !== undefined && (dc === undefined || certDc === dc.toLowerCase())) return undefined;
+    if (dc === undefined ? certDc !== undefined : certificateNamesServerOf(conn.peerCertificate, dc, domain)) return undefined;
     return `verify_server_hostname: raft needs the certificate of a server of this datacenter (server.${dc ?? "<dc>"}.${domain})`;
   };
 
