@@ -210,7 +210,9 @@ async function runUntilSignalled(config: RuntimeConfig, io: CommandIo, reread: (
     // The leave request's HTTP response goes out after leave() resolves; shut down a moment later.
     left = () => void setTimeout(() => resolve("leave"), 200);
   });
+  // From here on a SIGHUP is ignored (a listener stays, or its default action would end the process mid-shutdown).
   process.off("SIGHUP", onHangup);
+  process.on("SIGHUP", () => logger.info("reload skipped: the agent is shutting down"));
   io.err(signal === "leave" ? "==> Left the cluster; shutting down\n" : `==> Caught signal: ${signal}\n==> Gracefully shutting down (send it again to exit at once)\n`);
   const force = () => process.exit(1);
   process.once("SIGINT", force);
