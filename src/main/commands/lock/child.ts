@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import process from "node:process";
 import type { Env } from "../support/http_client.ts";
 import { lookPath } from "../connect/envoy_exec.ts";
+import { shellArgv } from "../support/go_exec.ts";
 
 export interface ChildSpec {
   /** The child arguments after the prefix. */
@@ -41,7 +42,7 @@ export type SpawnChild = (spec: ChildSpec) => Promise<RunningChild>;
 
 /** The argv the child runs: `[shell, "-c", script]` with -shell (exec.Script), else the arguments (exec.Subprocess). */
 export function childArgv(spec: Pick<ChildSpec, "args" | "shell" | "env">): readonly string[] {
-  return spec.shell ? [spec.env.SHELL || "/bin/sh", "-c", spec.args.join(" ")] : spec.args;
+  return shellArgv(spec.args, spec.shell, spec.env);
 }
 
 /** The child's environment: the command's plus the markers that the lock is held. */

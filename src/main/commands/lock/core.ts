@@ -4,6 +4,7 @@
  * of the lock key, how long a one-shot attempt may still wait, and how Go words a child's exit.
  * No I/O here: key_lock.ts and semaphore.ts do the requests.
  */
+import { goExitText } from "../support/go_exec.ts";
 import type { KvPair } from "./api.ts";
 
 /** api.LockFlagValue: the KV flags marking a key as a lock (0x2ddccbc058a50c18). */
@@ -108,24 +109,11 @@ export function defaultSessionName(childArgs: readonly string[], prefix: string)
   return `Consul lock for '${childArgs.join(" ")}' at '${prefix}'`;
 }
 
-/** syscall.Signal.String() on Linux, as Go's ProcessState prints a signal. */
-const GO_SIGNAL_TEXT: Readonly<Record<string, string>> = {
-  SIGHUP: "hangup", SIGINT: "interrupt", SIGQUIT: "quit", SIGILL: "illegal instruction", SIGTRAP: "trace/breakpoint trap",
-  SIGABRT: "aborted", SIGBUS: "bus error", SIGFPE: "floating point exception", SIGKILL: "killed", SIGUSR1: "user defined signal 1",
-  SIGSEGV: "segmentation fault", SIGUSR2: "user defined signal 2", SIGPIPE: "broken pipe", SIGALRM: "alarm clock", SIGTERM: "terminated",
-};
-
-/** A signal as Go's os.Signal prints it ("interrupt", "terminated"); an unknown name as it is. */
-export function goSignalText(signal: string): string {
-  return GO_SIGNAL_TEXT[signal] ?? signal;
-}
-
 /**
  * Go's exec.ExitError text for a child's end (`exit status 3`, `signal: terminated`), or undefined
  * for a clean exit (code 0).
  */
 export function exitErrorText(exit: { readonly code: number | null; readonly signal: string | null }): string | undefined {
   if (exit.code === 0) return undefined;
-  if (exit.code !== null) return `exit status ${exit.code}`;
-  return `signal: ${goSignalText(exit.signal ?? "unknown")}`;
+  return goExitText(exit.code, exit.code !== null ? null : (exit.signal ?? "unknown"));
 }

@@ -9,6 +9,7 @@ import type { Env } from "../support/http_client.ts";
 
 export type { InterruptSignal } from "../support/interrupts.ts";
 import type { InterruptSignal } from "../support/interrupts.ts";
+import { goExitText, shellArgv } from "../support/go_exec.ts";
 
 export interface HandlerSpec {
   /** The command line (see handlerArgv). */
@@ -31,20 +32,10 @@ export interface RunningHandler {
 export type HandlerSpawner = (spec: HandlerSpec) => RunningHandler;
 
 /** Consul's exec.Script / exec.Subprocess choice: `[$SHELL or /bin/sh, "-c", args joined by " "]`, or `args`. */
-export function handlerArgv(args: readonly string[], shell: boolean, env: Env): string[] {
-  return shell ? [env.SHELL || "/bin/sh", "-c", args.join(" ")] : [...args];
-}
-
-/** Go's names of the signals a handler may die of (`signal: terminated`); others by their own name. */
-const GO_SIGNAL_NAMES: Readonly<Record<string, string>> = {
-  SIGHUP: "hangup", SIGINT: "interrupt", SIGQUIT: "quit", SIGABRT: "aborted", SIGKILL: "killed", SIGSEGV: "segmentation fault",
-  SIGPIPE: "broken pipe", SIGALRM: "alarm clock", SIGTERM: "terminated", SIGUSR1: "user defined signal 1", SIGUSR2: "user defined signal 2",
-};
+export const handlerArgv = shellArgv;
 
 /** Go's `*exec.ExitError` text: `exit status 2`, `signal: killed`. */
-export function exitText(code: number | null, signal: string | null): string {
-  return signal ? `signal: ${GO_SIGNAL_NAMES[signal] ?? signal}` : `exit status ${code ?? 0}`;
-}
+export const exitText = goExitText;
 
 /** Go's text for a command that could not start (exec.LookPath's for a bare name not on $PATH). */
 function startText(cmd: string, err: NodeJS.ErrnoException): string {
