@@ -51,7 +51,12 @@ describe("compiled binary", () => {
       expect(self.Config.Server).toBe(true);
       expect(self.Config.NodeID).toMatch(/^[0-9a-f-]{36}$/);
       // The web UI's pages and embedded assets come out of the binary too.
-      const ui = await (await fetch(`${agent.httpUrl}/ui/dc1/services`)).text();
+      // The leader registers its own consul service a moment after it is elected: wait for the row.
+      let ui = "";
+      for (let i = 0; i < 200 && !ui.includes('<tr data-service="consul">'); i++) {
+        ui = await (await fetch(`${agent.httpUrl}/ui/dc1/services`)).text();
+        if (!ui.includes('<tr data-service="consul">')) await Bun.sleep(25);
+      }
       expect(ui).toContain('<tr data-service="consul">');
       const css = /href="(\/ui\/assets\/style-[0-9a-f]+\.css)"/.exec(ui)![1]!;
       expect((await fetch(`${agent.httpUrl}${css}`)).status).toBe(200);
